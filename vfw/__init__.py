@@ -1,0 +1,21 @@
+"""vfw: one numpy engine behind PyTorch- and TensorFlow-style frontends.
+
+``import vfw.torch as torch`` and ``import vfw.tensorflow as tf`` are the
+frontends; ``vfw.core`` is the engine and ``vfw.onnx_io`` the ONNX bridge.
+"""
+
+from vfw.core import (  # noqa: F401
+    Attr,
+    OpSchema,
+    Tensor,
+    VfwError,
+    Workspace,
+    defop,
+    execute,
+    get_schema,
+    op_types,
+    register,
+    run,
+)
+
+__version__ = "0.1.0"

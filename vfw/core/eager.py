@@ -1,0 +1,82 @@
+"""Eager executor: run one op now.
+
+``run`` works on numpy arrays; ``execute`` on :class:`~vfw.core.tensor.Tensor`
+objects and is where autograd recorders hook in.  Neither builds a protobuf
+message: the op instance (attributes validated once) comes from the current
+workspace's cache, and input dtypes are checked once per signature.
+"""
+
+from vfw.core.registry import Op
+from vfw.core.tensor import Tensor
+from vfw.core.workspace import current_workspace
+
+recorders = []
+"""Callbacks ``recorder(op, inputs, outputs)`` for ops that read a tensor
+requiring grad; the autograd layer appends to it while a tape is active."""
+
+
+def get_op(op_type, attrs=None, device="cpu"):
+    """The cached :class:`~vfw.core.registry.Op` of the current workspace."""
+    return current_workspace().op(op_type, attrs, device)
+
+
+def run(op, *inputs, out=None, **attrs):
+    """Run ``op`` on numpy arrays and return its output array(s).
+
+    Parameters
+    ----------
+    op : str or Op
+        An op type name (with ``attrs`` as keyword arguments) or a bound op.
+    *inputs : numpy.ndarray or None
+        Inputs in schema order; ``None`` for an absent optional input.
+    out : numpy.ndarray, optional
+        Buffer the kernel may write the (single) output into.
+
+    Returns
+    -------
+    numpy.ndarray or tuple
+        One array, or a tuple for ops with several outputs.
+    """
+    if type(op) is not Op:
+        op = current_workspace().op(op, attrs)
+    return op(*inputs, out=out)
+
+
+def execute(op, *inputs, **attrs):
+    """Run ``op`` on tensors and return output :class:`Tensor` object(s).
+
+    Outputs have the class of the first tensor input (so frontend tensor
+    subclasses flow through), or :class:`Tensor` when no input is one.
+
+    Parameters
+    ----------
+    op : str or Op
+        An op type name (with ``attrs`` as keyword arguments) or a bound op.
+    *inputs : Tensor, numpy.ndarray or None
+
+    Returns
+    -------
+    Tensor or tuple[Tensor or None, ...]
+    """
+    if type(op) is not Op:
+        op = current_workspace().op(op, attrs)
+    cls = Tensor
+    arrays = []
+    needs_grad = False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if cls is Tensor:
+                cls = type(x)
+            needs_grad = needs_grad or x.requires_grad
+            arrays.append(x.data)
+        else:
+            arrays.append(x)
+    result = op(*arrays)
+    if type(result) is tuple:
+        outputs = tuple(None if r is None else cls.wrap(r) for r in result)
+    else:
+        outputs = cls.wrap(result)
+    if needs_grad and recorders:
+        for record in recorders:
+            record(op, inputs, outputs)
+    return outputs

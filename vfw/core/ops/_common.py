@@ -1,0 +1,90 @@
+"""Small helpers shared by the op families: kernel factories and shape inference."""
+
+import numpy as np
+
+from vfw.core.errors import OpAttributeError, ShapeError
+from vfw.core.registry import TensorInfo
+
+
+def normalize_axis(op_type, axis, ndim, name="axis"):
+    """Map a possibly negative ``axis`` into ``[0, ndim)`` or raise a ShapeError."""
+    if not -ndim <= axis < max(ndim, 1):
+        raise ShapeError(f"{op_type}: {name}={axis} is out of range for a tensor of rank {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(op_type, axes, ndim, name="axes"):
+    """Normalize each axis of ``axes``; repeated axes raise a ShapeError."""
+    out = tuple(normalize_axis(op_type, a, ndim, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise ShapeError(f"{op_type}: {name}={tuple(axes)} repeats an axis")
+    return out
+
+
+def positive(value):
+    """Attribute check: every entry (or the value) is > 0."""
+    values = value if isinstance(value, tuple) else (value,)
+    return None if all(v > 0 for v in values) else "must be positive"
+
+
+def non_negative(value):
+    """Attribute check: every entry (or the value) is >= 0."""
+    values = value if isinstance(value, tuple) else (value,)
+    return None if all(v >= 0 for v in values) else "must be non-negative"
+
+
+def require(op_type, condition, message, error=ShapeError):
+    """Raise ``error(f"{op_type}: {message}")`` unless ``condition``."""
+    if not condition:
+        raise error(f"{op_type}: {message}")
+
+
+def bad_attr(op_type, message):
+    """An :class:`OpAttributeError` for a combination of attributes."""
+    return OpAttributeError(f"{op_type}: {message}")
+
+
+def ufunc_kernel(ufunc):
+    """Kernel factory (no attributes) for a numpy ufunc applied elementwise."""
+
+    def factory():
+        return ufunc
+
+    return factory
+
+
+def same_as_first(attrs, infos):
+    """Shape inference: one output shaped and typed like the first input."""
+    return [TensorInfo(infos[0].shape, infos[0].dtype)]
+
+
+def broadcast_shapes(*shapes):
+    """Multidirectional (numpy/ONNX) broadcast of shapes whose dims may be ``None``."""
+    rank = max(len(s) for s in shapes)
+    out = []
+    for dims in zip(*[(1,) * (rank - len(s)) + tuple(s) for s in shapes]):
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ShapeError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast together")
+        if known:
+            out.append(known.pop())
+        elif None in dims:
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def broadcast_infer(attrs, infos):
+    """Shape inference: one output, broadcast of all inputs, dtype of the first."""
+    present = [i for i in infos if i is not None]
+    if any(i.shape is None for i in present):
+        return [TensorInfo(None, present[0].dtype)]
+    return [TensorInfo(broadcast_shapes(*[i.shape for i in present]), present[0].dtype)]
+
+
+def as_array(value, dtype):
+    """Return ``value`` as an ndarray of ``dtype`` (full reductions give numpy scalars)."""
+    if type(value) is np.ndarray and value.dtype == dtype:
+        return value
+    return np.asarray(value, dtype=dtype)

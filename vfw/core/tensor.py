@@ -1,0 +1,76 @@
+"""The engine tensor: a numpy array plus the flags autograd needs.
+
+Frontend tensor classes (``vfw.torch.Tensor``, TF's eager tensor) subclass
+:class:`Tensor`, so a frontend tensor *is* an engine tensor: no wrapper stack.
+"""
+
+import numpy as np
+
+from vfw.core.registry import describe
+
+
+class Tensor:
+    """An n-dimensional array owned by the engine.
+
+    Parameters
+    ----------
+    data : array_like
+        The value; kept without a copy when it already is a numpy array.
+    requires_grad : bool, optional
+        Whether tapes record the ops that read this tensor.
+
+    Attributes
+    ----------
+    data : numpy.ndarray
+        The array the kernels read and write.
+    requires_grad : bool
+    """
+
+    __slots__ = ("data", "requires_grad", "grad_node", "__weakref__")
+
+    def __init__(self, data, requires_grad=False):
+        self.data = data if type(data) is np.ndarray else np.asarray(data)
+        self.requires_grad = requires_grad
+        self.grad_node = None
+
+    @classmethod
+    def wrap(cls, array):
+        """Wrap an ndarray without any checks (the executors' fast path)."""
+        t = object.__new__(cls)
+        t.data = array
+        t.requires_grad = False
+        t.grad_node = None
+        return t
+
+    @property
+    def shape(self):
+        """tuple[int, ...]: the dimensions."""
+        return self.data.shape
+
+    @property
+    def dtype(self):
+        """numpy.dtype: the element type."""
+        return self.data.dtype
+
+    @property
+    def ndim(self):
+        """int: the number of dimensions."""
+        return self.data.ndim
+
+    @property
+    def nbytes(self):
+        """int: bytes held by the array."""
+        return self.data.nbytes
+
+    def numpy(self):
+        """Return the underlying numpy array (shared, not copied)."""
+        return self.data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and dtype != self.data.dtype:
+            return self.data.astype(dtype)
+        return self.data.copy() if copy else self.data
+
+    def __repr__(self):
+        grad = ", requires_grad=True" if self.requires_grad else ""
+        return f"Tensor({describe(self.data)}{grad})"
