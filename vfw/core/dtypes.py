@@ -73,6 +73,8 @@ def as_dtype(value):
         dt = np.dtype(value)
     except TypeError:
         raise DTypeError(f"{value!r} is not a dtype") from None
+    if dt.byteorder not in "=|":
+        dt = dt.newbyteorder("=")
     if dt not in _ONNX_CODES:
         raise DTypeError(f"dtype {dt} is not supported by the vfw engine")
     return dt

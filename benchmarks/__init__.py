@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks of vfw against numpy and the real frameworks (not tests)."""

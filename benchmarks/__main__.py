@@ -1,0 +1,38 @@
+"""Run benchmark entries and print their ratio tables: ``python -m benchmarks [NAME ...]``."""
+
+import argparse
+import json
+import os
+
+from benchmarks import eager_overhead
+from benchmarks.timing import print_table
+
+ENTRIES = {
+    "eager_overhead": ("Eager per-op overhead (engine vs numpy vs torch eager)", eager_overhead.run_benchmark),
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("names", nargs="*", help=f"entries to run (default: all of {', '.join(ENTRIES)})")
+    parser.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds per case")
+    parser.add_argument("--json", metavar="PATH", help="also write the tables as JSON")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.names) - set(ENTRIES))
+    if unknown:
+        parser.error(f"unknown entries {unknown}; choose from {sorted(ENTRIES)}")
+    threads = os.environ.get("OMP_NUM_THREADS") or os.environ.get("OPENBLAS_NUM_THREADS") or "default"
+    print(f"BLAS threads: {threads} (run with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 for 1-thread figures)")
+    results = {}
+    for name in args.names or ENTRIES:
+        title, fn = ENTRIES[name]
+        header, rows = fn(rounds=args.rounds)
+        print_table(title, header, rows)
+        results[name] = {"header": header, "rows": rows}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

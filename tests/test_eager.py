@@ -1,0 +1,46 @@
+"""Eager executor: tensors in and out, subclasses flow through, recorder hook, out= buffers."""
+
+import numpy as np
+
+from vfw.core import Tensor, eager, execute, get_op, run
+
+
+class MyTensor(Tensor):
+    __slots__ = ()
+
+
+def test_execute_wraps_outputs_in_the_first_tensor_inputs_class():
+    a = MyTensor(np.ones(3, np.float32))
+    y = execute("Add", np.ones(3, np.float32), a)
+    assert type(y) is MyTensor and not y.requires_grad
+    np.testing.assert_array_equal(y.numpy(), np.full(3, 2, np.float32))
+    assert type(execute("Add", np.ones(1), np.ones(1))) is Tensor
+
+
+def test_run_writes_into_out_buffer():
+    a = np.arange(4, dtype=np.float64)
+    buf = np.empty(4)
+    result = run("Add", a, a, out=buf)
+    assert result is buf
+    np.testing.assert_array_equal(buf, a + a)
+
+
+def test_recorders_see_only_ops_reading_tensors_that_require_grad():
+    seen = []
+    eager.recorders.append(lambda op, inputs, outputs: seen.append((op.schema.op_type, outputs)))
+    try:
+        x = Tensor(np.ones(2), requires_grad=True)
+        c = Tensor(np.ones(2))
+        execute("Mul", c, c)
+        assert seen == []
+        y = execute(get_op("Mul"), x, c)
+        assert seen == [("Mul", y)]
+    finally:
+        eager.recorders.clear()
+
+
+def test_results_are_plain_numpy_results():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(5, 4)), rng.normal(size=(4,))
+    np.testing.assert_array_equal(run("Sub", a, b), a - b)
+    np.testing.assert_array_equal(execute("Mul", Tensor(a), Tensor(b)).data, a * b)
