@@ -398,8 +398,8 @@ class Op:
     """An op type bound to attribute values: the unit the executors call.
 
     Calling it runs the kernel on numpy arrays: ``op(*inputs, out=None)``
-    returns an array, or a tuple of arrays for ops with several outputs
-    (absent optional outputs are ``None``).  Input dtypes are checked once per
+    returns an ndarray (never a numpy scalar), or a tuple of them for ops with
+    several outputs (absent optional outputs are ``None``).  Input dtypes are checked once per
     dtype signature; kernel failures become descriptive vfw errors.
     """
 
@@ -424,13 +424,17 @@ class Op:
             self.schema.check_inputs(inputs)
             self._signatures.add(signature)
         try:
-            if out is None:
-                return self.kernel(*inputs)
-            return self.kernel(*inputs, out=out)
+            result = self.kernel(*inputs) if out is None else self.kernel(*inputs, out=out)
         except VfwError:
             raise
         except Exception as exc:
             raise self.schema.kernel_error(inputs, self.attrs, exc) from exc
+        if type(result) is np.ndarray:
+            return result
+        # numpy ufuncs and reductions give scalars for 0-d results: outputs are always arrays.
+        if type(result) is tuple:
+            return tuple(r if r is None or type(r) is np.ndarray else np.asarray(r) for r in result)
+        return np.asarray(result)
 
 
 _REGISTRY = {}

@@ -45,7 +45,7 @@ def bad_attr(op_type, message):
 
 
 def ufunc_kernel(ufunc):
-    """Kernel factory (no attributes) for a numpy ufunc applied elementwise."""
+    """Kernel factory (no attributes): the ufunc itself is the kernel (its ``out=`` takes the buffer)."""
 
     def factory():
         return ufunc

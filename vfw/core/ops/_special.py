@@ -7,7 +7,7 @@ Three intervals of ``|x|``:
 
 * ``|x| <= 0.46875``: ``erf(x) = x * R1(x**2)``;
 * ``0.46875 < |x| <= 4``: ``erfc(|x|) = exp(-x**2) * R2(|x|)``;
-* ``|x| > 4``: ``erfc(|x|) = exp(-x**2) / |x| * (1/sqrt(pi) + R3(1/x**2) / x**2)``.
+* ``|x| > 4``: ``erfc(|x|) = exp(-x**2) / |x| * (1/sqrt(pi) - R3(1/x**2) / x**2)``.
 
 ``exp(-x**2)`` is evaluated as ``exp(-h**2) * exp(-(x-h)(x+h))`` with ``h`` the
 value of ``x`` rounded down to a multiple of 1/16, which keeps the relative
@@ -33,38 +33,66 @@ _Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
       6.05183413124413191e-2, 2.33520497626869185e-3)
 _ONE_OVER_SQRT_PI = 5.6418958354775628695e-1
 _SMALL = 0.46875
+# erfc(x) * exp(x**2) needs no care past this; exp(-x**2) is 0 in float64 long before.
+_HUGE = 64.0
 
 
-def _ratio(t, num, den, n):
-    """``(num[n] t^n + ... ) / (den ...)`` in Cody's nested layout (last ``num`` leads)."""
-    xnum = num[-1] * t
-    xden = t
-    for i in range(n):
-        xnum = (xnum + num[i]) * t
-        xden = (xden + den[i]) * t
-    return (xnum + num[n]) / (xden + den[n])
+def _table(num, den):
+    """Coefficients of ``(num[-1] t^n + num[0] t^(n-1) + ... + num[n-1])`` and of
+    ``(t^n + den[0] t^(n-1) + ... + den[n-1])`` (Cody's nested layout), lowest power first,
+    as a ``(n + 1, 2)`` matrix: ``powers(t) @ table`` gives both polynomials at once.
+    """
+    n = len(den)
+    table = np.empty((n + 1, 2))
+    for k in range(n):
+        table[k] = num[n - 1 - k], den[n - 1 - k]
+    table[n] = num[-1], 1.0
+    return table, np.arange(n + 1, dtype=np.float64), [tuple(map(float, row)) for row in table]
+
+
+_R1 = _table(_A, _B)  # erf(x) / x in t = x**2, |x| <= 0.46875
+_R2 = _table(_C, _D)  # erfc(y) * exp(y**2) in y, 0.46875 <= y <= 4
+_R3 = _table(_P, _Q)  # tail correction in t = 1 / y**2, y >= 4
+# Below this many elements one power and one matrix product beat Horner's 4n
+# passes (per-call overhead dominates); above it the power calls cost more.
+_HORNER_FROM = 512
+
+
+def _ratio(t, table):
+    """Rational function of ``t >= 0`` from a :func:`_table`."""
+    if t.size < _HORNER_FROM:
+        # Every coefficient is positive and so is t: summing monomials loses
+        # nothing to cancellation, it is as accurate as Horner's scheme.
+        both = np.power(t[..., None], table[1]) @ table[0]
+        return both[..., 0] / both[..., 1]
+    rows = table[2]
+    num = t * rows[-1][0]
+    num += rows[-2][0]
+    den = t + rows[-2][1]
+    for c_num, c_den in reversed(rows[:-2]):
+        num *= t
+        num += c_num
+        den *= t
+        den += c_den
+    num /= den
+    return num
 
 
 def _erf_small(x):
-    """erf on ``|x| <= 0.46875`` (float64 array)."""
-    return x * _ratio(x * x, _A, _B, 3)
+    """erf on ``|x| <= 0.46875`` (float64 array; other values give garbage)."""
+    return x * _ratio(x * x, _R1)
 
 
-def _erfc_large(y):
-    """erfc on ``y > 0.46875`` (float64 array of positive, finite or inf values)."""
-    out = np.empty_like(y)
-    mid = y <= 4.0
-    ym = y[mid]
-    out[mid] = _ratio(ym, _C, _D, 7)
-    yt = y[~mid]
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        inv2 = 1.0 / (yt * yt)
-        out[~mid] = (_ONE_OVER_SQRT_PI - inv2 * _ratio(inv2, _P, _Q, 4)) / yt
-        head = np.floor(y * 16.0) / 16.0
-        scale = np.exp(-head * head) * np.exp(-(y - head) * (y + head))
-    out *= scale
-    out[np.isposinf(y)] = 0.0  # exp(-inf) * exp(nan) above
-    return out
+def _erfc_abs(y):
+    """erfc on ``y = |x| >= 0.46875`` (float64 array; nan stays nan, other values give garbage)."""
+    mid = _ratio(np.clip(y, _SMALL, 4.0), _R2)
+    yt = np.maximum(y, 4.0)
+    inv2 = 1.0 / (yt * yt)
+    tail = (_ONE_OVER_SQRT_PI - inv2 * _ratio(inv2, _R3)) / yt
+    ys = np.minimum(y, _HUGE)  # keeps inf out of exp(-(y - h)(y + h)): exp(-h*h) is already 0
+    head = np.floor(ys * 16.0) / 16.0
+    scale = np.exp(-head * head) * np.exp(-(ys - head) * (ys + head))
+    return np.where(y <= 4.0, mid, tail) * scale
 
 
 def _as_f64(x):
@@ -95,12 +123,7 @@ def erf(x):
     """
     x, v = _as_f64(x)
     y = np.abs(v)
-    small = y <= _SMALL
-    result = np.empty_like(v)
-    result[small] = _erf_small(v[small])
-    large = ~small  # includes nan, which the erfc path carries through
-    vl = v[large]
-    result[large] = np.copysign(1.0 - _erfc_large(np.abs(vl)), vl)
+    result = np.where(y <= _SMALL, _erf_small(v), np.copysign(1.0 - _erfc_abs(y), v))
     return _restore(x, result)
 
 
@@ -119,11 +142,6 @@ def erfc(x):
     """
     x, v = _as_f64(x)
     y = np.abs(v)
-    small = y <= _SMALL
-    result = np.empty_like(v)
-    result[small] = 1.0 - _erf_small(v[small])
-    large = ~small
-    vl = v[large]
-    tail = _erfc_large(np.abs(vl))
-    result[large] = np.where(vl < 0, 2.0 - tail, tail)
+    tail = _erfc_abs(y)
+    result = np.where(y <= _SMALL, 1.0 - _erf_small(v), np.where(v < 0, 2.0 - tail, tail))
     return _restore(x, result)
