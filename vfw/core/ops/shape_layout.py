@@ -1,0 +1,341 @@
+"""Shape ops, part 2: Slice, Pad, DepthToSpace, SpaceToDepth, Trilu.
+
+Registered by importing :mod:`vfw.core.ops.shape` (which imports this module); see
+that module's docstring for the conventions on views, ``out=`` and inference.
+"""
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.errors import OpInputError, ShapeError
+from vfw.core.ops._common import normalize_axes, positive
+from vfw.core.ops.shape import DATA, cached, copy_out, int_list, known_length, known_value, pad_infos
+from vfw.core.registry import Attr, TensorInfo, defop
+
+_ZEROS = {}
+
+
+def zero_of(dtype):
+    """The 0-D zero (False, empty string) of ``dtype``."""
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        zero = np.array("", dtype=object) if dtype == dt.string else np.zeros((), dtype)
+        _ZEROS[dtype] = zero
+    return zero
+
+
+def _touched_dims(op_type, shape, axes, n):
+    """``shape`` with the dims that ``axes`` (a known list, or the first ``n`` when None) touch made None."""
+    if axes is None and n is None:
+        return (None,) * len(shape)
+    touched = set(range(n)) if axes is None else set(normalize_axes(op_type, axes, len(shape)))
+    return tuple(None if i in touched else d for i, d in enumerate(shape))
+
+
+# -- Slice ----------------------------------------------------------------------------------------------------
+def slice_plan(shape, starts, ends, axes=None, steps=None):
+    """(index tuple, output shape) of Slice on data of ``shape`` (None dims allowed for inference).
+
+    Follows the ONNX rules: negative starts/ends count from the end; starts are clamped to
+    [0, dim] (step > 0) or [0, dim - 1] (step < 0), ends to [0, dim] or [-1, dim - 1].
+    """
+    rank, n = len(shape), len(starts)
+    if len(ends) != n:
+        raise ShapeError(f"Slice: starts {tuple(starts)} and ends {tuple(ends)} must have the same length")
+    if axes is None:
+        if n > rank:
+            raise ShapeError(f"Slice: {n} starts given for data of shape {tuple(shape)} (rank {rank})")
+        axes = range(n)
+    elif len(axes) != n:
+        raise ShapeError(f"Slice: axes {tuple(axes)} and starts {tuple(starts)} must have the same length")
+    else:
+        axes = normalize_axes("Slice", axes, rank)
+    if steps is None:
+        steps = (1,) * n
+    elif len(steps) != n:
+        raise ShapeError(f"Slice: steps {tuple(steps)} and starts {tuple(starts)} must have the same length")
+    elif 0 in steps:
+        raise OpInputError(f"Slice: steps {tuple(steps)} must not contain 0")
+    index = [slice(None)] * rank
+    dims = list(shape)
+    for axis, start, end, step in zip(axes, starts, ends, steps):
+        dim = shape[axis]
+        if dim is None:
+            continue
+        start = start + dim if start < 0 else start
+        end = end + dim if end < 0 else end
+        if step > 0:
+            start = min(max(start, 0), dim)
+            end = min(max(end, 0), dim)
+            dims[axis] = max(0, (end - start + step - 1) // step)
+        else:
+            start = min(max(start, 0), dim - 1)
+            end = min(max(end, -1), dim - 1)
+            dims[axis] = max(0, (start - end - step - 1) // -step)
+            end = None if end < 0 else end  # -1 means "past the front", not "the last element"
+        index[axis] = slice(start, end, step)
+    return tuple(index), tuple(dims)
+
+
+def _slice_infer(attrs, infos):
+    data, starts, ends, axes, steps = pad_infos(infos, 5)
+    if data.shape is None:
+        return [TensorInfo(None, data.dtype)]
+    values = [known_value(i) for i in (starts, ends, axes, steps)]
+    if all(v is not None or i is None for v, i in zip(values, (starts, ends, axes, steps))):
+        return [TensorInfo(slice_plan(data.shape, *values)[1], data.dtype)]
+    if axes is not None and values[2] is None:
+        return [TensorInfo((None,) * len(data.shape), data.dtype)]
+    n = known_length(starts)
+    return [TensorInfo(_touched_dims("Slice", data.shape, values[2], n if n is not None else known_length(ends)),
+                       data.dtype)]
+
+
+@defop("Slice", inputs="data:T starts:Tind ends:Tind axes?:Tind steps?:Tind", outputs="output:T",
+       types={"T": DATA, "Tind": dt.INDEX}, infer=_slice_infer, value_inputs=("starts", "ends", "axes", "steps"))
+def slice_():
+    """Take ``data[starts:ends:steps]`` along ``axes`` (ONNX clamping; negative steps go backwards).
+
+    The result is a view of (aliases) the input.
+    """
+    cache = {}
+
+    def kernel(data, starts, ends, axes=None, steps=None, out=None):
+        key = (data.shape, starts.dtype.char, starts.shape, starts.tobytes(), ends.tobytes(),
+               None if axes is None else axes.tobytes(), None if steps is None else steps.tobytes())
+        index = cached(cache, key, _slice_kernel_plan, data.shape, starts, ends, axes, steps)
+        return copy_out(data[index], out)
+
+    return kernel
+
+
+def _slice_kernel_plan(shape, starts, ends, axes, steps):
+    lists = [None if x is None else int_list("Slice", name, x)
+             for name, x in (("starts", starts), ("ends", ends), ("axes", axes), ("steps", steps))]
+    return slice_plan(shape, *lists)[0]
+
+
+# -- Pad ------------------------------------------------------------------------------------------------------
+def _gather_index(mode, dim, begin, end):
+    """Source positions of a padded axis of ``dim`` elements grown by ``begin`` / ``end``."""
+    i = np.arange(-begin, dim + end)
+    if mode == "edge":
+        return np.clip(i, 0, dim - 1)
+    if mode == "wrap":
+        return i % dim
+    i = np.abs(i)  # reflect: pads are < dim, so one reflection at each end suffices
+    return np.where(i >= dim, 2 * (dim - 1) - i, i)
+
+
+def pad_plan(shape, pads, axes, mode):
+    """(crop index or None, [(axis, gather index)], interior index, output shape) of Pad.
+
+    Negative pads first crop the data; positive pads then grow the cropped data (as onnxruntime
+    does), so ``edge``/``reflect``/``wrap`` read the cropped values.  None dims are allowed
+    (inference): the output dim is then None.
+    """
+    rank = len(shape)
+    axes = range(rank) if axes is None else normalize_axes("Pad", axes, rank)
+    n = len(axes)
+    if len(pads) != 2 * n:
+        raise ShapeError(f"Pad: pads {tuple(pads)} must have {2 * n} entries (begins, then ends, for {n} axes) "
+                         f"for data of shape {tuple(shape)}")
+    crop, interior = [slice(None)] * rank, [slice(None)] * rank
+    cropped, grow, dims = False, [], list(shape)
+    for axis, begin, end in zip(axes, pads[:n], pads[n:]):
+        dim = shape[axis]
+        if dim is None:
+            continue
+        cut_begin, cut_end = max(-begin, 0), max(-end, 0)
+        if cut_begin or cut_end:
+            if cut_begin + cut_end > dim:
+                raise ShapeError(f"Pad: pads ({begin}, {end}) remove more than the {dim} elements of axis {axis} "
+                                 f"(data shape {tuple(shape)})")
+            crop[axis] = slice(cut_begin, dim - cut_end)
+            dim -= cut_begin + cut_end
+            cropped = True
+        add_begin, add_end = max(begin, 0), max(end, 0)
+        dims[axis] = dim + add_begin + add_end
+        if not (add_begin or add_end):
+            continue
+        interior[axis] = slice(add_begin, add_begin + dim)
+        if mode == "reflect" and max(add_begin, add_end) >= dim:
+            raise ShapeError(f"Pad: reflect pads ({add_begin}, {add_end}) of axis {axis} must be smaller than its "
+                             f"size {dim} (after cropping; data shape {tuple(shape)})")
+        if mode in ("edge", "wrap") and dim == 0:
+            raise ShapeError(f"Pad: mode '{mode}' cannot pad axis {axis}, which is empty (data shape {tuple(shape)})")
+        grow.append((axis, None if mode == "constant" else _gather_index(mode, dim, add_begin, add_end)))
+    return (tuple(crop) if cropped else None), grow, tuple(interior), tuple(dims)
+
+
+def _pad_infer(attrs, infos):
+    data, pads, _, axes = pad_infos(infos, 4)
+    if data.shape is None:
+        return [TensorInfo(None, data.dtype)]
+    pad_values, axes_values = known_value(pads), known_value(axes)
+    if pad_values is not None and (axes is None or axes_values is not None):
+        return [TensorInfo(pad_plan(data.shape, pad_values, axes_values, attrs["mode"])[3], data.dtype)]
+    if axes is not None and axes_values is None:
+        return [TensorInfo((None,) * len(data.shape), data.dtype)]
+    return [TensorInfo(_touched_dims("Pad", data.shape, axes_values, len(data.shape)), data.dtype)]
+
+
+@defop("Pad", inputs="data:T pads:int64 constant_value?:T axes?:Tind", outputs="output:T",
+       types={"T": DATA, "Tind": dt.INDEX},
+       attrs={"mode": Attr("string", "constant", choices=("constant", "reflect", "edge", "wrap"))},
+       infer=_pad_infer, value_inputs=("pads", "axes"))
+def pad(mode):
+    """Pad (or, with negative pads, crop) each axis: modes constant, reflect, edge and wrap.
+
+    ``pads`` holds the begin pads of every axis in ``axes`` (default: all), then the end pads.
+    The result is a new array (never aliases the input).
+    """
+    cache = {}
+
+    def plan(data, pads, axes):
+        key = (data.shape, pads.shape, pads.tobytes(), None if axes is None else (axes.dtype.char, axes.tobytes()))
+        return cached(cache, key, _pad_kernel_plan, data.shape, pads, axes, mode)
+
+    if mode == "constant":
+        def kernel(data, pads, constant_value=None, axes=None, out=None):
+            crop, grow, interior, dims = plan(data, pads, axes)
+            x = data if crop is None else data[crop]
+            if constant_value is None:
+                value = zero_of(data.dtype)
+            elif constant_value.size == 1:
+                value = constant_value.reshape(())
+            else:
+                raise OpInputError(f"Pad: constant_value must be a scalar, got shape {constant_value.shape}")
+            y = np.empty(dims, data.dtype) if out is None else out
+            if grow:
+                y[...] = value
+            y[interior] = x
+            return y
+    else:
+        def kernel(data, pads, constant_value=None, axes=None, out=None):
+            crop, grow, interior, dims = plan(data, pads, axes)
+            x = data if crop is None else data[crop]
+            if not grow:
+                return copy_out(x, out) if out is not None else x.copy()
+            for axis, index in grow[:-1]:
+                x = np.take(x, index, axis=axis)
+            axis, index = grow[-1]
+            return np.take(x, index, axis=axis, out=out, mode="clip")  # indices are valid: no check needed
+
+    return kernel
+
+
+def _pad_kernel_plan(shape, pads, axes, mode):
+    return pad_plan(shape, int_list("Pad", "pads", pads), None if axes is None else int_list("Pad", "axes", axes),
+                    mode)
+
+
+# -- DepthToSpace / SpaceToDepth ------------------------------------------------------------------------------
+def _mul(a, b):
+    return None if a is None else a * b
+
+
+def _div(op_type, what, a, b, shape):
+    if a is None:
+        return None
+    if a % b:
+        raise ShapeError(f"{op_type}: {what} {a} is not divisible by {b} (input shape {tuple(shape)})")
+    return a // b
+
+
+def depth_space_plan(op_type, shape, blocksize, mode):
+    """(split shape, axis permutation, output shape) of DepthToSpace / SpaceToDepth on NCHW ``shape``."""
+    if len(shape) != 4:
+        raise ShapeError(f"{op_type}: input must be 4-D [N, C, H, W], got shape {tuple(shape)}")
+    n, c, h, w = shape
+    b = blocksize
+    if op_type == "DepthToSpace":
+        c2 = _div(op_type, "channel count", c, b * b, shape)
+        target = (n, c2, _mul(h, b), _mul(w, b))
+        if mode == "DCR":
+            return (n, b, b, c2, h, w), (0, 3, 4, 1, 5, 2), target
+        return (n, c2, b, b, h, w), (0, 1, 4, 2, 5, 3), target
+    h2, w2 = _div(op_type, "height", h, b, shape), _div(op_type, "width", w, b, shape)
+    target = (n, _mul(c, b * b), h2, w2)
+    return (n, c, h2, b, w2, b), ((0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)), target
+
+
+def _depth_space(op_type, doc):
+    def infer(attrs, infos):
+        (x,) = infos
+        if x.shape is None:
+            return [TensorInfo((None,) * 4, x.dtype)]
+        return [TensorInfo(depth_space_plan(op_type, x.shape, attrs["blocksize"], attrs["mode"])[2], x.dtype)]
+
+    def factory(blocksize, mode):
+        cache = {}
+
+        def kernel(x, out=None):
+            split, perm, target = cached(cache, x.shape, depth_space_plan, op_type, x.shape, blocksize, mode)
+            moved = x.reshape(split).transpose(perm)
+            y = out if out is not None and out.flags.c_contiguous else np.empty(target, x.dtype)
+            np.copyto(y.reshape(moved.shape), moved)  # y is contiguous: reshape is a view, one copy in all
+            return copy_out(y, out) if y is not out else y
+
+        return kernel
+
+    factory.__doc__ = doc
+    return defop(op_type, inputs="input:T", outputs="output:T", types={"T": DATA}, infer=infer,
+                 attrs={"blocksize": Attr("int", check=positive),
+                        "mode": Attr("string", "DCR", choices=("DCR", "CRD"))})(factory)
+
+
+depth_to_space = _depth_space("DepthToSpace", """\
+    Move channel blocks into blocksize x blocksize spatial blocks (NCHW; DCR or CRD order).
+
+    The result is a new array (never aliases the input).
+    """)
+space_to_depth = _depth_space("SpaceToDepth", """\
+    Move blocksize x blocksize spatial blocks into channels (NCHW; DCR or CRD order).
+
+    The result is a new array (never aliases the input).
+    """)
+
+
+# -- Trilu ----------------------------------------------------------------------------------------------------
+def _tri_masks(rows, cols, k, upper):
+    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
+    keep = offset >= k if upper else offset <= k
+    return keep, ~keep
+
+
+def _trilu_infer(attrs, infos):
+    x = infos[0]
+    if x.shape is not None and len(x.shape) < 2:
+        raise ShapeError(f"Trilu: input must have rank >= 2, got shape {x.shape}")
+    return [TensorInfo(x.shape, x.dtype)]
+
+
+@defop("Trilu", inputs="input:T k?:int64", outputs="output:T", types={"T": DATA},
+       attrs={"upper": Attr("int", 1, choices=(0, 1))}, infer=_trilu_infer)
+def trilu(upper):
+    """Keep the upper (``upper=1``) or lower triangle of the last two dims from diagonal ``k``; zero the rest.
+
+    The result is a new array (never aliases the input).
+    """
+    cache = {}
+
+    def kernel(x, k=None, out=None):
+        if x.ndim < 2:
+            raise ShapeError(f"Trilu: input must have rank >= 2, got shape {x.shape}")
+        if k is None:
+            diagonal = 0
+        elif k.size == 1:
+            diagonal = k.item()
+        else:
+            raise OpInputError(f"Trilu: k must be a scalar, got shape {k.shape}")
+        rows, cols = x.shape[-2:]
+        keep, drop = cached(cache, (rows, cols, diagonal), _tri_masks, rows, cols, diagonal, upper)
+        zero = zero_of(x.dtype)
+        if out is None:
+            return np.where(keep, x, zero)
+        np.copyto(out, x)
+        np.copyto(out, zero, where=drop)
+        return out
+
+    return kernel
