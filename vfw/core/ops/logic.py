@@ -1,1 +1,120 @@
-"""(being written)"""
+"""Comparisons, boolean logic, Where and casts: Equal, Less, ..., And, Or, Xor, Not, Where, Cast, CastLike.
+
+Comparisons and logic ops follow ONNX multidirectional (numpy) broadcasting
+and return ``bool`` tensors.  Casts follow numpy's conversion rules, which are
+ONNX's for every in-range value: float to integer truncates toward zero,
+integer to narrower integer wraps (two's complement), anything to ``bool`` is
+``x != 0`` (NaN is ``True``), floats out of a float type's range become
+``+-inf``.  Float-to-integer casts of out-of-range values and NaN are undefined
+in ONNX; here they give whatever numpy's cast gives.
+"""
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.errors import ShapeError
+from vfw.core.ops._common import broadcast_shapes, ufunc_kernel
+from vfw.core.registry import Attr, TensorInfo, defop
+
+# Engine dtypes usable by comparisons (ONNX also allows strings for Equal and Where,
+# which numpy's object loops handle with no extra work).
+_EQUAL_TYPES = dt.ALL | {dt.string}
+_WHERE_TYPES = dt.ALL | {dt.string}
+
+
+def _broadcast_info(op_type, infos, dtype):
+    """Broadcast shape of ``infos`` (``None`` if any is unknown) with ``dtype``."""
+    shapes = [i.shape for i in infos if i is not None]
+    if any(s is None for s in shapes):
+        return TensorInfo(None, dtype)
+    try:
+        return TensorInfo(broadcast_shapes(*shapes), dtype)
+    except ShapeError as exc:
+        raise ShapeError(f"{op_type}: {exc}") from None
+
+
+def _bool_infer(op_type):
+    def infer(attrs, infos):
+        return [_broadcast_info(op_type, infos, dt.bool_)]
+
+    return infer
+
+
+# --- comparisons and logic -------------------------------------------------------------
+
+for _name, _ufunc, _types in (
+    ("Equal", np.equal, _EQUAL_TYPES),
+    ("Less", np.less, dt.NUMERIC),
+    ("LessOrEqual", np.less_equal, dt.NUMERIC),
+    ("Greater", np.greater, dt.NUMERIC),
+    ("GreaterOrEqual", np.greater_equal, dt.NUMERIC),
+    ("And", np.logical_and, dt.BOOL),
+    ("Or", np.logical_or, dt.BOOL),
+    ("Xor", np.logical_xor, dt.BOOL),
+):
+    defop(_name, inputs="A:T B:T", outputs="C:bool", types={"T": _types}, infer=_bool_infer(_name))(
+        ufunc_kernel(_ufunc)
+    )
+
+defop("Not", inputs="X:T", outputs="Y:T", types={"T": dt.BOOL},
+      infer=lambda attrs, infos: [TensorInfo(infos[0].shape, dt.bool_)])(ufunc_kernel(np.logical_not))
+
+
+def _where_infer(attrs, infos):
+    return [_broadcast_info("Where", infos, infos[1].dtype)]
+
+
+@defop("Where", inputs="condition:B X:T Y:T", outputs="output:T", types={"B": dt.BOOL, "T": _WHERE_TYPES},
+       infer=_where_infer)
+def where():
+    """Elements of X where condition is true, else of Y (all three broadcast together)."""
+
+    def kernel(condition, x, y, out=None):
+        # np.where has no out=; writing into out in two passes would clobber an
+        # aliased X or Y, so the single allocating pass is kept.
+        return np.where(condition, x, y)
+
+    return kernel
+
+
+# --- casts -----------------------------------------------------------------------------
+
+_CAST_ATTRS = {
+    # saturate and round_mode only matter for float8 / float8e8m0 targets, which the
+    # engine has no dtype for; accepted so ONNX models carrying them load.
+    "saturate": Attr("int", 1, choices=(0, 1)),
+    "round_mode": Attr("string", "up", choices=("up", "down", "nearest")),
+}
+
+
+def _castable(dtype):
+    return None if dtype in dt.ALL else "Cast supports numeric and bool dtypes only"
+
+
+def _cast_to(x, dtype, out):
+    if out is None:
+        return x.astype(dtype)
+    np.copyto(out, x, casting="unsafe")
+    return out
+
+
+@defop("Cast", inputs="input:T1", outputs="output:T2", types={"T1": dt.ALL, "T2": dt.ALL},
+       attrs={"to": Attr("dtype", check=_castable), **_CAST_ATTRS},
+       infer=lambda attrs, infos: [TensorInfo(infos[0].shape, attrs["to"])])
+def cast(to, saturate, round_mode):
+    """Convert input to the dtype ``to`` (a numpy dtype or an ONNX data type code)."""
+    def kernel(x, out=None):
+        return _cast_to(x, to, out)
+
+    return kernel
+
+
+@defop("CastLike", inputs="input:T1 target_type:T2", outputs="output:T2", types={"T1": dt.ALL, "T2": dt.ALL},
+       attrs=dict(_CAST_ATTRS), infer=lambda attrs, infos: [TensorInfo(infos[0].shape, infos[1].dtype)])
+def cast_like(saturate, round_mode):
+    """Convert input to the dtype of target_type (whose values are ignored)."""
+
+    def kernel(x, target_type, out=None):
+        return _cast_to(x, target_type.dtype, out)
+
+    return kernel
