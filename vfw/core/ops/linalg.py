@@ -1,1 +1,263 @@
-"""(being written)"""
+"""Linear algebra: MatMul (numpy semantics), Gemm and Einsum.
+
+float16 and bfloat16 products are computed in float32 (BLAS, and one rounding
+at the end) rather than in numpy's slow, half-precision-accumulating loops.
+"""
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
+from vfw.core.ops._common import broadcast_shapes, require
+from vfw.core.registry import Attr, TensorInfo, defop, describe
+
+_HALF = frozenset({dt.float16, dt.bfloat16})
+_F32 = dt.float32
+_MATMUL_TYPES = frozenset({dt.uint32, dt.uint64, dt.int32, dt.int64}) | dt.FLOATS
+
+
+def _finish(result, dtype, out):
+    """``result`` as an ndarray of ``dtype``, written into ``out`` when given."""
+    if out is not None:
+        if result is not out:
+            np.copyto(out, result, casting="unsafe")
+        return out
+    if type(result) is np.ndarray and result.dtype == dtype:
+        return result
+    return np.asarray(result, dtype)
+
+
+# -- MatMul ------------------------------------------------------------------------------
+def _matmul_shape(a, b, da=None, db=None):
+    """Output shape of numpy ``matmul`` for shapes ``a`` and ``b`` (dims may be None).
+
+    ``da`` and ``db`` describe the inputs in error messages (default: their shapes).
+    """
+    da = da or f"shape {tuple(a)}"
+    db = db or f"shape {tuple(b)}"
+    if not a or not b:
+        raise ShapeError(f"MatMul: inputs must have rank >= 1, got A {da} and B {db}")
+    a2 = a if len(a) > 1 else (1,) + tuple(a)
+    b2 = b if len(b) > 1 else tuple(b) + (1,)
+    if a2[-1] is not None and b2[-2] is not None and a2[-1] != b2[-2]:
+        raise ShapeError(f"MatMul: inner dimensions differ: A {da} @ B {db} ({a2[-1]} != {b2[-2]})")
+    try:
+        batch = broadcast_shapes(a2[:-2], b2[:-2])
+    except ShapeError:
+        raise ShapeError(f"MatMul: batch dimensions of A {da} and B {db} cannot be broadcast together") from None
+    return batch + tuple(a2[-2:-1] if len(a) > 1 else ()) + tuple(b2[-1:] if len(b) > 1 else ())
+
+
+def _matmul_infer(attrs, infos):
+    a, b = infos
+    if a.shape is None or b.shape is None:
+        return [TensorInfo(None, a.dtype)]
+    return [TensorInfo(_matmul_shape(a.shape, b.shape), a.dtype)]
+
+
+@defop("MatMul", inputs="A:T B:T", outputs="Y:T", types={"T": _MATMUL_TYPES}, infer=_matmul_infer)
+def matmul():
+    """Matrix product with numpy ``matmul`` semantics (1-D operands, broadcast batch dimensions)."""
+
+    def kernel(a, b, out=None):
+        if not a.ndim or not b.ndim or a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
+            _matmul_shape(a.shape, b.shape, describe(a), describe(b))
+        if a.dtype in _HALF:
+            return _finish(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype, out)
+        try:
+            return _finish(np.matmul(a, b, out=out), a.dtype, out)
+        except ValueError:
+            _matmul_shape(a.shape, b.shape, describe(a), describe(b))
+            raise
+
+    return kernel
+
+
+# -- Gemm --------------------------------------------------------------------------------
+def _gemm_shape(attrs, a, b, c, da="A", db="B", dc="C"):
+    """``(M, N)`` of Gemm after checking ranks, the inner dimension and C's broadcast."""
+    require("Gemm", len(a) == 2 and len(b) == 2, f"A and B must be 2-D, got {da} and {db}")
+    m, ka = a[::-1] if attrs["transA"] else a
+    kb, n = b[::-1] if attrs["transB"] else b
+    require("Gemm", ka is None or kb is None or ka == kb,
+            f"inner dimensions differ: {da} (transA={attrs['transA']}) and {db} (transB={attrs['transB']}) "
+            f"give K={ka} and K={kb}")
+    if c is not None:
+        ok = len(c) <= 2 and all(d is None or t is None or d in (1, t) for d, t in zip(c[::-1], (n, m)))
+        require("Gemm", ok, f"C {dc} cannot be broadcast to the output shape ({m}, {n})")
+    return m, n
+
+
+def _broadcasts(c, m, n):
+    """Whether a C of shape ``c`` broadcasts unidirectionally to ``(m, n)``."""
+    return len(c) <= 2 and (not c or c[-1] in (1, n)) and (len(c) < 2 or c[0] in (1, m))
+
+
+def _gemm_infer(attrs, infos):
+    a, b = infos[0], infos[1]
+    c = infos[2] if len(infos) > 2 else None
+    if a.shape is None or b.shape is None:
+        return [TensorInfo(None, a.dtype)]
+    c_shape = None if c is None or c.shape is None else c.shape
+    return [TensorInfo(_gemm_shape(attrs, a.shape, b.shape, c_shape), a.dtype)]
+
+
+@defop("Gemm", inputs="A:T B:T C?:T", outputs="Y:T", types={"T": _MATMUL_TYPES},
+       attrs={"alpha": Attr("float", 1.0), "beta": Attr("float", 1.0),
+              "transA": Attr("int", 0, choices=(0, 1)), "transB": Attr("int", 0, choices=(0, 1))},
+       infer=_gemm_infer)
+def gemm(alpha, beta, transA, transB):
+    """``Y = alpha * A' @ B' + beta * C`` for 2-D A and B (optionally transposed) and broadcast C.
+
+    When ``beta`` is 0, C is not read (NaN or inf in it does not propagate), as in BLAS.
+    """
+    attrs = {"transA": transA, "transB": transB}
+    whole = float(alpha).is_integer() and float(beta).is_integer()
+
+    def check(a, b, c):
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1 - transA] != b.shape[transB] or (
+                c is not None and not _broadcasts(c.shape, a.shape[transA], b.shape[1 - transB])):
+            _gemm_shape(attrs, a.shape, b.shape, None if c is None else c.shape,
+                        f"A {describe(a)}", f"B {describe(b)}", describe(c))
+
+    def kernel(a, b, c=None, out=None):
+        check(a, b, c)
+        a_t = a.T if transA else a  # transposed views: BLAS reads them without a copy
+        b_t = b.T if transB else b
+        if beta == 0:
+            c = None
+        dtype = a.dtype
+        if dtype in _HALF or (dtype.kind in "iu" and not (whole and (dtype.kind == "i" or min(alpha, beta) >= 0))):
+            # Half floats in float32; integers with fractional (or, unsigned, negative) scales in
+            # float64, truncated toward zero at the end like ONNX.
+            work = _F32 if dtype in _HALF else np.float64
+            y = np.matmul(a_t.astype(work), b_t.astype(work))
+            if alpha != 1:
+                y *= alpha
+            if c is not None:
+                y += c * beta if beta != 1 else c
+            return _finish(np.trunc(y, out=y) if dtype.kind in "iu" else y, dtype, out)
+        y = np.matmul(a_t, b_t, out=out)
+        scale_a, scale_b = (int(alpha), int(beta)) if dtype.kind in "iu" else (alpha, beta)
+        if alpha != 1:
+            y *= scale_a
+        if c is not None:
+            y += c if beta == 1 else np.multiply(c, scale_b, dtype=dtype)
+        return y
+
+    return kernel
+
+
+# -- Einsum ------------------------------------------------------------------------------
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _parse_term(equation, term):
+    """A term as a string of labels, with ``.`` standing for its ellipsis."""
+    short = term.replace("...", ".")
+    if term.count(".") != 3 * short.count(".") or short.count(".") > 1 or not set(short) <= _LETTERS | {"."}:
+        raise OpAttributeError(f"Einsum: bad term {term!r} in equation {equation!r} "
+                                "(terms are letters with at most one '...')")
+    return short
+
+
+def _parse_equation(equation):
+    """``(input terms, output term, numpy equation)``; implicit output made explicit per ONNX."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    if "->" in rhs:
+        raise OpAttributeError(f"Einsum: equation {equation!r} has more than one '->'")
+    terms = [_parse_term(equation, t) for t in lhs.split(",")]
+    labels = "".join(terms).replace(".", "")
+    if arrow:
+        output = _parse_term(equation, rhs)
+        unknown = set(output) - set(labels) - {"."}
+        if unknown or len(set(output)) != len(output):
+            raise OpAttributeError(f"Einsum: output term {rhs!r} of {equation!r} repeats a label or uses one "
+                                    f"no input has ({''.join(sorted(unknown))})")
+    else:
+        # Labels that occur once, in ASCII order (upper case first), after the ellipsis dims.
+        output = ("." if any("." in t for t in terms) else "") + "".join(
+            sorted(c for c in set(labels) if labels.count(c) == 1))
+    return terms, output, ",".join(terms).replace(".", "...") + "->" + output.replace(".", "...")
+
+
+def _einsum_shapes(equation, terms, output, shapes, name):
+    """Output shape, after checking ranks and label sizes (dims may be None).
+
+    ``name(i)`` describes input ``i`` in error messages.
+    """
+    sizes, where = {}, {}
+    ellipses = []
+    for i, (term, shape) in enumerate(zip(terms, shapes)):
+        named = len(term) - ("." in term)
+        if "." in term:
+            require("Einsum", len(shape) >= named,
+                    f"input {i} {name(i)} has rank {len(shape)} < {named} labels of term "
+                    f"'{term.replace('.', '...')}' "
+                    f"in {equation!r}")
+            cut = term.index(".")
+            tail = len(shape) - (named - cut)
+            ellipses.append(tuple(shape[cut:tail]))
+            dims = shape[:cut] + shape[tail:]
+            term = term.replace(".", "")
+        else:
+            require("Einsum", len(shape) == named,
+                    f"input {i} {name(i)} has rank {len(shape)} but term '{term}' of {equation!r} "
+                    f"names {named} dimensions")
+            dims = shape
+        for label, d in zip(term, dims):
+            known = sizes.get(label)
+            if known is None:
+                sizes[label], where[label] = d, i
+            elif d is not None and known != d:
+                raise ShapeError(f"Einsum: label '{label}' of {equation!r} has size {known} in input {where[label]} "
+                                 f"{name(where[label])} but {d} in input {i} {name(i)}")
+    broadcast = ()
+    if ellipses:
+        try:
+            broadcast = broadcast_shapes(*ellipses)
+        except ShapeError:
+            raise ShapeError(f"Einsum: the '...' dimensions of {equation!r} cannot be broadcast together: "
+                             f"{', '.join(name(i) for i in range(len(shapes)))}") from None
+        require("Einsum", "." in output or not broadcast,
+                f"the output of {equation!r} must contain '...' to keep the {len(broadcast)} ellipsis dimensions")
+    return tuple(d for label in output for d in (broadcast if label == "." else (sizes[label],)))
+
+
+def _einsum_infer(attrs, infos):
+    terms, output, _ = _parse_equation(attrs["equation"])
+    dtype = infos[0].dtype
+    if len(infos) != len(terms) or any(i.shape is None for i in infos):
+        return [TensorInfo(None, dtype)]
+    shapes = [i.shape for i in infos]
+    shape = _einsum_shapes(attrs["equation"], terms, output, shapes, lambda i: f"shape {shapes[i]}")
+    return [TensorInfo(shape, dtype)]
+
+
+@defop("Einsum", inputs="Inputs*:T", outputs="Output:T", types={"T": dt.NUMERIC},
+       attrs={"equation": Attr("string")}, infer=_einsum_infer)
+def einsum(equation):
+    """Einstein summation over the inputs as the ``equation`` says (numpy ``einsum``, BLAS for large products)."""
+    terms, output, numpy_eq = _parse_equation(equation)
+    count = len(terms)
+    checked = set()  # input shape signatures already validated
+
+    def kernel(*inputs, out=None):
+        if len(inputs) != count:
+            raise OpInputError(f"Einsum: equation {equation!r} has {count} input terms, got {len(inputs)} inputs")
+        shapes = tuple([x.shape for x in inputs])
+        if shapes not in checked:
+            _einsum_shapes(equation, terms, output, shapes, lambda i: describe(inputs[i]))
+            if len(checked) < 256:
+                checked.add(shapes)
+        dtype = inputs[0].dtype
+        ops = [x.astype(_F32) for x in inputs] if dtype in _HALF else inputs
+        # Contraction paths (tensordot/BLAS) pay off on large operands; small ones favour the C loop.
+        optimize = count > 2 or (count == 2 and ops[0].size * ops[1].size >= 1 << 16)
+        result = np.einsum(numpy_eq, *ops, optimize=optimize)
+        if count == 1 and type(result) is np.ndarray and np.may_share_memory(result, ops[0]):
+            result = result.copy()  # transposes and diagonals come back as views of the input
+        return _finish(result, dtype, out)
+
+    return kernel

@@ -1,1 +1,388 @@
-"""(being written)"""
+"""Reductions (ReduceSum ... ReduceLogSumExp), ArgMax/ArgMin, CumSum and TopK.
+
+The reductions follow the latest ONNX opsets: ``axes`` is an optional int64
+*input*; when it is absent or empty, ``noop_with_empty_axes`` chooses between
+reducing over every axis (0, the default) and reducing over no axis (1), in
+which case composite reductions still apply their elementwise steps
+(ReduceSumSquare squares, ReduceLogSum takes the log, ...).  Reductions over an
+empty set give the identity: 0 for sums, 1 for products, -inf (or the dtype's
+minimum) for ReduceMax, -inf for ReduceLogSum and ReduceLogSumExp.
+
+float16 and bfloat16 inputs are accumulated in float32 and rounded once at the
+end.  Integer ReduceMean and ReduceL2 truncate toward zero, as ONNX does.
+"""
+
+import math
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.errors import OpInputError, ShapeError
+from vfw.core.ops._common import as_array, normalize_axes, normalize_axis, require, same_as_first
+from vfw.core.registry import Attr, TensorInfo, defop, describe
+
+_HALF = frozenset({dt.float16, dt.bfloat16})
+_F32 = dt.float32
+_INT64 = dt.int64
+_SUM_TYPES = frozenset({dt.uint32, dt.uint64, dt.int32, dt.int64}) | dt.FLOATS
+_MINMAX_TYPES = _SUM_TYPES | {dt.uint8, dt.int8, dt.bool_}
+_REDUCE_ATTRS = {
+    "keepdims": Attr("int", 1, choices=(0, 1)),
+    "noop_with_empty_axes": Attr("int", 0, choices=(0, 1)),
+}
+
+
+# -- axes ------------------------------------------------------------------------
+def _resolve_axes(op_type, axes, ndim, noop):
+    """Axes a reduction runs over: ``None`` for all of them, else a tuple of axes in ``[0, ndim)``."""
+    if axes is None or axes.size == 0:
+        return () if noop else None
+    if not ndim:
+        raise ShapeError(f"{op_type}: axes={axes.ravel().tolist()} is out of range for a tensor of rank 0")
+    return normalize_axes(op_type, axes.ravel().tolist(), ndim)
+
+
+def _along(axis, start, stop, step=None):
+    """Index tuple selecting ``start:stop:step`` of ``axis``."""
+    return (slice(None),) * axis + (slice(start, stop, step),)
+
+
+def _reduced_shape(shape, axis, keep):
+    if axis is None:
+        return (1,) * len(shape) if keep else ()
+    if keep:
+        return tuple(1 if i in axis else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axis)
+
+
+def _count(shape, axis):
+    """Number of elements each output element reduces."""
+    if axis is None:
+        return math.prod(shape)
+    return math.prod(shape[a] for a in axis)
+
+
+def _reduce_infer(op_type):
+    def infer(attrs, infos):
+        data = infos[0]
+        axes = infos[1] if len(infos) > 1 else None
+        if data.shape is None:
+            return [TensorInfo(None, data.dtype)]
+        rank, keep, noop = len(data.shape), attrs["keepdims"], attrs["noop_with_empty_axes"]
+        if axes is None or axes.shape == (0,):
+            axis = () if noop else None
+        elif axes.value is not None:
+            axis = _resolve_axes(op_type, np.asarray(axes.value), rank, noop)
+        else:  # axes unknown until run time
+            return [TensorInfo((None,) * rank if keep else None, data.dtype)]
+        return [TensorInfo(_reduced_shape(data.shape, axis, keep), data.dtype)]
+
+    return infer
+
+
+def _down(result, dtype, out):
+    """Round a float32 accumulation back to the input's half dtype (into ``out`` when given)."""
+    if out is None:
+        return np.asarray(result, dtype)
+    np.copyto(out, result, casting="unsafe")
+    return out
+
+
+# -- reduction bodies: body(x, axis, keepdims, out) -> ndarray of x.dtype ---------------
+def _sum(x, axis, keep, out):
+    if x.dtype in _HALF:
+        return _down(np.add.reduce(x, axis=axis, dtype=_F32, keepdims=keep), x.dtype, out)
+    return as_array(np.add.reduce(x, axis=axis, dtype=x.dtype, out=out, keepdims=keep), x.dtype)
+
+
+def _prod(x, axis, keep, out):
+    if x.dtype in _HALF:
+        return _down(np.multiply.reduce(x, axis=axis, dtype=_F32, keepdims=keep), x.dtype, out)
+    return as_array(np.multiply.reduce(x, axis=axis, dtype=x.dtype, out=out, keepdims=keep), x.dtype)
+
+
+def _mean(x, axis, keep, out):
+    n = _count(x.shape, axis)
+    if x.dtype in dt.FLOATS:
+        acc = _F32 if x.dtype in _HALF else x.dtype
+        total = np.add.reduce(x, axis=axis, dtype=acc, keepdims=keep)
+        return _down(np.true_divide(total, n, dtype=acc), x.dtype, out)
+    # Integers: exact integer sum, then division truncated toward zero (ONNX's int mean).
+    signed = x.dtype.kind == "i"
+    total = np.add.reduce(x, axis=axis, dtype=_INT64 if signed else np.uint64, keepdims=keep)
+    quotient = total // n if n else total * 0
+    if signed and n:
+        quotient += (total < 0) & (total % n != 0)
+    return _down(quotient, x.dtype, out)
+
+
+def _extreme(ufunc, start):
+    def body(x, axis, keep, out):
+        # ``initial`` is the reduction's identity: what an empty reduction yields.
+        return as_array(ufunc.reduce(x, axis=axis, out=out, keepdims=keep, initial=start[x.dtype]), x.dtype)
+
+    return body
+
+
+def _lowest(dtype):
+    if dtype == dt.bool_:
+        return False
+    return -np.inf if dtype in dt.FLOATS else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    if dtype == dt.bool_:
+        return True
+    return np.inf if dtype in dt.FLOATS else np.iinfo(dtype).max
+
+
+def _l1(x, axis, keep, out):
+    work = x.astype(_F32) if x.dtype in _HALF else x
+    if work.dtype.kind != "u":
+        work = np.abs(work)
+    return _down(np.add.reduce(work, axis=axis, dtype=work.dtype, keepdims=keep), x.dtype, out)
+
+
+def _sum_square(x, axis, keep, out):
+    work = x.astype(_F32) if x.dtype in _HALF else x
+    return _down(np.add.reduce(np.square(work), axis=axis, dtype=work.dtype, keepdims=keep), x.dtype, out)
+
+
+def _l2(x, axis, keep, out):
+    if x.dtype in dt.FLOATS:
+        work = x.astype(_F32) if x.dtype in _HALF else x
+        total = np.add.reduce(np.square(work), axis=axis, dtype=work.dtype, keepdims=keep)
+        return _down(np.sqrt(total), x.dtype, out)
+    total = np.add.reduce(np.square(x), axis=axis, dtype=x.dtype, keepdims=keep)
+    return _down(np.trunc(np.sqrt(total, dtype=np.float64)), x.dtype, out)
+
+
+def _log_sum(x, axis, keep, out):
+    acc = _F32 if x.dtype in _HALF else x.dtype
+    return _down(np.log(np.add.reduce(x, axis=axis, dtype=acc, keepdims=keep)), x.dtype, out)
+
+
+def _log_sum_exp(x, axis, keep, out):
+    work = x.astype(_F32) if x.dtype in _HALF else x
+    # Shift by the max for stability; an infinite or empty (-inf) max shifts by 0 instead,
+    # so all -inf gives -inf, +inf gives +inf and an empty set gives log(0) = -inf.
+    shift = np.asarray(np.maximum.reduce(work, axis=axis, keepdims=True, initial=-np.inf))
+    np.copyto(shift, 0, where=~np.isfinite(shift))
+    shifted = np.subtract(work, shift)
+    shifted = np.exp(shifted, out=shifted) if type(shifted) is np.ndarray else np.exp(shifted)
+    total = np.add.reduce(shifted, axis=axis, keepdims=keep)
+    result = np.log(total)
+    result += shift if keep else shift.reshape(np.shape(result))
+    return _down(result, x.dtype, out)
+
+
+_REDUCTIONS = (
+    ("ReduceSum", _SUM_TYPES, _sum, "Sum of the elements along ``axes``."),
+    ("ReduceMean", _SUM_TYPES, _mean, "Mean of the elements along ``axes`` (integers: truncated)."),
+    ("ReduceProd", _SUM_TYPES, _prod, "Product of the elements along ``axes``."),
+    ("ReduceMax", _MINMAX_TYPES, _extreme(np.maximum, {d: _lowest(d) for d in _MINMAX_TYPES}),
+     "Maximum along ``axes`` (an empty set gives -inf or the dtype's minimum; NaN propagates)."),
+    ("ReduceMin", _MINMAX_TYPES, _extreme(np.minimum, {d: _highest(d) for d in _MINMAX_TYPES}),
+     "Minimum along ``axes`` (an empty set gives +inf or the dtype's maximum; NaN propagates)."),
+    ("ReduceL1", _SUM_TYPES, _l1, "Sum of absolute values along ``axes``."),
+    ("ReduceL2", _SUM_TYPES, _l2, "Euclidean norm along ``axes`` (integers: truncated)."),
+    ("ReduceSumSquare", _SUM_TYPES, _sum_square, "Sum of squares along ``axes``."),
+    ("ReduceLogSum", dt.FLOATS, _log_sum, "Log of the sum along ``axes``."),
+    ("ReduceLogSumExp", dt.FLOATS, _log_sum_exp, "Log of the sum of exponentials along ``axes`` (max-shifted)."),
+)
+
+
+def _reduction_factory(op_type, body, doc):
+    def factory(keepdims, noop_with_empty_axes):
+        keep = bool(keepdims)
+        noop = bool(noop_with_empty_axes)
+        default = () if noop else None
+        resolved = {}  # (rank, axes bytes) -> axis: graphs reuse a few axes values many times
+
+        def kernel(data, axes=None, out=None):
+            if axes is None:
+                return body(data, default, keep, out)
+            key = (data.ndim, axes.tobytes())
+            axis = resolved.get(key, resolved)
+            if axis is resolved:
+                axis = _resolve_axes(op_type, axes, data.ndim, noop)
+                if len(resolved) < 256:
+                    resolved[key] = axis
+            return body(data, axis, keep, out)
+
+        return kernel
+
+    factory.__doc__ = doc
+    factory.__name__ = op_type
+    return factory
+
+
+for _name, _types, _body, _doc in _REDUCTIONS:
+    defop(_name, inputs="data:T axes?:int64", outputs="reduced:T", types={"T": _types}, attrs=_REDUCE_ATTRS,
+          infer=_reduce_infer(_name), value_inputs=("axes",))(_reduction_factory(_name, _body, _doc))
+
+
+# -- ArgMax / ArgMin -------------------------------------------------------------------
+def _arg_infer(op_type):
+    def infer(attrs, infos):
+        shape = infos[0].shape
+        if shape is None:
+            return [TensorInfo(None, _INT64)]
+        if not shape:
+            normalize_axis(op_type, attrs["axis"], 0)
+            return [TensorInfo((), _INT64)]
+        axis = (normalize_axis(op_type, attrs["axis"], len(shape)),)
+        return [TensorInfo(_reduced_shape(shape, axis, attrs["keepdims"]), _INT64)]
+
+    return infer
+
+
+def _arg_factory(op_type, find):
+    def factory(axis, keepdims, select_last_index):
+        keep = bool(keepdims)
+
+        def kernel(data, out=None):
+            ax = normalize_axis(op_type, axis, data.ndim)
+            if not data.ndim:
+                return np.zeros((), _INT64)
+            n = data.shape[ax]
+            if not n:
+                raise ShapeError(f"{op_type}: axis {axis} of data {describe(data)} is empty; it has no {find.__name__}")
+            if select_last_index:
+                # The first hit in the reversed axis is the last one in the original order.
+                return as_array((n - 1) - find(data[_along(ax, None, None, -1)], axis=ax, keepdims=keep), _INT64)
+            return as_array(find(data, axis=ax, out=out, keepdims=keep), _INT64)
+
+        return kernel
+
+    factory.__doc__ = f"Index (int64) of the {find.__name__[3:]} element along ``axis`` (first or last of ties)."
+    return factory
+
+
+for _name, _find in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
+    defop(_name, inputs="data:T", outputs="reduced:int64", types={"T": dt.NUMERIC},
+          attrs={"axis": Attr("int", 0), "keepdims": Attr("int", 1, choices=(0, 1)),
+                 "select_last_index": Attr("int", 0, choices=(0, 1))},
+          infer=_arg_infer(_name))(_arg_factory(_name, _find))
+
+
+# -- CumSum ------------------------------------------------------------------------------
+@defop("CumSum", inputs="x:T axis:T2", outputs="y:T",
+       types={"T": _SUM_TYPES, "T2": dt.INDEX},
+       attrs={"exclusive": Attr("int", 0, choices=(0, 1)), "reverse": Attr("int", 0, choices=(0, 1))},
+       infer=same_as_first)
+def cumsum(exclusive, reverse):
+    """Cumulative sum along the axis given as input (optionally exclusive and/or reversed)."""
+
+    def kernel(x, axis, out=None):
+        if axis.size != 1:
+            raise OpInputError(f"CumSum: input 'axis' must hold one value, got {describe(axis)}")
+        ax = normalize_axis("CumSum", axis.item(), x.ndim)
+        if not x.ndim:
+            return x.copy() if out is None else (np.copyto(out, x) or out)
+        half = x.dtype in _HALF
+        acc = _F32 if half else x.dtype
+        if not (exclusive or reverse or half):
+            return np.cumsum(x, axis=ax, dtype=acc, out=out)
+        result = np.empty(x.shape, acc) if out is None or half else out
+        # Work in reversed views so the result is written in place, in its final order.
+        flip = _along(ax, None, None, -1)
+        dst = result[flip] if reverse else result
+        src = x[flip] if reverse else x
+        if exclusive:
+            dst[_along(ax, 0, 1)] = 0
+            np.cumsum(src[_along(ax, 0, -1)], axis=ax, dtype=acc, out=dst[_along(ax, 1, None)])
+        else:
+            np.cumsum(src, axis=ax, dtype=acc, out=dst)
+        return _down(result, x.dtype, out) if half else result
+
+    return kernel
+
+
+# -- TopK --------------------------------------------------------------------------------
+def _topk_sort(keys, k, ax, largest):
+    """``(indices, values)`` of the top ``k`` by full stable sorts: best first, ties by lower index.
+
+    The values come from a second stable sort (the same permutation) rather than a gather, which
+    costs more than a small sort.
+    """
+    n = keys.shape[ax]
+    if largest:
+        # A stable ascending sort of the reversed axis, read backwards, is descending with ties
+        # in increasing original index.
+        flipped = keys[_along(ax, None, None, -1)]
+        top = _along(ax, n - 1, n - k - 1 if k < n else None, -1)
+        return (n - 1) - np.argsort(flipped, axis=ax, kind="stable")[top], np.sort(flipped, axis=ax,
+                                                                                    kind="stable")[top]
+    top = _along(ax, 0, k)
+    return np.argsort(keys, axis=ax, kind="stable")[top], np.sort(keys, axis=ax, kind="stable")[top]
+
+
+def _topk_partition(keys, k, ax, largest, ordered):
+    """``(indices, values)`` of the top ``k`` via a partition (O(n)), for ``k`` much smaller than the axis."""
+    n = keys.shape[ax]
+    kth = n - k if largest else k - 1
+    part = np.argpartition(keys, kth, axis=ax)
+    threshold = np.take_along_axis(keys, part[_along(ax, kth, kth + 1)], ax)
+    if (np.count_nonzero(keys >= threshold if largest else keys <= threshold, axis=ax) == k).all():
+        # No tie straddles the k-th place: the partition's top k is the answer (put in index
+        # order, which the stable sort below turns into "ties by lower index").
+        idx = np.sort(part[_along(ax, kth, None) if largest else _along(ax, 0, k)], axis=ax)
+    else:
+        # Fill the places the strictly better elements leave with the lowest-index ties.
+        chosen = keys > threshold if largest else keys < threshold
+        tied = keys == threshold
+        room = k - np.count_nonzero(chosen, axis=ax, keepdims=True)
+        tied &= np.cumsum(tied, axis=ax) <= room
+        chosen |= tied
+        moved = np.moveaxis(chosen, ax, -1)
+        idx = np.moveaxis(np.nonzero(moved)[-1].reshape(moved.shape[:-1] + (k,)), -1, ax)
+    values = np.take_along_axis(keys, idx, ax)
+    if not ordered:
+        return idx, values
+    order, values = _topk_sort(values, k, ax, largest)
+    return np.take_along_axis(idx, order, ax), values
+
+
+def _topk_infer(attrs, infos):
+    x, k = infos[0], infos[1]
+    if x.shape is None:
+        return [TensorInfo(None, x.dtype), TensorInfo(None, _INT64)]
+    require("TopK", len(x.shape) >= 1, "input 'X' must have rank >= 1")
+    shape = list(x.shape)
+    shape[normalize_axis("TopK", attrs["axis"], len(shape))] = (
+        None if k.value is None else int(np.asarray(k.value).reshape(-1)[0]))
+    return [TensorInfo(shape, x.dtype), TensorInfo(shape, _INT64)]
+
+
+@defop("TopK", inputs="X:T K:int64", outputs="Values:T Indices:int64", types={"T": dt.NUMERIC},
+       attrs={"axis": Attr("int", -1), "largest": Attr("int", 1, choices=(0, 1)),
+              "sorted": Attr("int", 1, choices=(0, 1))},
+       infer=_topk_infer, value_inputs=("K",))
+def topk(axis, largest, sorted):
+    """The ``K`` largest (or smallest) elements along ``axis`` and their int64 indices; ties by lower index."""
+
+    def kernel(x, k, out=None):
+        if not x.ndim:
+            raise ShapeError(f"TopK: input 'X' must have rank >= 1, got {describe(x)}")
+        ax = normalize_axis("TopK", axis, x.ndim)
+        if k.size != 1:
+            raise OpInputError(f"TopK: input 'K' must hold one value, got {describe(k)}")
+        kk = int(k.item())
+        n = x.shape[ax]
+        if not 0 <= kk <= n:
+            raise OpInputError(f"TopK: K={kk} is out of range for axis {axis} of X {describe(x)} (size {n})")
+        if kk == 0:
+            shape = x.shape[:ax] + (0,) + x.shape[ax + 1:]
+            return np.empty(shape, x.dtype), np.empty(shape, _INT64)
+        # Half floats convert exactly to float32, which numpy sorts natively.
+        keys = x.astype(_F32) if x.dtype in _HALF else x
+        # NaN breaks the partition's comparisons; it keeps numpy's sort order (NaN above +inf).
+        if n >= 256 and kk * 8 <= n and (keys.dtype.kind != "f" or not np.isnan(keys).any()):
+            idx, values = _topk_partition(keys, kk, ax, largest, sorted)
+        else:
+            idx, values = _topk_sort(keys, kk, ax, largest)
+        # Copies into fresh C-ordered arrays (the selections are strided views); half keys convert back exactly.
+        return np.ascontiguousarray(values, dtype=x.dtype), np.ascontiguousarray(idx)
+
+    return kernel
