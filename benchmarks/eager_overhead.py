@@ -22,6 +22,23 @@ CASES = {
 }
 
 
+def _candidates(op_type, np_fn, torch_fn, shape, rng):
+    """Callables doing the same op through numpy, the engine (three entry points) and torch."""
+    arrays = [rng.standard_normal(shape).astype(np.float32) for _ in range(np_fn.__code__.co_argcount)]
+    tensors = [Tensor(a) for a in arrays]
+    op = get_op(op_type)
+    candidates = {
+        "numpy": lambda: np_fn(*arrays),
+        "op": lambda: op(*arrays),
+        "run": lambda: run(op_type, *arrays),
+        "execute": lambda: execute(op, *tensors),
+    }
+    if torch is not None:
+        torch_in = [torch.from_numpy(a) for a in arrays]
+        candidates["torch"] = lambda: torch_fn(*torch_in)
+    return candidates
+
+
 def run_benchmark(rounds=15):
     """Return (header, rows) of the eager-overhead table."""
     header = ["case", "numpy us", "engine Op us", "engine run() us", "execute(Tensor) us",
@@ -29,21 +46,8 @@ def run_benchmark(rounds=15):
     rows = []
     rng = np.random.default_rng(0)
     for name, (op_type, np_fn, torch_fn, shape) in CASES.items():
-        n_in = np_fn.__code__.co_argcount
-        arrays = [rng.standard_normal(shape).astype(np.float32) for _ in range(n_in)]
-        tensors = [Tensor(a) for a in arrays]
-        op = get_op(op_type)
-        candidates = {
-            "numpy": lambda: np_fn(*arrays),
-            "op": lambda: op(*arrays),
-            "run": lambda: run(op_type, *arrays),
-            "execute": lambda: execute(op, *tensors),
-        }
-        if torch is not None:
-            torch_in = [torch.from_numpy(a) for a in arrays]
-            candidates["torch"] = lambda: torch_fn(*torch_in)
-        t = interleaved_medians(candidates, rounds=rounds)
-        us = {k: v * 1e6 for k, v in t.items()}
+        candidates = _candidates(op_type, np_fn, torch_fn, shape, rng)
+        us = {k: v * 1e6 for k, v in interleaved_medians(candidates, rounds=rounds).items()}
         peak_np = peak_allocated_bytes(candidates["numpy"]) / 2**20
         peak_op = peak_allocated_bytes(candidates["op"]) / 2**20
         torch_us = us.get("torch")
