@@ -5,13 +5,17 @@ float16 and bfloat16 inputs of the transcendental ops are computed in float32
 and rounded once at the end (what the frameworks' half kernels do; numpy's
 bfloat16 arithmetic with Python scalars would also promote to float32).
 
-Numerics: Sigmoid and Softplus never overflow; where a function has a finite
-limit at an infinity (Mish, Gelu, HardSwish and LeakyRelu with alpha=0: 0 at
--inf; Softsign: -1 at -inf, +1 at +inf), that limit is returned instead of the
-``inf * 0`` or ``inf / inf`` nan a literal formula gives (ONNX's reference
-evaluator returns nan there).  NaN propagates everywhere
-except ThresholdedRelu and Shrink, whose comparisons send it to 0 as ONNX's
-formulas do.
+Numerics: on finite input no kernel overflows internally; only results beyond
+the type's range do (LeakyRelu with alpha > 1, Selu, Celu with alpha < 0, at
+the largest floats).  Sigmoid and Softplus never overflow; Gelu evaluates its
+gate on x clamped to +-1e4, where the gate is already exactly 0 or 1.
+
+Infinite inputs follow ONNX's formulas in IEEE arithmetic, as ONNX's reference
+evaluator and PyTorch do, even where the function has a finite limit: Mish,
+Gelu, HardSwish and LeakyRelu with alpha=0 give nan at -inf (``-inf * 0``),
+Softsign gives nan at both infinities (``inf / inf``).  NaN propagates
+everywhere except ThresholdedRelu and Shrink, whose comparisons send it to 0
+as ONNX's formulas do.
 
 Kernels only write ``out`` with elementwise ufunc passes after every read of
 the input that the pass does not itself make, so ``out`` may alias the input.
@@ -30,11 +34,9 @@ from vfw.core.registry import Attr, TensorInfo, defop
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 
-# Below this, Mish and Gelu are exactly 0 in float64 (and in every narrower type);
-# clamping there keeps -inf * 0 out of the products and bounds x**3.
-_NEG_CLAMP = -1e4
-# Softsign(x) rounds to +-1 well before this; clamping keeps inf / inf out.
-_SOFTSIGN_CLAMP = 1e30
+# Beyond +-this, Gelu's gate is exactly 0 or 1 in float64 (and in every narrower type);
+# evaluating the gate on x clamped there bounds x**3 and the erfc argument.
+_GATE_CLAMP = 1e4
 
 
 def _scalar_safe(fn):
@@ -119,7 +121,13 @@ def relu():
 def leaky_relu(alpha):
     """x for x >= 0, alpha * x otherwise."""
     if alpha == 0:
-        return relu()
+        # Not Relu: the formula's 0 * x is nan at -inf (the maximum below would also make +inf nan).
+        def zero_slope(x, out=None):
+            t = np.minimum(x, 0.0)
+            t *= 0.0
+            return np.add(np.maximum(x, 0.0), t, out=out)
+
+        return zero_slope
     # alpha <= 1: the branch wanted is always the larger of x and alpha*x; alpha > 1: the smaller.
     pick = np.maximum if alpha <= 1 else np.minimum
 
@@ -251,12 +259,11 @@ def hard_swish():
     """x * max(0, min(1, x / 6 + 1 / 2))."""
 
     def fn(x, out=None):
-        # Below -3 the gate is exactly 0; clamping x there makes -inf give 0, not -inf * 0.
-        c = np.maximum(x, -3.0)
-        g = c * (1.0 / 6.0)
+        g = x * (1.0 / 6.0)
         g += 0.5
+        np.maximum(g, 0.0, out=g)
         np.minimum(g, 1.0, out=g)
-        return np.multiply(c, g, out=out)
+        return np.multiply(x, g, out=out)  # -inf * 0 = nan at -inf, as the formula
 
     return fn
 
@@ -276,11 +283,9 @@ def softsign():
     """x / (1 + |x|)."""
 
     def fn(x, out=None):
-        c = np.maximum(x, -_SOFTSIGN_CLAMP)
-        np.minimum(c, _SOFTSIGN_CLAMP, out=c)
-        d = np.abs(c)
-        d += 1.0
-        return np.divide(c, d, out=out)
+        d = np.abs(x)
+        d += 1.0  # cannot overflow: 1 is below half an ulp of any float near the maximum
+        return np.divide(x, d, out=out)  # inf / inf = nan at +-inf, as the formula
 
     return fn
 
@@ -290,10 +295,9 @@ def mish():
     """x * tanh(softplus(x))."""
 
     def fn(x, out=None):
-        c = np.maximum(x, _NEG_CLAMP)
-        t = np.logaddexp(c, 0.0)
+        t = np.logaddexp(x, 0.0)  # softplus without overflow
         np.tanh(t, out=t)
-        return np.multiply(c, t, out=out)
+        return np.multiply(x, t, out=out)  # -inf * 0 = nan at -inf, as the formula
 
     return fn
 
@@ -308,8 +312,8 @@ def gelu(approximate):
     """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
     if approximate == "tanh":
         def tanh_gelu(x, out=None):
-            c = np.maximum(x, _NEG_CLAMP)
-            z = np.minimum(c, -_NEG_CLAMP)  # above 1e4 the gate is exactly 1; bounds z**3
+            z = np.maximum(x, -_GATE_CLAMP)
+            np.minimum(z, _GATE_CLAMP, out=z)
             w = z * z
             w *= 0.044715
             w += 1.0
@@ -317,20 +321,21 @@ def gelu(approximate):
             w *= _TANH_K
             # 0.5 * (1 + tanh(u)) == sigmoid(2u): no cancellation in the left tail.
             s = _sigmoid(w, out=w)
-            return np.multiply(c, s, out=out)
+            return np.multiply(x, s, out=out)  # -inf * 0 = nan at -inf, as the formula
 
         return _widened(tanh_gelu)
 
     def exact_gelu(x, out=None):
         # erfc works in float64 anyway; doing the products there rounds only once.
-        c = np.maximum(x, _NEG_CLAMP, dtype=_F64)
-        p = np.minimum(c, -_NEG_CLAMP)  # above 1e4 the gate is exactly 1
+        p = np.maximum(x, -_GATE_CLAMP, dtype=_F64)
+        np.minimum(p, _GATE_CLAMP, out=p)
         p *= -_SQRT_HALF
         p = erfc(p)  # 2 * Phi(x), without the 1 + erf cancellation for x < 0
         p *= 0.5
+        # -inf * 0 = nan at -inf, as the formula
         if out is not None:
-            return np.multiply(c, p, out=out, casting="unsafe")
-        np.multiply(c, p, out=p)
+            return np.multiply(x, p, out=out, casting="unsafe")
+        np.multiply(x, p, out=p)
         return p if x.dtype == _F64 else p.astype(x.dtype)
 
     return _scalar_safe(exact_gelu)
