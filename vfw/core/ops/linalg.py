@@ -60,12 +60,12 @@ def matmul():
     """Matrix product with numpy ``matmul`` semantics (1-D operands, broadcast batch dimensions)."""
 
     def kernel(a, b, out=None):
-        if not a.ndim or not b.ndim or a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
-            _matmul_shape(a.shape, b.shape, describe(a), describe(b))
-        if a.dtype in _HALF:
-            return _finish(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype, out)
+        # numpy reports every shape mismatch (incl. 0-d operands) as a ValueError;
+        # only then is the descriptive check worth its cost.
         try:
-            return _finish(np.matmul(a, b, out=out), a.dtype, out)
+            if a.dtype in _HALF:
+                return _finish(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype, out)
+            return np.matmul(a, b, out=out)
         except ValueError:
             _matmul_shape(a.shape, b.shape, describe(a), describe(b))
             raise
