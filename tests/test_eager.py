@@ -1,8 +1,8 @@
-"""Eager executor: tensors in and out, subclasses flow through, recorder hook, out= buffers."""
+"""Eager executor: tensors in and out, subclasses flow through, autograd recording, out= buffers."""
 
 import numpy as np
 
-from vfw.core import Tensor, eager, execute, get_op, run
+from vfw.core import Tensor, execute, get_op, run
 
 
 class MyTensor(Tensor):
@@ -25,18 +25,13 @@ def test_run_writes_into_out_buffer():
     np.testing.assert_array_equal(buf, a + a)
 
 
-def test_recorders_see_only_ops_reading_tensors_that_require_grad():
-    seen = []
-    eager.recorders.append(lambda op, inputs, outputs: seen.append((op.schema.op_type, outputs)))
-    try:
-        x = Tensor(np.ones(2), requires_grad=True)
-        c = Tensor(np.ones(2))
-        execute("Mul", c, c)
-        assert seen == []
-        y = execute(get_op("Mul"), x, c)
-        assert seen == [("Mul", y)]
-    finally:
-        eager.recorders.clear()
+def test_ops_reading_tensors_that_require_grad_are_recorded():
+    x = Tensor(np.ones(2), requires_grad=True)
+    c = Tensor(np.ones(2))
+    assert execute("Mul", c, c).grad_node is None
+    y = execute(get_op("Mul"), x, c)
+    assert y.requires_grad and y.grad_node.op is get_op("Mul")
+    assert y.grad_node.inputs == (x, c)
 
 
 def test_results_are_plain_numpy_results():

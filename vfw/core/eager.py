@@ -1,18 +1,15 @@
 """Eager executor: run one op now.
 
 ``run`` works on numpy arrays; ``execute`` on :class:`~vfw.core.tensor.Tensor`
-objects and is where autograd recorders hook in.  Neither builds a protobuf
+objects, and records the op for autograd when an input requires grad.  Neither builds a protobuf
 message: the op instance (attributes validated once) comes from the current
 workspace's cache, and input dtypes are checked once per signature.
 """
 
+from vfw.core import autograd
 from vfw.core.registry import Op
 from vfw.core.tensor import Tensor
 from vfw.core.workspace import current_workspace
-
-recorders = []
-"""Callbacks ``recorder(op, inputs, outputs)`` for ops that read a tensor
-requiring grad; the autograd layer appends to it while a tape is active."""
 
 
 def get_op(op_type, attrs=None, device="cpu"):
@@ -76,7 +73,6 @@ def execute(op, *inputs, **attrs):
         outputs = tuple(None if r is None else cls.wrap(r) for r in result)
     else:
         outputs = cls.wrap(result)
-    if needs_grad and recorders:
-        for record in recorders:
-            record(op, inputs, outputs)
+    if needs_grad and autograd.is_grad_enabled():
+        autograd.record(op, inputs, outputs)
     return outputs

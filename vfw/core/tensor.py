@@ -24,9 +24,13 @@ class Tensor:
     data : numpy.ndarray
         The array the kernels read and write.
     requires_grad : bool
+    grad_node : vfw.core.autograd.Node or None
+        The recorded op that produced this tensor (``None`` for leaves).
+    grad_slot : int
+        Which output of ``grad_node`` this tensor is (set with ``grad_node``).
     """
 
-    __slots__ = ("data", "requires_grad", "grad_node", "__weakref__")
+    __slots__ = ("data", "requires_grad", "grad_node", "grad_slot", "__weakref__")
 
     def __init__(self, data, requires_grad=False):
         self.data = data if type(data) is np.ndarray else np.asarray(data)

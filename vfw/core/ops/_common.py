@@ -2,8 +2,10 @@
 
 import numpy as np
 
+from vfw.core.eager import execute
 from vfw.core.errors import OpAttributeError, ShapeError
 from vfw.core.registry import TensorInfo
+from vfw.core.tensor import Tensor
 
 
 def normalize_axis(op_type, axis, ndim, name="axis"):
@@ -88,3 +90,36 @@ def as_array(value, dtype):
     if type(value) is np.ndarray and value.dtype == dtype:
         return value
     return np.asarray(value, dtype=dtype)
+
+
+# -- helpers for gradient makers (they compute with engine ops, see vfw.core.autograd) --
+def int64s(values):
+    """A constant int64 array (for axes/shape/pads inputs of engine ops)."""
+    return np.asarray(values, dtype=np.int64)
+
+
+def unbroadcast(grad, shape):
+    """Sum ``grad`` over the dims that broadcasting added or stretched, so it has ``shape``.
+
+    Parameters
+    ----------
+    grad : Tensor
+    shape : tuple[int, ...]
+
+    Returns
+    -------
+    Tensor
+    """
+    gshape = grad.data.shape
+    if gshape == tuple(shape):
+        return grad
+    lead = len(gshape) - len(shape)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1]
+    if axes:
+        grad = execute("ReduceSum", grad, int64s(axes), keepdims=1)
+    return execute("Reshape", grad, int64s(shape))
+
+
+def array_of(x):
+    """The numpy array of a saved input (a Tensor, a constant array, or None)."""
+    return x.data if isinstance(x, Tensor) else x

@@ -13,8 +13,9 @@ Max and Clip.
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import broadcast_infer, require, same_as_first, ufunc_kernel
+from vfw.core.ops._common import broadcast_infer, execute, require, same_as_first, ufunc_kernel, unbroadcast
 from vfw.core.registry import Attr, defop, describe
 
 # ``out=...`` makes a ufunc return a 0-d array (not a numpy scalar) for 0-d inputs,
@@ -46,6 +47,31 @@ _unary("Reciprocal", np.reciprocal, dt.FLOATS)
 _unary("Floor", np.floor, dt.FLOATS)
 _unary("Ceil", np.ceil, dt.FLOATS)
 _unary("Round", np.rint, dt.FLOATS)  # rint rounds halves to even, as ONNX Round does
+
+not_differentiable("BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot")
+
+
+@register_gradient("Add", "Sub")
+def _add_sub_grad(node, g):
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    gb = None
+    if need_b:
+        gb = unbroadcast(g if node.op.schema.op_type == "Add" else execute("Neg", g), b.shape)
+    return (unbroadcast(g, a.shape) if need_a else None), gb
+
+
+@register_gradient("Mul")
+def _mul_grad(node, g):
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    return (unbroadcast(execute("Mul", g, b), a.shape) if need_a else None,
+            unbroadcast(execute("Mul", g, a), b.shape) if need_b else None)
+
+
+@register_gradient("Neg")
+def _neg_grad(node, g):
+    return (execute("Neg", g),)
 
 
 def _into(out, result):
@@ -86,6 +112,15 @@ def div():
         return _DIV.get(a.dtype.kind, _div_float)(a, b, out)
 
     return kernel
+
+
+@register_gradient("Div")
+def _div_grad(node, g):
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    ga = execute("Div", g, b)  # d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b
+    gb = execute("Neg", execute("Mul", ga, node.output(0))) if need_b else None
+    return (unbroadcast(ga, a.shape) if need_a else None), (None if gb is None else unbroadcast(gb, b.shape))
 
 
 # -- Mod --------------------------------------------------------------------------------------

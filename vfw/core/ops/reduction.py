@@ -17,8 +17,18 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpInputError, ShapeError
-from vfw.core.ops._common import as_array, normalize_axes, normalize_axis, require, same_as_first
+from vfw.core.ops._common import (
+    array_of,
+    as_array,
+    execute,
+    int64s,
+    normalize_axes,
+    normalize_axis,
+    require,
+    same_as_first,
+)
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
@@ -220,6 +230,20 @@ def _reduction_factory(op_type, body, doc):
 for _name, _types, _body, _doc in _REDUCTIONS:
     defop(_name, inputs="data:T axes?:int64", outputs="reduced:T", types={"T": _types}, attrs=_REDUCE_ATTRS,
           infer=_reduce_infer(_name), value_inputs=("axes",))(_reduction_factory(_name, _body, _doc))
+
+
+def _grad_to_input_shape(node, g):
+    """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
+    x, axes = node.inputs[0], array_of(node.inputs[1]) if len(node.inputs) > 1 else None
+    shape = x.shape
+    axis = _resolve_axes(node.op.schema.op_type, axes, len(shape), node.attrs["noop_with_empty_axes"])
+    g = execute("Reshape", g, int64s(_reduced_shape(shape, axis, True)))
+    return execute("Expand", g, int64s(shape))
+
+
+@register_gradient("ReduceSum")
+def _reduce_sum_grad(node, g):
+    return _grad_to_input_shape(node, g), None
 
 
 # -- ArgMax / ArgMin -------------------------------------------------------------------

@@ -15,8 +15,18 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
-from vfw.core.ops._common import normalize_axes, normalize_axis, positive, require, same_as_first
+from vfw.core.ops._common import (
+    execute,
+    int64s,
+    normalize_axes,
+    normalize_axis,
+    positive,
+    require,
+    same_as_first,
+    unbroadcast,
+)
 from vfw.core.registry import Attr, TensorInfo, defop
 
 DATA = dt.ALL | {dt.string}
@@ -559,6 +569,18 @@ def tile():
 
 def _tile_plan(shape, repeats):
     return tile_plan(shape, int_list("Tile", "repeats", repeats))
+
+
+
+
+@register_gradient("Reshape")
+def _reshape_grad(node, g):
+    return execute("Reshape", g, int64s(node.inputs[0].shape)), None
+
+
+@register_gradient("Expand")
+def _expand_grad(node, g):
+    return unbroadcast(g, node.inputs[0].shape), None
 
 
 from vfw.core.ops import shape_layout  # noqa: E402,F401  (Slice, Pad, DepthToSpace, SpaceToDepth, Trilu)

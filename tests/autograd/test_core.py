@@ -1,0 +1,162 @@
+"""Autograd mechanics: recording, VJPs, accumulation, release, modes, tapes, custom gradients."""
+
+import numpy as np
+import pytest
+
+from tests.autograd.gradcheck import check_gradient, check_higher_order
+from vfw.core import Tensor, autograd, execute
+from vfw.core.autograd import GradientTape, GraphReleasedError, custom_gradient, gradient, no_grad, stop_gradient
+
+RNG = np.random.default_rng(0)
+
+
+def t(shape, requires_grad=True, dtype=np.float64):
+    return Tensor(RNG.standard_normal(shape).astype(dtype), requires_grad=requires_grad)
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div"])
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3))])
+def test_binary_gradients_with_broadcasting(op, shapes):
+    a = RNG.standard_normal(shapes[0])
+    b = RNG.standard_normal(shapes[1]) + (3.0 if op == "Div" else 0.0)
+    check_gradient(op, [a, b])
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul"])
+def test_third_order(op):
+    check_higher_order(op, [RNG.standard_normal((2, 3)), RNG.standard_normal((3,))], order=3)
+
+
+def test_second_order_div():
+    check_higher_order("Div", [RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3)) + 3], order=2)
+
+
+def test_outputs_record_nodes_only_when_an_input_requires_grad():
+    x, c = t(3), t(3, requires_grad=False)
+    assert execute("Mul", c, c).grad_node is None
+    y = execute("Mul", x, c)
+    assert y.requires_grad and y.grad_node is not None and y.grad_slot == 0
+    with no_grad():
+        assert execute("Mul", x, c).grad_node is None
+
+
+def test_fan_out_gradients_are_summed():
+    x = t((2, 2))
+    y = execute("Add", execute("Mul", x, x), x)  # d/dx = 2x + 1
+    (g,) = gradient(y, [x])
+    np.testing.assert_allclose(g.data, 2 * x.data + 1)
+
+
+def test_several_targets_and_sources_with_output_grads():
+    x, w = t((3,)), t((3,))
+    y1, y2 = execute("Mul", x, w), execute("Add", x, x)
+    v1, v2 = Tensor(np.arange(3.0)), Tensor(np.ones(3))
+    gx, gw = gradient([y1, y2], [x, w], [v1, v2])
+    np.testing.assert_allclose(gx.data, w.data * v1.data + 2)
+    np.testing.assert_allclose(gw.data, x.data * v1.data)
+
+
+def test_unconnected_and_integer_sources_give_none():
+    x, unused = t(2), t(2)
+    n = Tensor(np.arange(2), requires_grad=True)
+    y = execute("Mul", x, x)
+    assert execute("Add", n, n).grad_node is None  # integer outputs never require grad
+    assert gradient(y, [unused, n], retain_graph=True) == [None, None]
+
+
+def test_backward_twice_needs_retain_graph():
+    x = t(3)
+    y = execute("Mul", x, x)
+    gradient(y, [x], retain_graph=True)
+    gradient(y, [x])
+    with pytest.raises(GraphReleasedError, match="second time"):
+        gradient(y, [x])
+    with pytest.raises(RuntimeError):
+        gradient(y, [x])
+
+
+def test_gradient_with_respect_to_an_intermediate():
+    x = t(3)
+    h = execute("Mul", x, x)
+    y = execute("Mul", h, h)
+    gh, gx = gradient(y, [h, x])
+    np.testing.assert_allclose(gh.data, 2 * h.data)
+    np.testing.assert_allclose(gx.data, 4 * x.data ** 3)
+
+
+def test_create_graph_gives_differentiable_gradients():
+    x = t(4)
+    y = execute("Mul", execute("Mul", x, x), x)  # x^3
+    (g,) = gradient(y, [x], create_graph=True)
+    assert g.requires_grad
+    (gg,) = gradient(g, [x])
+    np.testing.assert_allclose(gg.data, 6 * x.data)
+
+
+def test_stop_gradient():
+    x = t(3)
+    y = execute("Mul", stop_gradient(x), x)
+    (g,) = gradient(y, [x])
+    np.testing.assert_allclose(g.data, x.data)
+
+
+def test_custom_gradient():
+    @custom_gradient
+    def clipped_identity(x):
+        def grad(g):
+            return execute("Mul", g, Tensor(np.full(g.shape, 0.5)))
+
+        return Tensor.wrap(x.data.copy()), grad
+
+    x = t(3)
+    y = execute("Mul", clipped_identity(x), Tensor(np.full(3, 2.0)))
+    (g,) = gradient(y, [x])
+    np.testing.assert_allclose(g.data, np.ones(3))
+
+
+def test_tape_watch_and_persistence():
+    x = t(3, requires_grad=False)
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = execute("Mul", x, x)
+    assert not x.requires_grad  # watching lasts while the tape is open
+    (g,) = tape.gradient(y, [x])
+    np.testing.assert_allclose(g.data, 2 * x.data)
+    with pytest.raises(RuntimeError, match="non-persistent"):
+        tape.gradient(y, [x])
+    with GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = execute("Mul", x, x)
+    tape.gradient(y, [x])
+    np.testing.assert_allclose(tape.gradient(y, [x])[0].data, 2 * x.data)
+
+
+def test_tape_only_follows_ops_recorded_while_open():
+    x = t(3)
+    h = execute("Mul", x, x)  # before the tape: h is a leaf for it
+    with GradientTape() as tape:
+        y = execute("Mul", h, x)
+    (gx,) = tape.gradient(y, [x])
+    np.testing.assert_allclose(gx.data, h.data)
+
+
+def test_nested_tapes_give_second_derivatives():
+    x = t(3, requires_grad=False)
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = execute("Mul", execute("Mul", x, x), x)
+        (g,) = inner.gradient(y, [x])
+    (gg,) = outer.gradient(g, [x])
+    np.testing.assert_allclose(g.data, 3 * x.data ** 2)
+    np.testing.assert_allclose(gg.data, 6 * x.data)
+
+
+def test_grad_mode_switches():
+    assert autograd.is_grad_enabled()
+    with autograd.set_grad_enabled(False):
+        assert not autograd.is_grad_enabled()
+        with autograd.enable_grad():
+            assert autograd.is_grad_enabled()
+    assert autograd.is_grad_enabled()

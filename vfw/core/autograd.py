@@ -1,0 +1,468 @@
+"""Reverse-mode automatic differentiation over engine ops.
+
+Recording.  When the eager executor runs an op while gradients are enabled and
+some input tensor requires grad, it calls :func:`record`, which makes a
+:class:`Node` (the op, its input tensors, its output arrays) and sets it as the
+``grad_node`` of each differentiable output.  The graph therefore lives on the
+tensors and is freed by reference counting, as in PyTorch.  Nodes are numbered
+in creation order, which is also a topological order.
+
+Backward.  :func:`gradient` walks the nodes between targets and sources in
+reverse creation order and calls each op's *gradient maker*.  Makers are
+ordinary functions of engine ops: they call :func:`vfw.core.eager.execute`, so
+with ``create_graph=True`` the backward ops are recorded in turn and can be
+differentiated again (higher-order gradients), and a graph tracer sees them as
+ops like any other.
+
+Tapes.  :class:`GradientTape` (TensorFlow's model) is a window over this
+graph: it marks the tensors it watches as requiring grad while it is open and
+only follows nodes created while it was recording.
+"""
+
+import itertools
+import threading
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core import eager as _eager
+from vfw.core.errors import DTypeError, OpInputError, VfwError
+from vfw.core.registry import get_schema
+from vfw.core.tensor import Tensor
+
+
+class GraphReleasedError(VfwError, RuntimeError):
+    """Backward through a graph whose saved values were already freed."""
+
+
+class NoGradientError(VfwError, LookupError):
+    """An op on the path from targets to sources has no gradient maker."""
+
+
+# -- gradient mode -----------------------------------------------------------------
+_local = threading.local()
+
+
+def is_grad_enabled():
+    """Whether ops on tensors that require grad are recorded (per thread; default True)."""
+    return getattr(_local, "enabled", True)
+
+
+class set_grad_enabled:  # noqa: N801  (used like a function, as torch's is)
+    """Enable or disable recording, for this thread.
+
+    Works as a plain call (takes effect at once) and as a context manager
+    (restores the previous mode on exit).
+
+    Parameters
+    ----------
+    mode : bool
+    """
+
+    def __init__(self, mode):
+        self.prev = is_grad_enabled()
+        _local.enabled = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _local.enabled = self.prev
+        return False
+
+
+def no_grad():
+    """Context manager that disables recording."""
+    return set_grad_enabled(False)
+
+
+def enable_grad():
+    """Context manager that enables recording."""
+    return set_grad_enabled(True)
+
+
+def is_differentiable_dtype(dtype):
+    """Whether tensors of ``dtype`` carry gradients (floating point types)."""
+    return dtype in dt.FLOATS
+
+
+# -- gradient makers ---------------------------------------------------------------
+def register_gradient(*op_types):
+    """Decorator: register ``maker(node, *output_grads) -> tuple`` as the gradient of ``op_types``.
+
+    The maker receives the recorded :class:`Node` (``node.inputs``,
+    ``node.attrs``, ``node.output(i)``, ``node.needs_input_grad``) and one
+    gradient per output (zeros stand in for outputs that got none), and
+    returns one gradient per input: a tensor of the input's shape, or ``None``.
+    It must compute with engine ops (``execute``) so that its result can be
+    recorded for higher-order gradients.
+    """
+
+    def wrap(maker):
+        for op_type in op_types:
+            schema = get_schema(op_type)
+            schema.gradient = maker
+            schema.differentiable = True
+        return maker
+
+    return wrap
+
+
+def not_differentiable(*op_types):
+    """Declare ``op_types`` as having no gradient (their outputs never require grad)."""
+    for op_type in op_types:
+        schema = get_schema(op_type)
+        schema.gradient = None
+        schema.differentiable = False
+
+
+# -- the recorded graph ------------------------------------------------------------
+_counter = itertools.count(1)
+
+
+class Node:
+    """One recorded op application: what backward needs of it.
+
+    Attributes
+    ----------
+    op : Op or None
+        The bound op (``None`` for a custom gradient).
+    inputs : tuple[Tensor or None, ...]
+        The input tensors (saved for the gradient maker).
+    seq : int
+        Creation number; nodes are created in topological order.
+    needs_input_grad : tuple[bool, ...]
+        Per input, whether backward must produce its gradient (set during backward).
+    """
+
+    __slots__ = ("op", "inputs", "_outputs", "_meta", "seq", "backward_fn", "needs_input_grad", "__weakref__")
+
+    def __init__(self, op, inputs, output_arrays, backward_fn=None):
+        self.op = op
+        self.inputs = inputs
+        self._outputs = output_arrays
+        self._meta = tuple(None if a is None else (a.shape, a.dtype) for a in output_arrays)
+        self.seq = next(_counter)
+        self.backward_fn = backward_fn
+        self.needs_input_grad = ()
+
+    def __repr__(self):
+        name = self.op.schema.op_type if self.op is not None else "CustomGradient"
+        return f"Node({name}, seq={self.seq}{', released' if self.inputs is None else ''})"
+
+    @property
+    def attrs(self):
+        """dict: the op's bound attributes."""
+        return self.op.attrs
+
+    @property
+    def n_outputs(self):
+        """int: the number of outputs."""
+        return len(self._meta)
+
+    def output(self, i=0):
+        """Output ``i`` as a tensor attached to this node (so makers can differentiate through it)."""
+        self._check_alive()
+        t = Tensor.wrap(self._outputs[i])
+        t.requires_grad = True
+        t.grad_node = self
+        t.grad_slot = i
+        return t
+
+    def output_shape(self, i=0):
+        """Shape of output ``i``."""
+        return self._meta[i][0]
+
+    def release(self):
+        """Free the saved tensors (after a backward that does not retain the graph)."""
+        self.inputs = None
+        self._outputs = None
+
+    def _check_alive(self):
+        if self.inputs is None:
+            raise GraphReleasedError(
+                "Trying to backward through the graph a second time (or directly access saved tensors "
+                "after they have already been freed). Specify retain_graph=True if you need to backward "
+                "through the graph a second time."
+            )
+
+
+def record(op, inputs, outputs):
+    """Attach a :class:`Node` to the differentiable ``outputs`` of ``op`` (called by the executor)."""
+    schema = op.schema
+    if schema.differentiable is False:
+        return
+    multi = type(outputs) is tuple
+    outs = outputs if multi else (outputs,)
+    node = Node(op, tuple(inputs), tuple(None if o is None else o.data for o in outs))
+    for i, out in enumerate(outs):
+        if out is not None and out.data.dtype in dt.FLOATS:
+            out.requires_grad = True
+            out.grad_node = node
+            out.grad_slot = i
+
+
+def custom_gradient(fn):
+    """Decorator for a function with a user-defined gradient.
+
+    ``fn(*inputs)`` returns ``(outputs, grad_fn)`` where ``outputs`` is a tensor
+    or a tuple of tensors and ``grad_fn(*output_grads)`` returns one gradient
+    (tensor or ``None``) per input, computed with engine ops.  The forward runs
+    without recording; the outputs are attached to one node whose backward is
+    ``grad_fn``.
+    """
+
+    def wrapper(*inputs):
+        with no_grad():
+            outputs, grad_fn = fn(*inputs)
+        tracked = is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
+        if tracked:
+            multi = isinstance(outputs, tuple)
+            outs = outputs if multi else (outputs,)
+            node = Node(None, tuple(x if isinstance(x, Tensor) else None for x in inputs),
+                        tuple(o.data for o in outs), backward_fn=grad_fn)
+            for i, out in enumerate(outs):
+                if out.data.dtype in dt.FLOATS:
+                    out.requires_grad = True
+                    out.grad_node = node
+                    out.grad_slot = i
+        return outputs
+
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def stop_gradient(x):
+    """A tensor with the value of ``x`` that is cut from the graph (no gradient flows through it)."""
+    return Tensor.wrap(x.data) if isinstance(x, Tensor) else Tensor(x)
+
+
+# -- backward ----------------------------------------------------------------------
+def _key(t):
+    node = t.grad_node
+    return id(t) if node is None else (node.seq, t.grad_slot)
+
+
+def _zeros(shape, dtype):
+    return Tensor.wrap(np.zeros(shape, dtype))
+
+
+def _accumulate(grads, key, g):
+    prev = grads.get(key)
+    grads[key] = g if prev is None else _eager.execute("Add", prev, g)
+
+
+def _reachable(targets, source_keys, first_seq, last_seq):
+    """Nodes between targets and sources (within [first_seq, last_seq]), newest first."""
+    nodes = {}
+    leads = {}  # seq -> whether some source is reachable from the node
+
+    def visit(node):
+        if node.seq in leads:
+            return leads[node.seq]
+        node._check_alive()
+        leads[node.seq] = False  # graphs are acyclic; placeholder while visiting
+        found = False
+        for x in node.inputs:
+            if not isinstance(x, Tensor):
+                continue
+            hit = _key(x) in source_keys
+            sub = x.grad_node
+            if sub is not None and first_seq <= sub.seq <= last_seq and visit(sub):
+                hit = True
+            found = found or hit
+        leads[node.seq] = found
+        if found:
+            nodes[node.seq] = node
+        return found
+
+    for t in targets:
+        node = t.grad_node
+        if node is not None and first_seq <= node.seq <= last_seq:
+            visit(node)
+    return [nodes[s] for s in sorted(nodes, reverse=True)]
+
+
+def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
+             first_seq=0, last_seq=None):
+    """Gradients of ``sum(targets * output_grads)`` with respect to each source.
+
+    Parameters
+    ----------
+    targets : Tensor or sequence of Tensor
+    sources : sequence of Tensor
+    output_grads : sequence of (Tensor or None), optional
+        Vector for the vector-Jacobian product; ``None`` entries mean ones.
+    retain_graph : bool, optional
+        Keep the saved tensors of the traversed nodes (otherwise they are
+        freed as soon as the node's gradient is computed); defaults to
+        ``create_graph``.
+    create_graph : bool
+        Record the backward ops, so the result can be differentiated again.
+    first_seq, last_seq : int, optional
+        Only follow nodes created in this range (a tape's recording window).
+
+    Returns
+    -------
+    list[Tensor or None]
+        One per source; ``None`` where the source does not affect the targets.
+
+    Raises
+    ------
+    GraphReleasedError
+        When a needed node was freed by an earlier backward.
+    NoGradientError
+        When an op on the path has no gradient maker.
+    """
+    targets = [targets] if isinstance(targets, Tensor) else list(targets)
+    if output_grads is None:
+        output_grads = [None] * len(targets)
+    if len(output_grads) != len(targets):
+        raise OpInputError(f"gradient: got {len(output_grads)} output gradients for {len(targets)} targets")
+    last_seq = float("inf") if last_seq is None else last_seq
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    source_keys = {_key(s): i for i, s in enumerate(sources) if isinstance(s, Tensor)}
+    grads = {}
+    for t, g in zip(targets, output_grads):
+        if not is_differentiable_dtype(t.data.dtype):
+            continue
+        if g is None:
+            g = Tensor.wrap(np.ones(t.data.shape, t.data.dtype))
+        elif not isinstance(g, Tensor):
+            g = Tensor(np.asarray(g, t.data.dtype))
+        if g.data.shape != t.data.shape:
+            raise OpInputError(f"gradient: output gradient of shape {g.data.shape} for a target of shape "
+                               f"{t.data.shape}")
+        _accumulate(grads, _key(t), g)
+    nodes = _reachable(targets, source_keys, first_seq, last_seq)
+    with set_grad_enabled(create_graph):
+        for node in nodes:
+            # Gradients of outputs that are sources stay in ``grads`` for the result.
+            out_grads = [grads.get((node.seq, i)) if (node.seq, i) in source_keys else grads.pop((node.seq, i), None)
+                         for i in range(node.n_outputs)]
+            if all(g is None for g in out_grads):
+                continue
+            for i, g in enumerate(out_grads):
+                if g is None and node._meta[i] is not None:
+                    out_grads[i] = _zeros(*node._meta[i])
+            node.needs_input_grad = tuple(_needs(x, source_keys, first_seq, last_seq) for x in node.inputs)
+            in_grads = _call_maker(node, out_grads)
+            for x, g in zip(node.inputs, in_grads):
+                if g is not None and isinstance(x, Tensor) and is_differentiable_dtype(x.data.dtype):
+                    _accumulate(grads, _key(x), g)
+            if not retain_graph:
+                node.release()
+    return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
+
+
+def _needs(x, source_keys, first_seq, last_seq):
+    if not isinstance(x, Tensor) or not is_differentiable_dtype(x.data.dtype):
+        return False
+    if _key(x) in source_keys:
+        return True
+    node = x.grad_node
+    return node is not None and first_seq <= node.seq <= last_seq and node.inputs is not None
+
+
+def _call_maker(node, out_grads):
+    if node.backward_fn is not None:
+        result = node.backward_fn(*out_grads)
+        result = result if isinstance(result, (tuple, list)) else (result,)
+        if len(result) != len(node.inputs):
+            raise OpInputError(f"custom gradient returned {len(result)} gradients for {len(node.inputs)} inputs")
+        return tuple(result)
+    schema = node.op.schema
+    if schema.gradient is None:
+        raise NoGradientError(f"{schema.op_type}: no gradient is defined for this op")
+    result = tuple(schema.gradient(node, *out_grads))
+    if len(result) < len(node.inputs):
+        result += (None,) * (len(node.inputs) - len(result))
+    for x, g in zip(node.inputs, result):
+        if g is not None and isinstance(x, Tensor) and g.data.shape != x.data.shape:
+            raise DTypeError(f"{schema.op_type}: gradient maker returned shape {g.data.shape} "
+                             f"for an input of shape {x.data.shape}")
+    return result
+
+
+# -- tapes -------------------------------------------------------------------------
+class GradientTape:
+    """Record operations for differentiation, TensorFlow style.
+
+    Parameters
+    ----------
+    persistent : bool
+        Allow several :meth:`gradient` calls (a non-persistent tape allows one).
+
+    Notes
+    -----
+    Only nodes created while the tape records are followed; tensors watched
+    with :meth:`watch` require grad while the tape is open.
+    """
+
+    def __init__(self, persistent=False):
+        self.persistent = persistent
+        self._first = None
+        self._last = None
+        self._watched = []
+        self._used = False
+
+    def __enter__(self):
+        self._first = next(_counter)
+        self._last = None
+        _tape_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        self._last = next(_counter)
+        _tape_stack().remove(self)
+        for t, prev in self._watched:
+            t.requires_grad = prev
+        self._watched = []
+        return False
+
+    @property
+    def recording(self):
+        """bool: whether the tape is open."""
+        return self._first is not None and self._last is None
+
+    def watch(self, tensor):
+        """Make ``tensor`` (a float :class:`Tensor`) differentiable for this tape."""
+        if not isinstance(tensor, Tensor):
+            raise DTypeError(f"GradientTape.watch: expected a Tensor, got {type(tensor).__name__}")
+        if is_differentiable_dtype(tensor.data.dtype) and not tensor.requires_grad:
+            self._watched.append((tensor, tensor.requires_grad))
+            tensor.requires_grad = True
+
+    def gradient(self, target, sources, output_gradients=None):
+        """Gradients of ``target`` (tensor or list) with respect to ``sources`` (list).
+
+        Returns
+        -------
+        list[Tensor or None]
+        """
+        if self._first is None:
+            raise OpInputError("GradientTape.gradient: the tape was never opened")
+        if self._used and not self.persistent:
+            raise GraphReleasedError("A non-persistent GradientTape can only be used to compute one set of "
+                                     "gradients (or jacobians)")
+        self._used = True
+        outer = [t for t in _tape_stack() if t is not self]
+        targets = [target] if isinstance(target, Tensor) else list(target)
+        if output_gradients is not None and isinstance(output_gradients, Tensor):
+            output_gradients = [output_gradients]
+        last = self._last if self._last is not None else float("inf")
+        # With no other tape open, nothing else can need the saved values: free them as backward goes.
+        return gradient(targets, sources, output_gradients, retain_graph=self.persistent or bool(outer),
+                        create_graph=bool(outer) and is_grad_enabled(), first_seq=self._first, last_seq=last)
+
+    def reset(self):
+        """Forget what was recorded so far (the tape keeps recording from now)."""
+        self._first = next(_counter)
+        self._used = False
+
+
+def _tape_stack():
+    stack = getattr(_local, "tapes", None)
+    if stack is None:
+        stack = _local.tapes = []
+    return stack
