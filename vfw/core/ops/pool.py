@@ -1,1 +1,334 @@
-"""(being written)"""
+"""Pooling: MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool, and LRN.
+
+Box windows are separable, so the windowed ops reduce one spatial axis at a
+time (last axis first), each pass a short static loop of strided-slice
+maximum/add over the kernel taps of that axis: ``sum(kernel)`` vector ops
+instead of ``prod(kernel)``.  Geometry (output sizes, pads, divisors, index
+maps) is computed once per input shape and cached in the bound op.
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.errors import ShapeError
+from vfw.core.ops._common import non_negative, positive, same_as_first
+from vfw.core.ops._windows import (
+    AUTO_PADS,
+    bounded_cache,
+    check_spatial_rank,
+    compute_dtype,
+    output_geometry,
+    pad,
+    pad_plan,
+    per_axis,
+    split_pads,
+    tap_slice,
+    window_layout,
+    window_view,
+)
+from vfw.core.registry import Attr, TensorInfo, defop
+
+_MAX_TYPES = dt.FLOATS | {dt.int8, dt.uint8}
+_WIDER = {dt.int8: dt.int16, dt.uint8: dt.int16}
+_SMALL = 1024  # MaxPool outputs up to this size take the im2col + argmax path
+
+
+def _window_attrs(**extra):
+    attrs = {
+        "auto_pad": Attr("string", "NOTSET", choices=AUTO_PADS),
+        "ceil_mode": Attr("int", 0, choices=(0, 1)),
+        "dilations": Attr("ints", None, check=positive),
+        "kernel_shape": Attr("ints", check=positive),
+        "pads": Attr("ints", None, check=non_negative),
+        "strides": Attr("ints", None, check=positive),
+    }
+    attrs.update(extra)
+    return attrs
+
+
+class _Spec:
+    """A windowed op's attributes, normalized per spatial axis (validated once, in the factory)."""
+
+    __slots__ = ("op", "nd", "kernel", "strides", "dilations", "pads", "auto_pad", "ceil_mode")
+
+    def __init__(self, op, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
+        self.op = op
+        self.nd = nd = len(kernel_shape)
+        self.kernel = tuple(kernel_shape)
+        self.strides = per_axis(op, "strides", strides, nd, 1)
+        self.dilations = per_axis(op, "dilations", dilations, nd, 1)
+        self.pads = split_pads(op, pads, nd)
+        self.auto_pad = auto_pad
+        self.ceil_mode = bool(ceil_mode)
+
+    def geometry(self, shape):
+        """``(out, begins, ends)`` for an input of ``shape`` (see ``output_geometry``)."""
+        check_spatial_rank(self.op, shape, self.nd)
+        return output_geometry(self.op, tuple(shape[2:]), self.kernel, self.strides, self.dilations, self.pads,
+                               self.auto_pad, self.ceil_mode)
+
+    def passes(self, out):
+        """Per spatial axis, last first: ``(axis, [slices of each tap])`` for separable passes."""
+        result = []
+        for i in reversed(range(self.nd)):
+            lead = (slice(None),) * (2 + i)
+            result.append((2 + i, [lead + (tap_slice(out[i], self.strides[i], self.dilations[i], t),)
+                                   for t in range(self.kernel[i])]))
+        return result
+
+
+def _window_infer(op):
+    def infer(attrs, infos):
+        x = infos[0]
+        if x.shape is None:
+            return [TensorInfo(None, x.dtype)]
+        spec = _Spec(op, attrs["kernel_shape"], attrs["strides"], attrs["dilations"], attrs["pads"],
+                     attrs["auto_pad"], attrs["ceil_mode"])
+        shape = x.shape[:2] + spec.geometry(x.shape)[0]
+        return [TensorInfo(shape, x.dtype)] + ([TensorInfo(shape, dt.int64)] if op == "MaxPool" else [])
+
+    return infer
+
+
+def _cached(cache, shape, make):
+    plan = cache.get(shape)
+    if plan is None:
+        bounded_cache(cache)
+        plan = cache[shape] = make(shape)
+    return plan
+
+
+def _box_sum(xp, passes):
+    """Sum of each window (zero padding already applied), one spatial axis at a time."""
+    cur = xp
+    for _, taps in passes:
+        acc = cur[taps[0]].copy() if len(taps) == 1 else np.add(cur[taps[0]], cur[taps[1]])
+        for sl in taps[2:]:
+            acc += cur[sl]
+        cur = acc
+    return cur
+
+
+# ------------------------------------------------------------------------------------------ MaxPool
+
+
+def _box_max(xp, passes):
+    """Max of each window (padding already applied), one spatial axis at a time."""
+    cur = xp
+    for _, taps in passes:
+        acc = cur[taps[0]].copy() if len(taps) == 1 else np.maximum(cur[taps[0]], cur[taps[1]])
+        for sl in taps[2:]:
+            np.maximum(acc, cur[sl], out=acc)
+        cur = acc
+    return cur
+
+
+@defop("MaxPool", inputs="X:T", outputs="Y:T Indices?:I", types={"T": _MAX_TYPES, "I": {dt.int64}},
+       attrs=_window_attrs(storage_order=Attr("int", 0, choices=(0, 1))), infer=_window_infer("MaxPool"))
+def max_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, storage_order):
+    """Max over sliding windows; Indices are flat positions in X (N, C included; storage_order for spatial axes).
+
+    Ties go to the first position in row-major window order.
+    """
+    spec = _Spec("MaxPool", kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    taps = list(itertools.product(*map(range, spec.kernel)))
+    tap_dtype = dt.uint8 if len(taps) <= 256 else dt.uint32
+    cache = {}
+
+    def make(shape):
+        out, begins, ends = spec.geometry(shape)
+        in_sp = shape[2:]
+        mult = [math.prod(in_sp[i + 1:]) if storage_order == 0 else math.prod(in_sp[:i]) for i in range(spec.nd)]
+        # Indices = window origin's flat index + the winning tap's offset + the (n, c) plane's start
+        origin = np.zeros(out, dt.int64)
+        for i, (o, s, b, m) in enumerate(zip(out, spec.strides, begins, mult)):
+            origin += ((np.arange(o, dtype=dt.int64) * s - b) * m).reshape((-1,) + (1,) * (spec.nd - 1 - i))
+        offsets = np.array([sum(t * d * m for t, d, m in zip(tap, spec.dilations, mult)) for tap in taps], dt.int64)
+        plane = math.prod(in_sp)
+        nc = (np.arange(shape[0] * shape[1], dtype=dt.int64) * plane).reshape(shape[:2] + (1,) * spec.nd)
+        padding = pad_plan(shape, begins, ends)
+        if shape[0] * shape[1] * origin.size <= _SMALL:
+            # small: copy the windows to columns and take argmax over the taps (fewest numpy calls)
+            padded = shape if padding is None else padding[0]
+            cols = (window_layout(padded, spec.kernel, spec.strides, spec.dilations, out),
+                    shape[:2] + (len(taps), origin.size), shape[:2] + out)
+            return padding, None, cols, origin, offsets, nc
+        lead = (slice(None), slice(None))
+        windows = [lead + tuple(tap_slice(o, s, d, t) for o, s, d, t in zip(out, spec.strides, spec.dilations, tap))
+                   for tap in taps]
+        return padding, spec.passes(out), windows, origin, offsets, nc
+
+    def kernel(x, out=None):
+        padding, passes, windows, origin, offsets, nc = _cached(cache, x.shape, make)
+        val = x
+        if padding is not None:
+            wide = _WIDER.get(x.dtype)
+            # pad below every value, so padding never ties with (and wins over) a real minimum
+            val = pad(x, padding, x.dtype, -np.inf) if wide is None else pad(x, padding, wide, np.iinfo(wide).min)
+        if passes is None:
+            layout, cols_shape, y_shape = windows  # the column layout, on this path
+            cols = window_view(np.ascontiguousarray(val), layout).reshape(cols_shape)
+            tap = cols.argmax(axis=2).reshape(y_shape)
+            y = cols.max(axis=2).reshape(y_shape)
+        else:
+            y = _box_max(val, passes)
+            # the winning tap: scanning taps last to first, the first one (row-major) equal to the max wins;
+            # tap += eq * (t - tap) in wrapping unsigned arithmetic is much faster than a masked copy
+            tap = np.zeros(y.shape, tap_dtype)
+            step = np.empty_like(tap)
+            for t in range(len(windows) - 1, -1, -1):
+                np.subtract(t, tap, out=step)
+                np.multiply(step, np.equal(val[windows[t]], y), out=step)
+                tap += step
+        idx = np.take(offsets, tap)
+        idx += origin
+        idx += nc
+        return (y if y.dtype == x.dtype else y.astype(x.dtype)), idx
+
+    return kernel
+
+
+# -------------------------------------------------------------------------------------- AveragePool
+
+
+def _axis_counts(n, o, k, s, d, lo, hi):
+    """Per output position along one axis: how many kernel taps fall in ``[lo, hi)`` of the input."""
+    pos = np.arange(o)[:, None] * s + np.arange(k)[None, :] * d  # in padded coordinates
+    return ((pos >= lo) & (pos < hi)).sum(axis=1)
+
+
+@defop("AveragePool", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS},
+       attrs=_window_attrs(count_include_pad=Attr("int", 0, choices=(0, 1))), infer=_window_infer("AveragePool"))
+def average_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, count_include_pad):
+    """Mean over sliding windows; padding counts when count_include_pad=1, a ceil_mode overhang never does."""
+    spec = _Spec("AveragePool", kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    cache = {}
+
+    def make(shape):
+        out, begins, ends = spec.geometry(shape)
+        divisor = np.ones((), dt.float64)
+        for i, (n, o, k, s, d, b) in enumerate(zip(shape[2:], out, spec.kernel, spec.strides, spec.dilations,
+                                                   begins)):
+            if count_include_pad:
+                # declared (or SAME) padding counts; the ceil_mode overhang past it does not
+                pe = 0 if auto_pad == "VALID" else spec.pads[1][i] if auto_pad == "NOTSET" else ends[i]
+                counts = _axis_counts(n, o, k, s, d, 0, n + b + pe)
+            else:
+                counts = _axis_counts(n, o, k, s, d, b, b + n)
+            divisor = np.multiply.outer(divisor, counts)
+        return pad_plan(shape, begins, ends), spec.passes(out), {}, divisor
+
+    def kernel(x, out=None):
+        padding, passes, divisors, divisor = _cached(cache, x.shape, make)
+        ct = compute_dtype(x.dtype)
+        div = divisors.get(ct)
+        if div is None:
+            div = divisors[ct] = divisor.astype(ct)
+        y = _box_sum(pad(x, padding, ct), passes)
+        if ct != x.dtype:
+            y /= div
+            return y.astype(x.dtype)
+        return np.divide(y, div, out=out if out is not None else y)
+
+    return kernel
+
+
+# ------------------------------------------------------------------------------------------- LpPool
+
+
+@defop("LpPool", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS},
+       attrs=_window_attrs(p=Attr("int", 2, check=positive)), infer=_window_infer("LpPool"))
+def lp_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, p):
+    """p-norm over sliding windows (zero padding)."""
+    spec = _Spec("LpPool", kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    cache = {}
+
+    def make(shape):
+        out, begins, ends = spec.geometry(shape)
+        return pad_plan(shape, begins, ends), spec.passes(out)
+
+    def kernel(x, out=None):
+        padding, passes = _cached(cache, x.shape, make)
+        ct = compute_dtype(x.dtype)
+        xc = x.astype(ct) if x.dtype != ct else x
+        powered = np.square(xc) if p == 2 else np.abs(xc) if p == 1 else np.abs(xc) ** p
+        y = _box_sum(pad(powered, padding, ct), passes)
+        y = np.sqrt(y, out=y) if p == 2 else y if p == 1 else np.power(y, 1.0 / p, out=y)
+        return y if ct == x.dtype else y.astype(x.dtype)
+
+    return kernel
+
+
+# ------------------------------------------------------------------------------------- global pools
+
+
+def _global_infer(attrs, infos):
+    x = infos[0]
+    if x.shape is None:
+        return [TensorInfo(None, x.dtype)]
+    return [TensorInfo(x.shape[:2] + (1,) * (len(x.shape) - 2), x.dtype)]
+
+
+def _global_check(op, x):
+    if x.ndim < 2:
+        raise ShapeError(f"{op}: input 'X' of shape {x.shape} needs rank >= 2 (N, C, spatial...)")
+    if x.size == 0 and any(n == 0 for n in x.shape[2:]):
+        raise ShapeError(f"{op}: input 'X' of shape {x.shape} has an empty spatial axis")
+
+
+@defop("GlobalAveragePool", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS}, infer=_global_infer)
+def global_average_pool():
+    """Mean over all spatial axes (kept as size 1)."""
+
+    def kernel(x, out=None):
+        _global_check("GlobalAveragePool", x)
+        ct = compute_dtype(x.dtype)
+        y = np.mean(x, axis=tuple(range(2, x.ndim)), dtype=ct, keepdims=True)
+        return y if ct == x.dtype else y.astype(x.dtype)
+
+    return kernel
+
+
+@defop("GlobalMaxPool", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS}, infer=_global_infer)
+def global_max_pool():
+    """Max over all spatial axes (kept as size 1)."""
+
+    def kernel(x, out=None):
+        _global_check("GlobalMaxPool", x)
+        return np.max(x, axis=tuple(range(2, x.ndim)), keepdims=True)
+
+    return kernel
+
+
+# ---------------------------------------------------------------------------------------------- LRN
+
+
+@defop("LRN", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS},
+       attrs={"alpha": Attr("float", 1e-4), "beta": Attr("float", 0.75), "bias": Attr("float", 1.0),
+              "size": Attr("int", check=positive)},
+       infer=same_as_first)
+def lrn(alpha, beta, bias, size):
+    """Local response normalization across channels: X / (bias + alpha / size * sum(X^2 over size channels))^beta."""
+    before = (size - 1) // 2  # channels below c in the window; size - 1 - before above it
+    scale = alpha / size
+
+    def kernel(x, out=None):
+        if x.ndim < 2:
+            raise ShapeError(f"LRN: input 'X' of shape {x.shape} needs rank >= 2 (N, C, ...)")
+        ct = compute_dtype(x.dtype)
+        xc = x.astype(ct) if x.dtype != ct else x
+        c = x.shape[1]
+        sq = np.zeros((x.shape[0], c + size - 1) + x.shape[2:], ct)
+        np.square(xc, out=sq[:, before:before + c])
+        total = sq[:, :c].copy()
+        for t in range(1, size):
+            total += sq[:, t:t + c]
+        total *= ct.type(scale)
+        total += ct.type(bias)
+        y = np.divide(xc, total ** ct.type(beta), out=total)
+        return y if ct == x.dtype else y.astype(x.dtype)
+
+    return kernel
