@@ -135,13 +135,13 @@ class Node:
         Per input, whether backward must produce its gradient (set during backward).
     """
 
-    __slots__ = ("op", "inputs", "_outputs", "_meta", "seq", "backward_fn", "needs_input_grad", "__weakref__")
+    __slots__ = ("op", "inputs", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad", "__weakref__")
 
     def __init__(self, op, inputs, output_arrays, backward_fn=None):
         self.op = op
         self.inputs = inputs
         self._outputs = output_arrays
-        self._meta = tuple(None if a is None else (a.shape, a.dtype) for a in output_arrays)
+        self.n_outputs = len(output_arrays)
         self.seq = next(_counter)
         self.backward_fn = backward_fn
         self.needs_input_grad = ()
@@ -155,11 +155,6 @@ class Node:
         """dict: the op's bound attributes."""
         return self.op.attrs
 
-    @property
-    def n_outputs(self):
-        """int: the number of outputs."""
-        return len(self._meta)
-
     def output(self, i=0):
         """Output ``i`` as a tensor attached to this node (so makers can differentiate through it)."""
         self._check_alive()
@@ -171,7 +166,8 @@ class Node:
 
     def output_shape(self, i=0):
         """Shape of output ``i``."""
-        return self._meta[i][0]
+        self._check_alive()
+        return self._outputs[i].shape
 
     def release(self):
         """Free the saved tensors (after a backward that does not retain the graph)."""
@@ -188,14 +184,20 @@ class Node:
 
 
 def record(op, inputs, outputs):
-    """Attach a :class:`Node` to the differentiable ``outputs`` of ``op`` (called by the executor)."""
-    schema = op.schema
-    if schema.differentiable is False:
+    """Attach a :class:`Node` to the differentiable ``outputs`` of ``op`` (called by the executor).
+
+    ``inputs`` is the tuple of inputs as given to the executor (tensors, arrays or None).
+    """
+    if op.schema.differentiable is False:
         return
-    multi = type(outputs) is tuple
-    outs = outputs if multi else (outputs,)
-    node = Node(op, tuple(inputs), tuple(None if o is None else o.data for o in outs))
-    for i, out in enumerate(outs):
+    if type(outputs) is not tuple:
+        if outputs.data.dtype in dt.FLOATS:
+            outputs.requires_grad = True
+            outputs.grad_node = Node(op, inputs, (outputs.data,))
+            outputs.grad_slot = 0
+        return
+    node = Node(op, inputs, tuple([None if o is None else o.data for o in outputs]))
+    for i, out in enumerate(outputs):
         if out is not None and out.data.dtype in dt.FLOATS:
             out.requires_grad = True
             out.grad_node = node
@@ -253,27 +255,33 @@ def _accumulate(grads, key, g):
 
 
 def _reachable(targets, source_keys, first_seq, last_seq):
-    """Nodes between targets and sources (within [first_seq, last_seq]), newest first."""
+    """Nodes between targets and sources (within [first_seq, last_seq]), newest first.
+
+    Also sets each returned node's ``needs_input_grad``: which inputs lead to a source.
+    """
     nodes = {}
     leads = {}  # seq -> whether some source is reachable from the node
 
     def visit(node):
-        if node.seq in leads:
-            return leads[node.seq]
+        seq = node.seq
+        if seq in leads:
+            return leads[seq]
         node._check_alive()
-        leads[node.seq] = False  # graphs are acyclic; placeholder while visiting
-        found = False
+        leads[seq] = False  # graphs are acyclic; placeholder while visiting
+        needs = []
         for x in node.inputs:
-            if not isinstance(x, Tensor):
-                continue
-            hit = _key(x) in source_keys
-            sub = x.grad_node
-            if sub is not None and first_seq <= sub.seq <= last_seq and visit(sub):
-                hit = True
-            found = found or hit
-        leads[node.seq] = found
+            hit = False
+            if isinstance(x, Tensor) and x.data.dtype in dt.FLOATS:
+                sub = x.grad_node
+                hit = (id(x) if sub is None else (sub.seq, x.grad_slot)) in source_keys
+                if sub is not None and first_seq <= sub.seq <= last_seq and visit(sub):
+                    hit = True
+            needs.append(hit)
+        found = any(needs)
+        leads[seq] = found
         if found:
-            nodes[node.seq] = node
+            node.needs_input_grad = tuple(needs)
+            nodes[seq] = node
         return found
 
     for t in targets:
@@ -335,33 +343,34 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
                                f"{t.data.shape}")
         _accumulate(grads, _key(t), g)
     nodes = _reachable(targets, source_keys, first_seq, last_seq)
-    with set_grad_enabled(create_graph):
+    prev_mode = is_grad_enabled()
+    _local.enabled = create_graph
+    try:
         for node in nodes:
-            # Gradients of outputs that are sources stay in ``grads`` for the result.
-            out_grads = [grads.get((node.seq, i)) if (node.seq, i) in source_keys else grads.pop((node.seq, i), None)
-                         for i in range(node.n_outputs)]
-            if all(g is None for g in out_grads):
-                continue
-            for i, g in enumerate(out_grads):
-                if g is None and node._meta[i] is not None:
-                    out_grads[i] = _zeros(*node._meta[i])
-            node.needs_input_grad = tuple(_needs(x, source_keys, first_seq, last_seq) for x in node.inputs)
+            seq = node.seq
+            out_grads = []
+            missing = False
+            for i in range(node.n_outputs):
+                # Gradients of outputs that are sources stay in ``grads`` for the result.
+                key = (seq, i)
+                g = grads.get(key) if key in source_keys else grads.pop(key, None)
+                missing = missing or g is None
+                out_grads.append(g)
+            if missing:
+                if all(g is None for g in out_grads):
+                    continue
+                for i, g in enumerate(out_grads):
+                    if g is None and node._outputs[i] is not None:
+                        out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
             in_grads = _call_maker(node, out_grads)
-            for x, g in zip(node.inputs, in_grads):
-                if g is not None and isinstance(x, Tensor) and is_differentiable_dtype(x.data.dtype):
+            for x, g, need in zip(node.inputs, in_grads, node.needs_input_grad):
+                if need and g is not None:
                     _accumulate(grads, _key(x), g)
             if not retain_graph:
                 node.release()
+    finally:
+        _local.enabled = prev_mode
     return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
-
-
-def _needs(x, source_keys, first_seq, last_seq):
-    if not isinstance(x, Tensor) or not is_differentiable_dtype(x.data.dtype):
-        return False
-    if _key(x) in source_keys:
-        return True
-    node = x.grad_node
-    return node is not None and first_seq <= node.seq <= last_seq and node.inputs is not None
 
 
 def _call_maker(node, out_grads):

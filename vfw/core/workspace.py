@@ -29,6 +29,7 @@ class Workspace:
         self._tensors = {}
         self._graphs = {}
         self._ops = {}
+        self._plain_ops = {}
 
     def __repr__(self):
         return f"Workspace({self.name!r}, tensors={len(self._tensors)}, graphs={len(self._graphs)})"
@@ -98,8 +99,17 @@ class Workspace:
 
         Attributes are validated the first time a combination is seen.
         """
-        key = op_key(op_type, attrs, device)
-        op = self._ops.get(key)
+        if not attrs and device == "cpu":  # the common case, without building a key
+            op = self._plain_ops.get(op_type)
+            if op is None:
+                op = self._plain_ops[op_type] = make_op(op_type)
+            return op
+        key = (op_type, device, tuple(attrs.items()))
+        try:
+            op = self._ops.get(key)
+        except TypeError:  # unhashable values (lists, arrays): freeze them
+            key = op_key(op_type, attrs, device)
+            op = self._ops.get(key)
         if op is None:
             op = self._ops[key] = make_op(op_type, attrs, device)
         return op
@@ -110,6 +120,7 @@ class Workspace:
         self._tensors.clear()
         self._graphs.clear()
         self._ops.clear()
+        self._plain_ops.clear()
 
     def memory_report(self):
         """Bytes held by this workspace.
@@ -149,7 +160,10 @@ def _stack():
 
 def current_workspace():
     """The workspace in effect for this thread (the default one outside any ``as_default``)."""
-    return _stack()[-1]
+    try:
+        return _local.stack[-1]
+    except AttributeError:
+        return _stack()[-1]
 
 
 def default_workspace():
