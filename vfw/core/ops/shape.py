@@ -18,6 +18,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
 from vfw.core.ops._common import (
+    array_of,
     execute,
     int64s,
     normalize_axes,
@@ -100,6 +101,11 @@ def identity():
     return kernel
 
 
+@register_gradient("Identity")
+def _identity_grad(node, g):
+    return (g,)
+
+
 # -- Reshape --------------------------------------------------------------------------------------------------
 def reshape_dims(shape, dims, allowzero, op_type="Reshape"):
     """Output shape of reshaping a tensor of ``shape`` to the ONNX shape spec ``dims``.
@@ -175,6 +181,14 @@ def _reshape_plan(data_shape, shape, allowzero):
     return reshape_dims(data_shape, shape.tolist(), allowzero)
 
 
+def _to_input_shape_grad(node, g):
+    """Gradient of an op that only reshapes its first input (Reshape, Squeeze, Unsqueeze, Flatten)."""
+    return (execute("Reshape", g, int64s(node.inputs[0].shape)),) + (None,) * (len(node.inputs) - 1)
+
+
+register_gradient("Reshape")(_to_input_shape_grad)
+
+
 # -- Transpose ------------------------------------------------------------------------------------------------
 def _check_perm(perm):
     return None if sorted(perm) == list(range(len(perm))) else f"must be a permutation of 0..{len(perm) - 1}"
@@ -214,6 +228,12 @@ def transpose(perm):
             return copy_out(data.transpose(perm), out)
 
     return kernel
+
+
+@register_gradient("Transpose")
+def _transpose_grad(node, g):
+    perm = node.attrs["perm"]
+    return (execute("Transpose", g, perm=None if perm is None else tuple(np.argsort(perm).tolist())),)
 
 
 # -- Squeeze / Unsqueeze / Flatten ----------------------------------------------------------------------------
@@ -308,6 +328,9 @@ def _unsqueeze_plan(shape, axes):
     return unsqueeze_dims(shape, int_list("Unsqueeze", "axes", axes))
 
 
+register_gradient("Squeeze", "Unsqueeze")(_to_input_shape_grad)
+
+
 def flatten_dims(shape, axis):
     """Output shape of Flatten (None dims make the affected product None)."""
     rank = len(shape)
@@ -338,6 +361,9 @@ def flatten(axis):
         return copy_out(x.reshape(flatten_dims(x.shape, axis)), out)
 
     return kernel
+
+
+register_gradient("Flatten")(_to_input_shape_grad)
 
 
 # -- Concat ---------------------------------------------------------------------------------------------------
@@ -385,6 +411,13 @@ def concat(axis):
             raise
 
     return kernel
+
+
+@register_gradient("Concat")
+def _concat_grad(node, g):
+    sizes = [x.shape[node.attrs["axis"]] for x in node.inputs]
+    parts = execute("Split", g, int64s(sizes), axis=node.attrs["axis"])
+    return tuple(p if need else None for p, need in zip(parts, node.needs_input_grad))
 
 
 # -- Split ----------------------------------------------------------------------------------------------------
@@ -471,6 +504,11 @@ def split(axis, num_outputs):
     return kernel
 
 
+@register_gradient("Split")
+def _split_grad(node, *grads):
+    return execute("Concat", *grads, axis=node.attrs["axis"]), None
+
+
 # -- Expand ---------------------------------------------------------------------------------------------------
 def expand_dims(shape, dims):
     """ONNX bidirectional broadcast of ``shape`` with the Expand ``dims`` (None dims allowed in ``shape``)."""
@@ -526,6 +564,11 @@ def _expand_plan(shape, dims):
     return expand_dims(shape, int_list("Expand", "shape", dims))
 
 
+@register_gradient("Expand")
+def _expand_grad(node, g):
+    return unbroadcast(g, node.inputs[0].shape), None
+
+
 # -- Tile -----------------------------------------------------------------------------------------------------
 def tile_plan(shape, repeats):
     """(source shape with 1s interleaved, (repeat, dim) pairs shape, output shape) of Tile; validates ``repeats``."""
@@ -571,16 +614,15 @@ def _tile_plan(shape, repeats):
     return tile_plan(shape, int_list("Tile", "repeats", repeats))
 
 
-
-
-@register_gradient("Reshape")
-def _reshape_grad(node, g):
-    return execute("Reshape", g, int64s(node.inputs[0].shape)), None
-
-
-@register_gradient("Expand")
-def _expand_grad(node, g):
-    return unbroadcast(g, node.inputs[0].shape), None
+@register_gradient("Tile")
+def _tile_grad(node, g):
+    shape = node.inputs[0].shape
+    if g.shape == shape:  # every repeat is 1 (or a scalar input)
+        return g, None
+    _, spread, _ = tile_plan(shape, array_of(node.inputs[1]).tolist())
+    # Output dim i is (repeat, dim) in row-major order: sum over the repeat halves of the pairs.
+    return execute("ReduceSum", execute("Reshape", g, int64s(spread)), int64s(range(0, len(spread), 2)),
+                   keepdims=0), None
 
 
 from vfw.core.ops import shape_layout  # noqa: E402,F401  (Slice, Pad, DepthToSpace, SpaceToDepth, Trilu)

@@ -7,8 +7,9 @@ that module's docstring for the conventions on views, ``out=`` and inference.
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpInputError, ShapeError
-from vfw.core.ops._common import normalize_axes, positive
+from vfw.core.ops._common import array_of, execute, int64s, normalize_axes, positive
 from vfw.core.ops.shape import DATA, cached, copy_out, int_list, known_length, known_value, pad_infos
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -30,6 +31,22 @@ def _touched_dims(op_type, shape, axes, n):
         return (None,) * len(shape)
     touched = set(range(n)) if axes is None else set(normalize_axes(op_type, axes, len(shape)))
     return tuple(None if i in touched else d for i, d in enumerate(shape))
+
+
+def _optional_inputs(node, n):
+    """The saved inputs 1..n-1 of ``node`` as arrays (None where absent)."""
+    rest = list(node.inputs[1:]) + [None] * (n - len(node.inputs))
+    return [None if x is None else array_of(x) for x in rest]
+
+
+def _slice_axis(x, axis, start, end, step=1):
+    """``x[start:end:step]`` along ``axis``, as an engine op (differentiable)."""
+    return execute("Slice", x, int64s([start]), int64s([end]), int64s([axis]), int64s([step]))
+
+
+def _pad_axis(x, axis, begin, end):
+    """``x`` zero-padded (negative: cropped) by ``begin`` / ``end`` along ``axis``, as an engine op."""
+    return execute("Pad", x, int64s([begin, end]), None, int64s([axis]))
 
 
 # -- Slice ----------------------------------------------------------------------------------------------------
@@ -113,6 +130,52 @@ def _slice_kernel_plan(shape, starts, ends, axes, steps):
     lists = [None if x is None else int_list("Slice", name, x)
              for name, x in (("starts", starts), ("ends", ends), ("axes", axes), ("steps", steps))]
     return slice_plan(shape, *lists)[0]
+
+
+@register_gradient("Slice")
+def _slice_grad(node, g):
+    # Scatter g back into zeros of the input's shape with engine ops only: reverse the axes with
+    # negative steps (so every axis runs forward from its lowest taken index), interleave step - 1
+    # zeros after each element of strided axes, then pad (or crop the trailing zeros) into place.
+    shape = node.inputs[0].shape
+    index, dims = slice_plan(shape, *[None if x is None else x.tolist() for x in _optional_inputs(node, 5)])
+    reverse, strided, axes, begins, ends = [], {}, [], [], []
+    for axis, part in enumerate(index):
+        if part.start is None:  # axis not sliced
+            continue
+        n, step = dims[axis], part.step
+        low, stride = part.start, abs(step)
+        if n == 0:
+            low, stride = 0, 1
+        elif step < 0:
+            low = part.start + (n - 1) * step
+            if n > 1:
+                reverse.append(axis)
+        if stride > 1 and n > 1:
+            strided[axis] = stride
+        else:
+            stride = 1
+        axes.append(axis)
+        begins.append(low)
+        ends.append(shape[axis] - low - n * stride)
+    if reverse:
+        g = execute("Slice", g, int64s([-1] * len(reverse)), int64s([-dims[a] - 1 for a in reverse]),
+                    int64s(reverse), int64s([-1] * len(reverse)))
+    if strided:
+        split, merged, new_axes = [], [], []
+        for axis, d in enumerate(dims):
+            split.append(d)
+            merged.append(d * strided.get(axis, 1))
+            if axis in strided:
+                split.append(1)
+                new_axes.append(len(split) - 1)
+        g = execute("Reshape", g, int64s(split))
+        g = execute("Pad", g, int64s([0] * len(new_axes) + [strided[a] - 1 for a in sorted(strided)]), None,
+                    int64s(new_axes))
+        g = execute("Reshape", g, int64s(merged))
+    if any(begins) or any(ends):
+        g = execute("Pad", g, int64s(begins + ends), None, int64s(axes))
+    return (g,)
 
 
 # -- Pad ------------------------------------------------------------------------------------------------------
@@ -230,6 +293,65 @@ def _pad_kernel_plan(shape, pads, axes, mode):
                     mode)
 
 
+@register_gradient("Pad")
+def _pad_grad(node, g):
+    data, value = node.inputs[0], node.inputs[2] if len(node.inputs) > 2 else None
+    pads, _, axes = _optional_inputs(node, 4)
+    mode = node.attrs["mode"]
+    pads = pads.tolist()
+    if mode == "constant":
+        # Negated pads crop what was added and zero-fill what was cropped.
+        gx = execute("Pad", g, int64s([-p for p in pads]), *(() if axes is None else (None, axes)))
+        gv = None
+        if len(node.needs_input_grad) > 2 and node.needs_input_grad[2]:
+            # The constant fills every output element that does not come from the data.
+            gv = execute("Sub", execute("ReduceSum", g, keepdims=0), execute("ReduceSum", gx, keepdims=0))
+            gv = execute("Reshape", gv, int64s(value.shape))
+        return gx, None, gv, None
+    axes = range(data.ndim) if axes is None else normalize_axes("Pad", axes.tolist(), data.ndim)
+    n = len(axes)
+    cuts = []
+    for axis, begin, end in zip(axes, pads[:n], pads[n:]):
+        cut_begin, cut_end = max(-begin, 0), max(-end, 0)
+        if begin > 0 or end > 0:
+            g = _pad_grad_axis(g, axis, mode, max(begin, 0), max(end, 0), data.shape[axis] - cut_begin - cut_end)
+        cuts.append((axis, cut_begin, cut_end))
+    cuts = [c for c in cuts if c[1] or c[2]]
+    if cuts:
+        g = execute("Pad", g, int64s([c[1] for c in cuts] + [c[2] for c in cuts]), None, int64s([c[0] for c in cuts]))
+    return g, None, None, None
+
+
+def _pad_grad_axis(g, axis, mode, begin, end, dim):
+    """Gradient of growing ``axis`` (``dim`` elements) by ``begin`` / ``end`` in ``mode`` reflect, edge or wrap."""
+    total = begin + dim + end
+    if mode == "wrap":
+        # Output position p (from -begin) reads p mod dim: pad to whole periods and sum them.
+        front, back = -(-begin // dim) * dim, -(-end // dim) * dim
+        if front != begin or back != end:
+            g = _pad_axis(g, axis, front - begin, back - end)
+        shape = g.shape
+        periods = shape[:axis] + ((front + dim + back) // dim, dim) + shape[axis + 1:]
+        return execute("ReduceSum", execute("Reshape", g, int64s(periods)), int64s([axis]), keepdims=0)
+    result = _slice_axis(g, axis, begin, begin + dim)
+    if mode == "edge":
+        if begin:
+            head = execute("ReduceSum", _slice_axis(g, axis, 0, begin), int64s([axis]), keepdims=1)
+            result = execute("Add", result, _pad_axis(head, axis, 0, dim - 1))
+        if end:
+            tail = execute("ReduceSum", _slice_axis(g, axis, begin + dim, total), int64s([axis]), keepdims=1)
+            result = execute("Add", result, _pad_axis(tail, axis, dim - 1, 0))
+        return result
+    # reflect: output positions begin-1..0 read 1..begin, and begin+dim..total-1 read dim-2..dim-1-end
+    if begin:
+        head = _slice_axis(g, axis, begin - 1, -total - 1, -1)
+        result = execute("Add", result, _pad_axis(head, axis, 1, dim - 1 - begin))
+    if end:
+        tail = _slice_axis(g, axis, total - 1, begin + dim - 1, -1)
+        result = execute("Add", result, _pad_axis(tail, axis, dim - 1 - end, 1))
+    return result
+
+
 # -- DepthToSpace / SpaceToDepth ------------------------------------------------------------------------------
 def _mul(a, b):
     return None if a is None else a * b
@@ -297,6 +419,13 @@ space_to_depth = _depth_space("SpaceToDepth", """\
     """)
 
 
+@register_gradient("DepthToSpace", "SpaceToDepth")
+def _depth_space_grad(node, g):
+    # With the same blocksize and mode, each op is the other's inverse permutation of elements.
+    inverse = "SpaceToDepth" if node.op.schema.op_type == "DepthToSpace" else "DepthToSpace"
+    return (execute(inverse, g, blocksize=node.attrs["blocksize"], mode=node.attrs["mode"]),)
+
+
 # -- Trilu ----------------------------------------------------------------------------------------------------
 def _tri_masks(rows, cols, k, upper):
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
@@ -339,3 +468,9 @@ def trilu(upper):
         return out
 
     return kernel
+
+
+@register_gradient("Trilu")
+def _trilu_grad(node, g):
+    (k,) = _optional_inputs(node, 2)
+    return execute("Trilu", g, *(() if k is None else (k,)), upper=node.attrs["upper"]), None
