@@ -117,7 +117,12 @@ def unbroadcast(grad, shape):
     axes = list(range(lead)) + [lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1]
     if axes:
         grad = execute("ReduceSum", grad, int64s(axes), keepdims=1)
-    return execute("Reshape", grad, int64s(shape))
+    return reshape_to(grad, shape)
+
+
+def reshape_to(x, shape):
+    """Reshape tensor ``x`` to the concrete ``shape`` (a 0 in it is an empty dim, not "copy")."""
+    return execute("Reshape", x, int64s(shape), allowzero=1)
 
 
 def array_of(x):

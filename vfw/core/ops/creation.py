@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import not_differentiable
 from vfw.core.errors import DTypeError, OpInputError, ShapeError
 from vfw.core.ops._common import bad_attr, require
 from vfw.core.registry import Attr, TensorInfo, defop
@@ -225,3 +226,6 @@ def constant(**attrs):
         return value.copy()  # a fresh array: callers may write into outputs
 
     return kernel
+
+
+not_differentiable("Shape", "Size", "Range", "ConstantOfShape", "EyeLike", "Constant")

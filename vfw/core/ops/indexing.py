@@ -15,8 +15,9 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import IndexOutOfRangeError, OpInputError, ShapeError
-from vfw.core.ops._common import normalize_axis, require
+from vfw.core.ops._common import execute, int64s, normalize_axis, require
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ANY = dt.ALL | {dt.string}  # pure data-movement ops also move strings (object arrays)
@@ -97,6 +98,35 @@ def _known(info):
     return info is not None and info.shape is not None
 
 
+# -- gradient helpers: engine ops only, so create_graph records them and tracers see them --
+def _filled(shape, value, dtype):
+    """A tensor of ``shape`` filled with ``value`` (ConstantOfShape)."""
+    return execute("ConstantOfShape", int64s(shape), value=np.full(1, value, dtype))
+
+
+def _reshape(x, shape):
+    return execute("Reshape", x, int64s(shape), allowzero=1)  # allowzero: a 0 in shape is a real empty dim
+
+
+def _as_float(condition, dtype):
+    return execute("Cast", condition, to=dtype)
+
+
+def _scatter_add_along(shape, positions, g, ax):
+    """Zeros of ``shape`` with the slices of ``g`` (``shape`` with ``ax`` of length m) added along ``ax`` at
+    ``positions`` (m indices; repeated positions accumulate)."""
+    m = positions.shape[0]
+    slab = shape[:ax] + (m,) + shape[ax + 1:]
+    g = _reshape(g, slab)
+    zeros = _filled(shape, 0, g.dtype)
+    if ax == 0:  # whole slices: ScatterND adds them without materializing per-element indices
+        if positions.dtype != _INT64:
+            positions = execute("Cast", positions, to=_INT64)
+        return execute("ScatterND", zeros, _reshape(positions, (m, 1)), g, reduction="add")
+    index = execute("Expand", _reshape(positions, (1,) * ax + (m,) + (1,) * (len(shape) - ax - 1)), int64s(slab))
+    return execute("ScatterElements", zeros, index, g, axis=ax, reduction="add")
+
+
 # -- Gather ----------------------------------------------------------------------
 def _gather_infer(attrs, infos):
     data, indices = infos
@@ -122,6 +152,16 @@ def gather(axis):
             raise err from None
 
     return kernel
+
+
+@register_gradient("Gather")
+def _gather_grad(node, g):
+    data, indices = node.inputs
+    if not node.needs_input_grad[0]:
+        return None, None
+    ax = normalize_axis("Gather", node.attrs["axis"], len(data.shape))
+    positions = _reshape(indices, (math.prod(indices.shape),))
+    return _scatter_add_along(data.shape, positions, g, ax), None
 
 
 # -- GatherElements --------------------------------------------------------------
@@ -150,6 +190,15 @@ def gather_elements(axis):
             raise err from None
 
     return kernel
+
+
+@register_gradient("GatherElements")
+def _gather_elements_grad(node, g):
+    data, indices = node.inputs
+    if not node.needs_input_grad[0]:
+        return None, None
+    return execute("ScatterElements", _filled(data.shape, 0, g.dtype), indices, g, axis=node.attrs["axis"],
+                   reduction="add"), None
 
 
 # -- GatherND --------------------------------------------------------------------
@@ -207,6 +256,19 @@ def gather_nd(batch_dims):
             raise err from None
 
     return kernel
+
+
+@register_gradient("GatherND")
+def _gather_nd_grad(node, g):
+    data, indices = node.inputs
+    if not node.needs_input_grad[0]:
+        return None, None
+    b = node.attrs["batch_dims"]
+    if b:  # ScatterND has no batch_dims: prefix each index tuple with its batch coordinates
+        lead = indices.shape[:-1]
+        grids = [np.broadcast_to(a, lead) for a in _batch_grids(indices.shape[:b], len(lead))]
+        indices = execute("Concat", np.stack(grids, axis=-1).astype(_INT64), indices, axis=-1)
+    return execute("ScatterND", _filled(data.shape, 0, g.dtype), indices, g, reduction="add"), None
 
 
 # -- ScatterElements / ScatterND ---------------------------------------------------
@@ -269,6 +331,80 @@ def scatter_nd(reduction):
                         lambda: _tuple_oob_error("ScatterND", indices, data.shape))
 
     return kernel
+
+
+def _scatter_grads(node, g, scatter, gather):
+    """Gradients of ScatterElements/ScatterND for data and updates.
+
+    ``scatter(x, u, reduction)`` scatters ``u`` into ``x`` at the node's indices and ``gather(x)`` picks
+    the entry of ``x`` that each update lands on.  As in torch's ``scatter_reduce``: ``none`` gives the
+    data the gradient where no update landed and each winning (last) update its position's gradient;
+    ``mul`` handles zero updates without dividing by them; ``max``/``min`` share a position's gradient
+    evenly among the data entry and updates equal to the result.
+    """
+    data, _, updates = node.inputs
+    need_data, _, need_updates = node.needs_input_grad
+    reduction = node.attrs["reduction"]
+    dtype = g.dtype
+    gd = gu = None
+    if reduction == "add":
+        gd = g if need_data else None
+        gu = gather(g) if need_updates else None
+    elif reduction == "none":
+        if need_data:
+            gd = scatter(g, _filled(updates.shape, 0, dtype), "none")
+        if need_updates:  # duplicates: the update whose id survives the scatter is the one that was written
+            ids = np.arange(math.prod(updates.shape), dtype=_INT64).reshape(updates.shape)
+            winner = gather(scatter(_filled(data.shape, -1, _INT64), ids, "none"))
+            gu = execute("Mul", gather(g), _as_float(execute("Equal", winner, ids), dtype))
+    elif reduction == "mul":
+        if need_data:
+            gd = execute("Mul", g, scatter(_filled(data.shape, 1, dtype), updates, "mul"))
+        if need_updates:
+            # d out / d u_i = data * prod_{j != i} u_j: divide by u_i only where it is non-zero and no other
+            # update of its position is zero; a zero u_i gets the product of the others if it is the only zero.
+            is_zero = execute("Equal", updates, np.zeros((), dtype))
+            safe = execute("Add", updates, _as_float(is_zero, dtype))
+            rest = scatter(data, safe, "mul")
+            n_zero = gather(scatter(_filled(data.shape, 0, _INT64), execute("Cast", is_zero, to=_INT64), "add"))
+            divide = execute("And", execute("Not", is_zero), execute("Equal", n_zero, np.zeros((), _INT64)))
+            keep = execute("And", is_zero, execute("Equal", n_zero, np.ones((), _INT64)))
+            coef = execute("Add", execute("Div", _as_float(divide, dtype), safe), _as_float(keep, dtype))
+            gu = execute("Mul", gather(execute("Mul", g, rest)), coef)
+    else:  # max, min
+        out = node.output(0)
+        hit_data = _as_float(execute("Equal", data, out), dtype)
+        hit_updates = _as_float(execute("Equal", updates, gather(out)), dtype)
+        share = execute("Div", g, execute("Add", hit_data, scatter(_filled(data.shape, 0, dtype), hit_updates, "add")))
+        gd = execute("Mul", share, hit_data) if need_data else None
+        gu = execute("Mul", gather(share), hit_updates) if need_updates else None
+    return gd, None, gu
+
+
+@register_gradient("ScatterElements")
+def _scatter_elements_grad(node, g):
+    indices, axis = node.inputs[1], node.attrs["axis"]
+
+    def scatter(x, u, reduction):
+        return execute("ScatterElements", x, indices, u, axis=axis, reduction=reduction)
+
+    def gather(x):
+        return execute("GatherElements", x, indices, axis=axis)
+
+    return _scatter_grads(node, g, scatter, gather)
+
+
+@register_gradient("ScatterND")
+def _scatter_nd_grad(node, g):
+    indices = node.inputs[1]
+
+    def scatter(x, u, reduction):
+        return execute("ScatterND", x, indices, u, reduction=reduction)
+
+    def gather(x):
+        return execute("GatherND", x, indices)
+
+    return _scatter_grads(node, g, scatter, gather)
 
 
 # -- NonZero ---------------------------------------------------------------------
@@ -449,3 +585,21 @@ def compress(axis):
         return np.compress(condition, data, axis=ax)
 
     return kernel
+
+
+@register_gradient("Compress")
+def _compress_grad(node, g):
+    data, condition = node.inputs
+    if not node.needs_input_grad[0]:
+        return None, None
+    axis = node.attrs["axis"]
+    ax = 0 if axis is None else normalize_axis("Compress", axis, len(data.shape))
+    # NonZero of the condition: the kernel already checked that entries beyond the axis are false
+    positions = _reshape(execute("NonZero", condition), (g.shape[ax],))
+    if axis is None:
+        flat = _scatter_add_along((math.prod(data.shape),), positions, g, 0)
+        return _reshape(flat, data.shape), None
+    return _scatter_add_along(data.shape, positions, g, ax), None
+
+
+not_differentiable("NonZero", "Unique", "OneHot")

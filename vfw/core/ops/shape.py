@@ -25,6 +25,7 @@ from vfw.core.ops._common import (
     normalize_axis,
     positive,
     require,
+    reshape_to,
     same_as_first,
     unbroadcast,
 )
@@ -183,7 +184,7 @@ def _reshape_plan(data_shape, shape, allowzero):
 
 def _to_input_shape_grad(node, g):
     """Gradient of an op that only reshapes its first input (Reshape, Squeeze, Unsqueeze, Flatten)."""
-    return (execute("Reshape", g, int64s(node.inputs[0].shape)),) + (None,) * (len(node.inputs) - 1)
+    return (reshape_to(g, node.inputs[0].shape),) + (None,) * (len(node.inputs) - 1)
 
 
 register_gradient("Reshape")(_to_input_shape_grad)
