@@ -7,8 +7,9 @@ at the end) rather than in numpy's slow, half-precision-accumulating loops.
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import NoGradientError, register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
-from vfw.core.ops._common import broadcast_shapes, require
+from vfw.core.ops._common import broadcast_shapes, execute, int64s, require, reshape_to, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
@@ -261,3 +262,146 @@ def einsum(equation):
         return _finish(result, dtype, out)
 
     return kernel
+
+
+# -- gradients ----------------------------------------------------------------------------
+def _swap_last(x):
+    """``x`` with its last two dims swapped."""
+    perm = list(range(x.ndim))
+    perm[-2:] = perm[-1], perm[-2]
+    return execute("Transpose", x, perm=perm)
+
+
+def _reshaped(x, shape):
+    return x if x.shape == tuple(shape) else reshape_to(x, shape)
+
+
+@register_gradient("MatMul")
+def _matmul_grad(node, g):
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    sa, sb = a.shape, b.shape
+    if len(sa) == 1 and len(sb) == 1:  # dot product: g is a scalar
+        return (execute("Mul", g, b) if need_a else None), (execute("Mul", g, a) if need_b else None)
+    # numpy's promotion of 1-D operands: (k,) is (1, k) on the left and (k, 1) on the right.
+    a2 = sa if len(sa) > 1 else (1,) + sa
+    b2 = sb if len(sb) > 1 else sb + (1,)
+    g2 = _reshaped(g, g.shape[:len(g.shape) - (len(sa) > 1) - (len(sb) > 1)] + (a2[-2], b2[-1]))
+    ga = gb = None
+    if len(a2) == 2 and len(b2) == 2:
+        # Gemm reads transposed operands in place.
+        if need_a:
+            ga = execute("Gemm", g2, _reshaped(b, b2), transB=1)
+        if need_b:
+            gb = execute("Gemm", _reshaped(a, a2), g2, transA=1)
+    else:
+        if need_a:
+            bt = _reshaped(b, (1, sb[0])) if len(sb) == 1 else _swap_last(b)
+            ga = unbroadcast(execute("MatMul", g2, bt), a2)
+        if need_b:
+            if len(sb) <= 2:
+                # B has no batch dims (a linear layer): fold A's batch dims into the rows, one GEMM.
+                gb = execute("Gemm", _reshaped(a, (-1, sb[0])), _reshaped(g2, (-1, b2[1])), transA=1)
+            else:
+                at = _reshaped(a, (sa[0], 1)) if len(sa) == 1 else _swap_last(a)
+                gb = unbroadcast(execute("MatMul", at, g2), b2)
+    return (None if ga is None else _reshaped(ga, sa)), (None if gb is None else _reshaped(gb, sb))
+
+
+@register_gradient("Gemm")
+def _gemm_grad(node, g):
+    # Y = alpha * A' @ B' + beta * C with A' = A or A^T, B' = B or B^T:
+    # dA' = alpha * g @ B'^T and dB' = alpha * A'^T @ g, each one Gemm with transposition flags.
+    a, b = node.inputs[:2]
+    c = node.inputs[2] if len(node.inputs) > 2 else None
+    needs = node.needs_input_grad + (False,) * (3 - len(node.needs_input_grad))
+    alpha, beta = node.attrs["alpha"], node.attrs["beta"]
+    trans_a, trans_b = node.attrs["transA"], node.attrs["transB"]
+    ga = gb = gc = None
+    if needs[0]:
+        ga = (execute("Gemm", b, g, alpha=alpha, transA=trans_b, transB=1) if trans_a
+              else execute("Gemm", g, b, alpha=alpha, transB=1 - trans_b))
+    if needs[1]:
+        gb = (execute("Gemm", g, a, alpha=alpha, transA=1, transB=trans_a) if trans_b
+              else execute("Gemm", a, g, alpha=alpha, transA=1 - trans_a))
+    if needs[2] and c is not None:
+        if beta == 0:  # C is not read at all
+            gc = execute("ConstantOfShape", int64s(c.shape), value=np.zeros(1, c.dtype))
+        else:
+            gc = unbroadcast(g if beta == 1 else execute("Mul", g, np.asarray(beta, g.dtype)), c.shape)
+    return ga, gb, gc
+
+
+def _einsum_operand_grad(i, terms, output, inputs, g, sizes, spare):
+    """Gradient of Einsum input ``i``: an einsum of the other inputs and ``g`` (ellipses made explicit).
+
+    A label repeated in term ``i`` (a diagonal) gets a spare label per repeat and an identity
+    matrix linking the two; labels summed only inside term ``i`` (or size-1 broadcast dims) are
+    absent from the other terms, so the einsum leaves them out and an Expand restores them.
+    """
+    dtype = inputs[i].dtype
+    target, extra_terms, extra = [], [], []
+    spare = iter(spare)
+    for label in terms[i]:
+        if label in target:
+            fresh = next(spare, None)
+            if fresh is None:
+                raise NoGradientError(f"Einsum: too many labels to differentiate {terms} -> {output!r} "
+                                      f"with respect to input {i}")
+            target.append(fresh)
+            extra_terms.append(label + fresh)
+            extra.append(np.eye(sizes[label], dtype=dtype))
+            sizes[fresh] = sizes[label]
+        else:
+            target.append(label)
+    others = [j for j in range(len(terms)) if j != i]
+    lhs = [terms[j] for j in others] + [output] + extra_terms
+    known = set("".join(lhs))
+    result = "".join(c for c in target if c in known)
+    grad = execute("Einsum", *[inputs[j] for j in others], g, *extra, equation=",".join(lhs) + "->" + result)
+    shape = inputs[i].shape
+    if len(result) < len(target):
+        grad = _reshaped(grad, [sizes[c] if c in known else 1 for c in target])
+        grad = execute("Expand", grad, int64s(shape))
+    return grad
+
+
+@register_gradient("Einsum")
+def _einsum_grad(node, g):
+    terms, output, _ = _parse_equation(node.attrs["equation"])
+    inputs = node.inputs
+    shapes = [x.shape for x in inputs]
+    free = [c for c in sorted(_LETTERS) if c not in set("".join(terms) + output)]
+    # Ellipsis dims get explicit labels: one per broadcast dim, and a label of its own for a size-1
+    # dim that broadcasts (it is summed over in that input's gradient).
+    cuts = []
+    for term, shape in zip(terms, shapes):
+        if "." in term:
+            start = term.index(".")
+            cuts.append((start, len(shape) - (len(term) - 1 - start)))
+        else:
+            cuts.append(None)
+    spans = [shape[cut[0]:cut[1]] for shape, cut in zip(shapes, cuts) if cut is not None]
+    wide = tuple(np.broadcast_shapes(*spans)) if spans else ()
+
+    def take():
+        if not free:
+            raise NoGradientError(f"Einsum: too many labels to differentiate {node.attrs['equation']!r} "
+                                  f"with its '...' made explicit (52 letters at most)")
+        return free.pop()
+
+    shared = [take() for _ in wide]
+    explicit = []
+    for term, shape, cut in zip(terms, shapes, cuts):
+        if cut is not None:
+            span = shape[cut[0]:cut[1]]
+            lead = len(wide) - len(span)
+            term = term.replace(".", "".join(shared[lead + k] if d == wide[lead + k] else take()
+                                             for k, d in enumerate(span)))
+        explicit.append(term)
+    output = output.replace(".", "".join(shared))
+    sizes = {}
+    for term, shape in zip(explicit, shapes):
+        sizes.update(zip(term, shape))
+    return tuple(_einsum_operand_grad(i, explicit, output, inputs, g, dict(sizes), free) if need else None
+                 for i, need in enumerate(node.needs_input_grad))

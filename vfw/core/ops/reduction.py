@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
-from vfw.core.autograd import register_gradient
+from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import OpInputError, ShapeError
 from vfw.core.ops._common import (
     array_of,
@@ -27,6 +27,7 @@ from vfw.core.ops._common import (
     normalize_axes,
     normalize_axis,
     require,
+    reshape_to,
     same_as_first,
 )
 from vfw.core.registry import Attr, TensorInfo, defop, describe
@@ -232,18 +233,117 @@ for _name, _types, _body, _doc in _REDUCTIONS:
           infer=_reduce_infer(_name), value_inputs=("axes",))(_reduction_factory(_name, _body, _doc))
 
 
+# -- gradients of the reductions -------------------------------------------------------
+# Each maker reshapes the output gradient to the input's rank (reduced dims kept as 1) and lets
+# the elementwise ops broadcast it back over the reduced dims.
+def _node_axis(node):
+    """The axes a recorded reduction ran over (``None`` for all)."""
+    axes = array_of(node.inputs[1]) if len(node.inputs) > 1 else None
+    return _resolve_axes(node.op.schema.op_type, axes, node.inputs[0].ndim, node.attrs["noop_with_empty_axes"])
+
+
+def _keepdims_shape(node):
+    """Shape of the reduction's output with the reduced dims kept (as 1)."""
+    return _reduced_shape(node.inputs[0].shape, _node_axis(node), True)
+
+
+def _kept(node, t):
+    """``t`` (shaped like the reduction's output) reshaped to :func:`_keepdims_shape`."""
+    shape = _keepdims_shape(node)
+    return t if t.shape == shape else reshape_to(t, shape)
+
+
 def _grad_to_input_shape(node, g):
     """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
-    x, axes = node.inputs[0], array_of(node.inputs[1]) if len(node.inputs) > 1 else None
-    shape = x.shape
-    axis = _resolve_axes(node.op.schema.op_type, axes, len(shape), node.attrs["noop_with_empty_axes"])
-    g = execute("Reshape", g, int64s(_reduced_shape(shape, axis, True)))
-    return execute("Expand", g, int64s(shape))
+    return execute("Expand", _kept(node, g), int64s(node.inputs[0].shape))
+
+
+def _reduce_like(node, op_type, x):
+    """``op_type`` over the node's axes (and ``noop_with_empty_axes``), dims kept."""
+    axes = array_of(node.inputs[1]) if len(node.inputs) > 1 else None
+    return execute(op_type, x, axes, keepdims=1, noop_with_empty_axes=node.attrs["noop_with_empty_axes"])
+
+
+def _scalar(value, dtype):
+    return np.asarray(value, dtype)
 
 
 @register_gradient("ReduceSum")
 def _reduce_sum_grad(node, g):
     return _grad_to_input_shape(node, g), None
+
+
+@register_gradient("ReduceMean")
+def _reduce_mean_grad(node, g):
+    x = node.inputs[0]
+    n = _count(x.shape, _node_axis(node))
+    scaled = execute("Mul", _kept(node, g), _scalar(1 / n if n else 0, x.dtype))
+    return execute("Expand", scaled, int64s(x.shape)), None
+
+
+@register_gradient("ReduceProd")
+def _reduce_prod_grad(node, g):
+    # d prod / d x_i is the product of the others, computed without dividing by a zero x_i:
+    # with no zero in the group it is prod / x_i; with one zero it is the product of the
+    # non-zeros at the zero's place and 0 elsewhere; with more zeros it is 0 everywhere.
+    x = node.inputs[0]
+    dtype = x.dtype
+    zero = execute("Equal", x, _scalar(0, dtype))
+    safe = execute("Where", zero, _scalar(1, dtype), x)
+    scaled = execute("Mul", _kept(node, g), _reduce_like(node, "ReduceProd", safe))
+    zeros = _reduce_like(node, "ReduceSum", execute("Cast", zero, to=_INT64))
+    none = execute("Cast", execute("Equal", zeros, _scalar(0, _INT64)), to=dtype)
+    one = execute("Cast", execute("Equal", zeros, _scalar(1, _INT64)), to=dtype)
+    at_zero = execute("Mul", scaled, one)
+    elsewhere = execute("Div", execute("Mul", scaled, none), safe)
+    return execute("Where", zero, at_zero, elsewhere), None
+
+
+@register_gradient("ReduceMax", "ReduceMin")
+def _reduce_extreme_grad(node, g):
+    # The gradient goes to the elements equal to the result, split evenly among ties (as
+    # torch.amax/amin do; an index-based max such as torch.max(dim) picks one of them instead).
+    x = node.inputs[0]
+    hits = execute("Cast", execute("Equal", x, _kept(node, node.output(0))), to=x.dtype)
+    share = execute("Div", _kept(node, g), _reduce_like(node, "ReduceSum", hits))
+    return execute("Mul", share, hits), None
+
+
+@register_gradient("ReduceL1")
+def _reduce_l1_grad(node, g):
+    x = node.inputs[0]
+    return execute("Mul", _kept(node, g), execute("Sign", x)), None
+
+
+@register_gradient("ReduceL2")
+def _reduce_l2_grad(node, g):
+    # x / ||x||, taken as 0 for a zero norm (the subgradient torch uses) rather than NaN.
+    x = node.inputs[0]
+    norm = _kept(node, node.output(0))
+    ratio = execute("Div", _kept(node, g), norm)
+    ratio = execute("Where", execute("Equal", norm, _scalar(0, x.dtype)), _scalar(0, x.dtype), ratio)
+    return execute("Mul", ratio, x), None
+
+
+@register_gradient("ReduceSumSquare")
+def _reduce_sum_square_grad(node, g):
+    x = node.inputs[0]
+    return execute("Mul", execute("Mul", _kept(node, g), _scalar(2, x.dtype)), x), None
+
+
+@register_gradient("ReduceLogSum")
+def _reduce_log_sum_grad(node, g):
+    x = node.inputs[0]
+    ratio = execute("Div", _kept(node, g), _reduce_like(node, "ReduceSum", x))
+    return execute("Expand", ratio, int64s(x.shape)), None
+
+
+@register_gradient("ReduceLogSumExp")
+def _reduce_log_sum_exp_grad(node, g):
+    # softmax(x) over the axes: exp(x - logsumexp(x)).
+    x = node.inputs[0]
+    weights = execute("Exp", execute("Sub", x, _kept(node, node.output(0))))
+    return execute("Mul", _kept(node, g), weights), None
 
 
 # -- ArgMax / ArgMin -------------------------------------------------------------------
@@ -289,6 +389,8 @@ for _name, _find in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
                  "select_last_index": Attr("int", 0, choices=(0, 1))},
           infer=_arg_infer(_name))(_arg_factory(_name, _find))
 
+not_differentiable("ArgMax", "ArgMin")
+
 
 # -- CumSum ------------------------------------------------------------------------------
 @defop("CumSum", inputs="x:T axis:T2", outputs="y:T",
@@ -321,6 +423,15 @@ def cumsum(exclusive, reverse):
         return _down(result, x.dtype, out) if half else result
 
     return kernel
+
+
+@register_gradient("CumSum")
+def _cumsum_grad(node, g):
+    # Each x_j feeds the outputs after it (before it, reversed): the gradient is the cumulative
+    # sum of g running the other way, exclusive when the forward is.
+    attrs = node.attrs
+    return execute("CumSum", g, array_of(node.inputs[1]), exclusive=attrs["exclusive"],
+                   reverse=1 - attrs["reverse"]), None
 
 
 # -- TopK --------------------------------------------------------------------------------
@@ -410,3 +521,12 @@ def topk(axis, largest, sorted):
         return np.ascontiguousarray(values, dtype=x.dtype), np.ascontiguousarray(idx)
 
     return kernel
+
+
+@register_gradient("TopK")
+def _topk_grad(node, g_values, g_indices):
+    # Values[..., j, ...] = X[..., Indices[..., j, ...], ...]: scatter the gradient back into zeros
+    # (the indices along the axis are distinct, so no two updates collide).
+    x = node.inputs[0]
+    zeros = execute("ConstantOfShape", int64s(x.shape), value=np.zeros(1, x.dtype))
+    return execute("ScatterElements", zeros, node.output(1), g_values, axis=node.attrs["axis"]), None
