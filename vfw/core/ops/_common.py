@@ -1,4 +1,6 @@
-"""Small helpers shared by the op families: kernel factories and shape inference."""
+"""Small helpers shared by the op families: kernel factories, shape inference, gradient makers."""
+
+import functools
 
 import numpy as np
 
@@ -128,3 +130,16 @@ def reshape_to(x, shape):
 def array_of(x):
     """The numpy array of a saved input (a Tensor, a constant array, or None)."""
     return x.data if isinstance(x, Tensor) else x
+
+
+@functools.cache
+def scalar(value, dtype):
+    """A cached read-only 0-d constant of ``dtype``, for gradient formulas (engine ops never promote)."""
+    a = np.asarray(value, dtype)
+    a.flags.writeable = False
+    return a
+
+
+def zeros_like(x):
+    """A zero gradient shaped and typed like the saved input ``x``."""
+    return Tensor.wrap(np.zeros(x.shape, x.dtype))

@@ -1,5 +1,5 @@
 """Activations: Relu, LeakyRelu, PRelu, Elu, Selu, Celu, Gelu, Sigmoid, HardSigmoid, HardSwish,
-Softplus, Softsign, Mish, ThresholdedRelu, Shrink, Softmax, LogSoftmax, Hardmax.
+Softplus, Softsign, Mish, ThresholdedRelu, Shrink (the softmax family lives in ``softmax.py``).
 
 float16 and bfloat16 inputs of the transcendental ops are computed in float32
 and rounded once at the end (what the frameworks' half kernels do; numpy's
@@ -19,6 +19,10 @@ as ONNX's formulas do.
 
 Kernels only write ``out`` with elementwise ufunc passes after every read of
 the input that the pass does not itself make, so ``out`` may alias the input.
+
+Gradients are made of engine ops (twice differentiable and traceable); at the
+kinks they take the value PyTorch takes (Relu's gradient at 0 is 0, Elu's is
+alpha).
 """
 
 import math
@@ -26,8 +30,9 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import normalize_axis, require, same_as_first
+from vfw.core.ops._common import execute, same_as_first, unbroadcast
 from vfw.core.ops._special import erfc
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -87,6 +92,36 @@ def _sigmoid(x, out=None):
     return d
 
 
+# --- gradient helpers: engine ops only, constants as 0-d arrays of the gradient's dtype --
+
+def _k(value, like):
+    return np.asarray(value, like.dtype)
+
+
+def _mul(a, b):
+    return execute("Mul", a, b)
+
+
+def _add(a, b):
+    return execute("Add", a, b)
+
+
+def _where(condition, a, b):
+    return execute("Where", condition, a, b)
+
+
+def _gt(x, value):
+    return execute("Greater", x, _k(value, x))
+
+
+def _lt(x, value):
+    return execute("Less", x, _k(value, x))
+
+
+def _scaled(g, c):
+    return g if c == 1 else _mul(g, _k(c, g))
+
+
 def _elementwise(name, types=dt.FLOATS, attrs=None, widen=True):
     """Register a one-input elementwise activation whose factory returns ``fn(x, out)``."""
 
@@ -117,6 +152,12 @@ def relu():
     return fn
 
 
+@register_gradient("Relu")
+def _relu_grad(node, g):
+    x = node.inputs[0]
+    return (_where(_gt(x, 0), g, _k(0, g)),)
+
+
 @_elementwise("LeakyRelu", attrs={"alpha": Attr("float", 0.01)})
 def leaky_relu(alpha):
     """x for x >= 0, alpha * x otherwise."""
@@ -135,6 +176,12 @@ def leaky_relu(alpha):
         return pick(x, x * alpha, out=out)
 
     return fn
+
+
+@register_gradient("LeakyRelu")
+def _leaky_relu_grad(node, g):
+    x = node.inputs[0]
+    return (_where(_gt(x, 0), g, _scaled(g, node.attrs["alpha"])),)
 
 
 def _prelu_infer(attrs, infos):
@@ -173,6 +220,16 @@ def prelu():
     return kernel
 
 
+@register_gradient("PRelu")
+def _prelu_grad(node, g):
+    x, slope = node.inputs
+    need_x, need_slope = node.needs_input_grad
+    pos = _gt(x, 0)
+    gx = _where(pos, g, _mul(g, slope)) if need_x else None
+    gs = unbroadcast(_where(pos, _k(0, g), _mul(g, x)), slope.shape) if need_slope else None
+    return gx, gs
+
+
 @_elementwise("ThresholdedRelu", attrs={"alpha": Attr("float", 1.0)})
 def thresholded_relu(alpha):
     """x for x > alpha, 0 otherwise."""
@@ -181,6 +238,11 @@ def thresholded_relu(alpha):
         return np.where(x > alpha, x, 0)
 
     return fn
+
+
+@register_gradient("ThresholdedRelu")
+def _thresholded_relu_grad(node, g):
+    return (_where(_gt(node.inputs[0], node.attrs["alpha"]), g, _k(0, g)),)
 
 
 # --- exponential units -------------------------------------------------------------------
@@ -199,6 +261,14 @@ def _exp_unit(x, out, scale, inner, outer):
     return np.add(p, t, out=out)
 
 
+def _exp_unit_grad(x, g, scale, inner, outer):
+    """Gradient of :func:`_exp_unit`: ``outer`` for x > 0, ``scale * inner * exp(inner * x)`` otherwise."""
+    pos = _gt(x, 0)
+    # Exp sees min(x, 0) only: an overflow in the unselected branch would be 0 * inf = nan at second order.
+    e = execute("Exp", _scaled(_where(pos, _k(0, x), x), inner))
+    return _where(pos, _scaled(g, outer), _mul(g, _scaled(e, scale * inner)))
+
+
 @_elementwise("Elu", attrs={"alpha": Attr("float", 1.0)})
 def elu(alpha):
     """x for x >= 0, alpha * (exp(x) - 1) otherwise."""
@@ -207,6 +277,11 @@ def elu(alpha):
         return _exp_unit(x, out, alpha, 1, 1)
 
     return fn
+
+
+@register_gradient("Elu")
+def _elu_grad(node, g):
+    return (_exp_unit_grad(node.inputs[0], g, node.attrs["alpha"], 1, 1),)
 
 
 @_elementwise("Selu", attrs={"alpha": Attr("float", 1.67326319217681884765625),
@@ -221,6 +296,12 @@ def selu(alpha, gamma):
     return fn
 
 
+@register_gradient("Selu")
+def _selu_grad(node, g):
+    alpha, gamma = node.attrs["alpha"], node.attrs["gamma"]
+    return (_exp_unit_grad(node.inputs[0], g, alpha * gamma, 1, gamma),)
+
+
 @_elementwise("Celu", attrs={"alpha": Attr("float", 1.0, check=lambda a: None if a != 0 else "must be nonzero")})
 def celu(alpha):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
@@ -233,12 +314,28 @@ def celu(alpha):
     return fn
 
 
+@register_gradient("Celu")
+def _celu_grad(node, g):
+    alpha = node.attrs["alpha"]
+    return (_exp_unit_grad(node.inputs[0], g, alpha, 1.0 / alpha, 1),)
+
+
 # --- smooth gates ------------------------------------------------------------------------
 
 @_elementwise("Sigmoid")
 def sigmoid():
     """1 / (1 + exp(-x)), stable for large |x|."""
     return _sigmoid
+
+
+def _sigmoid_slope(s):
+    """s * (1 - s) for s = sigmoid(x): the derivative, in engine ops."""
+    return _mul(s, execute("Sub", _k(1, s), s))
+
+
+@register_gradient("Sigmoid")
+def _sigmoid_grad(node, g):
+    return (_mul(g, _sigmoid_slope(node.output(0))),)
 
 
 @_elementwise("HardSigmoid", attrs={"alpha": Attr("float", 0.2), "beta": Attr("float", 0.5)})
@@ -252,6 +349,14 @@ def hard_sigmoid(alpha, beta):
         return np.minimum(y, 1.0, out=y)
 
     return fn
+
+
+@register_gradient("HardSigmoid")
+def _hard_sigmoid_grad(node, g):
+    x, alpha = node.inputs[0], node.attrs["alpha"]
+    t = _add(_scaled(x, alpha), _k(node.attrs["beta"], x))
+    inside = execute("And", _gt(t, 0), _lt(t, 1))  # strictly inside the linear piece, as PyTorch
+    return (_where(inside, _scaled(g, alpha), _k(0, g)),)
 
 
 @_elementwise("HardSwish")
@@ -268,6 +373,14 @@ def hard_swish():
     return fn
 
 
+@register_gradient("HardSwish")
+def _hard_swish_grad(node, g):
+    x = node.inputs[0]
+    middle = _mul(g, _add(_scaled(x, 1.0 / 3.0), _k(0.5, x)))  # d/dx x * (x / 6 + 1 / 2)
+    # PyTorch's values at the kinks: 0 at -3, 1 at 3.
+    return (_where(_gt(x, -3), _where(_lt(x, 3), middle, g), _k(0, g)),)
+
+
 @_elementwise("Softplus")
 def softplus():
     """log(1 + exp(x)), stable for large |x|."""
@@ -276,6 +389,11 @@ def softplus():
         return np.logaddexp(x, 0.0, out=out)
 
     return fn
+
+
+@register_gradient("Softplus")
+def _softplus_grad(node, g):
+    return (_mul(g, execute("Sigmoid", node.inputs[0])),)
 
 
 @_elementwise("Softsign")
@@ -290,6 +408,13 @@ def softsign():
     return fn
 
 
+@register_gradient("Softsign")
+def _softsign_grad(node, g):
+    x = node.inputs[0]
+    d = _add(execute("Abs", x), _k(1, x))
+    return (execute("Div", g, _mul(d, d)),)
+
+
 @_elementwise("Mish")
 def mish():
     """x * tanh(softplus(x))."""
@@ -300,6 +425,15 @@ def mish():
         return np.multiply(x, t, out=out)  # -inf * 0 = nan at -inf, as the formula
 
     return fn
+
+
+@register_gradient("Mish")
+def _mish_grad(node, g):
+    x = node.inputs[0]
+    t = execute("Tanh", execute("Softplus", x))
+    # d/dx x * tanh(softplus(x)) = t + x * sigmoid(x) * (1 - t**2)
+    dt_dx = _mul(execute("Sigmoid", x), execute("Sub", _k(1, t), _mul(t, t)))
+    return (_mul(g, _add(t, _mul(x, dt_dx))),)
 
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -339,6 +473,28 @@ def gelu(approximate):
         return p if x.dtype == _F64 else p.astype(x.dtype)
 
     return _scalar_safe(exact_gelu)
+
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+@register_gradient("Gelu")
+def _gelu_grad(node, g):
+    x = node.inputs[0]
+    if node.attrs["approximate"] == "none":
+        # Phi(x) + x * phi(x)
+        cdf = _scaled(_add(execute("Erf", _scaled(x, _SQRT_HALF)), _k(1, x)), 0.5)
+        pdf = _scaled(execute("Exp", _scaled(_mul(x, x), -0.5)), _INV_SQRT_2PI)
+        return (_mul(g, _add(cdf, _mul(x, pdf))),)
+    # x * s(u), u = K * x * (1 + c * x**2), s = sigmoid: s + x * s * (1 - s) * du/dx.  Half types
+    # work in float32 (as the kernel), where x**2 cannot overflow.
+    half = x.dtype.itemsize == 2
+    xw = execute("Cast", x, to=_F32) if half else x
+    x2 = _mul(xw, xw)
+    s = execute("Sigmoid", _scaled(_mul(xw, _add(_scaled(x2, 0.044715), _k(1, xw))), _TANH_K))
+    du = _add(_scaled(x2, 3 * 0.044715 * _TANH_K), _k(_TANH_K, xw))
+    d = _mul(s, _add(_k(1, xw), _mul(_mul(xw, execute("Sub", _k(1, s), s)), du)))
+    return (_mul(g, execute("Cast", d, to=x.dtype) if half else d),)
 
 
 # --- Shrink ------------------------------------------------------------------------------
@@ -390,104 +546,10 @@ def shrink(bias, lambd):
     return kernel
 
 
-# --- softmax family ----------------------------------------------------------------------
-
-def _axis_infer(op_type):
-    def infer(attrs, infos):
-        shape = infos[0].shape
-        if shape is not None:
-            require(op_type, len(shape) >= 1, "input must have rank >= 1, got a scalar")
-            normalize_axis(op_type, attrs["axis"], len(shape))
-        return [TensorInfo(shape, infos[0].dtype)]
-
-    return infer
+@register_gradient("Shrink")
+def _shrink_grad(node, g):
+    x, lambd = node.inputs[0], node.attrs["lambd"]
+    return (_where(execute("Or", _gt(x, lambd), _lt(x, -lambd)), g, _k(0, g)),)
 
 
-def _axis_resolver(op_type, axis):
-    """Per-rank cache of the normalized axis (kernels see few distinct ranks)."""
-    cache = {}
-
-    def resolve(x):
-        a = cache.get(x.ndim)
-        if a is None:
-            require(op_type, x.ndim >= 1, "input must have rank >= 1, got a scalar")
-            a = cache[x.ndim] = normalize_axis(op_type, axis, x.ndim)
-        return a
-
-    return resolve
-
-
-# The ufunc reductions themselves: np.max / np.sum add a Python layer per call.
-_max = np.maximum.reduce
-_sum = np.add.reduce
-
-
-def _softmax_op(name):
-    return defop(name, inputs="input:T", outputs="output:T", types={"T": dt.FLOATS},
-                 attrs={"axis": Attr("int", -1)}, infer=_axis_infer(name))
-
-
-@_softmax_op("Softmax")
-def softmax(axis):
-    """exp(x) / sum(exp(x)) along axis (max-subtracted)."""
-    resolve = _axis_resolver("Softmax", axis)
-
-    def fn(x, out=None):
-        a = resolve(x)
-        if x.size == 0:
-            return np.empty_like(x) if out is None else out
-        m = _max(x, axis=a, keepdims=True)
-        y = np.subtract(x, m, out=out)
-        np.exp(y, out=y)
-        s = _sum(y, axis=a, keepdims=True)
-        return np.divide(y, s, out=y)
-
-    return _widened(fn, scalars=False)
-
-
-@_softmax_op("LogSoftmax")
-def log_softmax(axis):
-    """x - log(sum(exp(x))) along axis (max-subtracted)."""
-    resolve = _axis_resolver("LogSoftmax", axis)
-
-    def fn(x, out=None):
-        a = resolve(x)
-        if x.size == 0:
-            return np.empty_like(x) if out is None else out
-        m = _max(x, axis=a, keepdims=True)
-        y = np.subtract(x, m, out=out)
-        s = _sum(np.exp(y), axis=a, keepdims=True)
-        np.log(s, out=s)
-        return np.subtract(y, s, out=y)
-
-    return _widened(fn, scalars=False)
-
-
-@_softmax_op("Hardmax")
-def hardmax(axis):
-    """1 at the first maximum along axis, 0 elsewhere (NaN counts as the maximum)."""
-    resolve = _axis_resolver("Hardmax", axis)
-
-    positions = {}
-
-    def kernel(x, out=None):
-        a = resolve(x)
-        if x.size == 0:
-            return np.zeros_like(x) if out is None else out
-        first = np.argmax(x, axis=a, keepdims=True)
-        # Compare an arange along the axis with the argmax: cheaper than put_along_axis.
-        key = (x.ndim, a, x.shape[a])
-        at = positions.get(key)
-        if at is None:
-            if len(positions) > 64:
-                positions.clear()
-            shape = [1] * x.ndim
-            shape[a] = x.shape[a]
-            at = positions[key] = np.arange(x.shape[a]).reshape(shape)
-        hot = np.equal(at, first)
-        if out is None:
-            return hot.astype(x.dtype)
-        np.copyto(out, hot, casting="unsafe")
-        return out
-
-    return kernel
+from vfw.core.ops import softmax  # noqa: E402,F401  (Softmax, LogSoftmax, Hardmax)

@@ -8,15 +8,38 @@ Integer arithmetic wraps around on overflow (two's complement, like numpy and
 the ONNX reference); integer division or modulo by zero gives 0 instead of
 failing.  Float results follow IEEE (inf/nan), and NaN propagates through Min,
 Max and Clip.
+
+Gradients follow torch's conventions: zeros for the step functions (Sign,
+Floor, Ceil, Round), ties in Min/Max split evenly, Clip's gradient goes to
+whichever of input, min, max was selected; the integer-only ops (BitShift,
+Bitwise*) are not differentiable.
 """
+
 
 import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import broadcast_infer, execute, require, same_as_first, ufunc_kernel, unbroadcast
+from vfw.core.ops._common import (
+    broadcast_infer,
+    execute,
+    int64s,
+    require,
+    same_as_first,
+    scalar,
+    ufunc_kernel,
+    unbroadcast,
+    zeros_like,
+)
 from vfw.core.registry import Attr, defop, describe
+from vfw.core.tensor import Tensor
+
+
+def _masked(mask, g):
+    """``g`` where ``mask`` holds, else 0 (``Where``, so inf/nan in ``g`` stay out of unselected places)."""
+    return execute("Where", mask, g, scalar(0, g.dtype))
+
 
 # ``out=...`` makes a ufunc return a 0-d array (not a numpy scalar) for 0-d inputs,
 # which intermediate results below rely on.
@@ -72,6 +95,23 @@ def _mul_grad(node, g):
 @register_gradient("Neg")
 def _neg_grad(node, g):
     return (execute("Neg", g),)
+
+
+@register_gradient("Abs")
+def _abs_grad(node, g):
+    return (execute("Mul", g, execute("Sign", node.inputs[0])),)  # 0 at x = 0, as torch
+
+
+@register_gradient("Reciprocal")
+def _reciprocal_grad(node, g):
+    y = node.output(0)  # d(1/x)/dx = -y**2: written with the output so it differentiates again
+    return (execute("Neg", execute("Mul", g, execute("Mul", y, y))),)
+
+
+@register_gradient("Sign", "Floor", "Ceil", "Round")
+def _step_grad(node, g):
+    # Piecewise constant: the derivative is 0 wherever it exists; torch returns zeros too.
+    return (zeros_like(node.inputs[0]),)
 
 
 def _into(out, result):
@@ -139,6 +179,21 @@ def mod(fmod):
     return ufunc_kernel(ufunc)()
 
 
+@register_gradient("Mod")
+def _mod_grad(node, g):
+    # C = A - q * B with q = trunc(A / B) (fmod=1) or floor(A / B) (fmod=0), constant between jumps:
+    # dC/dA = 1, dC/dB = -q.  q is recovered from the kernel's own remainder, (A - C) / B, so it is the
+    # quotient the kernel used even where A / B rounds across an integer; Round makes it exact and, having
+    # a zero derivative, keeps higher orders right.
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    gb = None
+    if need_b:
+        q = execute("Round", execute("Div", execute("Sub", a, node.output(0)), b))
+        gb = unbroadcast(execute("Neg", execute("Mul", g, q)), b.shape)
+    return (unbroadcast(g, a.shape) if need_a else None), gb
+
+
 # -- Pow --------------------------------------------------------------------------------------
 
 def _pow_int_int(x, y):
@@ -185,6 +240,39 @@ def pow_():
     return kernel
 
 
+@register_gradient("Pow")
+def _pow_grad(node, g):
+    """dZ/dX = Y * X**(Y-1) (0 where Y == 0, even at X == 0); dZ/dY = Z * log(X) (0 where X == 0 and Y >= 0).
+
+    Both zero cases are torch's: the limits instead of ``0 * inf``.  They are made without Where by
+    moving the singular point: X**(Y-1) becomes X**0 where Y == 0, and log(X) becomes log(1) where
+    X == 0 and Y >= 0 (the masks are constants, so higher orders are unchanged elsewhere).  The
+    exponent gradient needs X > 0 (log of a negative base is NaN, as in torch).  An exponent of
+    another dtype is cast to X's for the formulas and its gradient cast back.
+    """
+    x, y = node.inputs
+    need_x, need_y = node.needs_input_grad
+    ftype = g.dtype
+    zero = scalar(0, ftype)
+    if not isinstance(y, Tensor):  # a constant exponent: its helper values are constants too
+        yx = np.asarray(y, ftype)
+        e = yx - (yx != 0).astype(ftype)
+    else:
+        yx = y if y.dtype == ftype else execute("Cast", y, to=ftype)
+        e = execute("Sub", yx, execute("Cast", execute("Not", execute("Equal", yx, zero)), to=ftype))
+    gx = gy = None
+    if need_x:
+        gx = unbroadcast(execute("Mul", g, execute("Mul", yx, execute("Pow", x, e))), x.shape)
+    if need_y:
+        at_zero = execute("And", execute("Equal", x, zero), execute("GreaterOrEqual", yx, zero))
+        log_x = execute("Log", execute("Add", x, execute("Cast", at_zero, to=ftype)))
+        gy = execute("Mul", g, execute("Mul", node.output(0), log_x))
+        if y.dtype != ftype:
+            gy = execute("Cast", gy, to=y.dtype)
+        gy = unbroadcast(gy, y.shape)
+    return gx, gy
+
+
 # -- Min, Max, Sum, Mean ----------------------------------------------------------------------
 
 def _broadcast_shape(op_type, arrays):
@@ -229,6 +317,32 @@ for _name, _ufunc, _types, _doc in (
           infer=broadcast_infer)(_factory)
 
 
+@register_gradient("Min", "Max")
+def _min_max_grad(node, g):
+    """The gradient goes to the input(s) equal to the result; ``k`` tied inputs get ``g / k`` each.
+
+    For two inputs this is torch.maximum/minimum's rule (half to each on a tie); for more it is the
+    natural extension (torch's amax/amin spread the gradient evenly over ties the same way).  Where
+    the result is NaN no input gets a gradient.
+    """
+    xs = node.inputs
+    if len(xs) == 1:
+        return (g,)
+    out = node.output(0)
+    masks = [execute("Equal", x, out) for x in xs]
+    count = execute("Cast", masks[0], to=g.dtype)
+    for m in masks[1:]:
+        count = execute("Add", count, execute("Cast", m, to=g.dtype))
+    share = execute("Div", g, count)
+    return tuple(unbroadcast(_masked(m, share), x.shape) if need else None
+                 for x, m, need in zip(xs, masks, node.needs_input_grad))
+
+
+@register_gradient("Sum")
+def _sum_grad(node, g):
+    return tuple(unbroadcast(g, x.shape) if need else None for x, need in zip(node.inputs, node.needs_input_grad))
+
+
 @defop("Mean", inputs="data_0*:T", outputs="mean:T", types={"T": dt.FLOATS}, infer=broadcast_infer)
 def mean():
     """Elementwise mean of the inputs (broadcast): their sum divided by their count."""
@@ -241,6 +355,12 @@ def mean():
         return np.divide(s, s.dtype.type(len(xs)), out=s)
 
     return kernel
+
+
+@register_gradient("Mean")
+def _mean_grad(node, g):
+    share = execute("Div", g, scalar(len(node.inputs), g.dtype))
+    return tuple(unbroadcast(share, x.shape) if need else None for x, need in zip(node.inputs, node.needs_input_grad))
 
 
 # -- Clip -------------------------------------------------------------------------------------
@@ -268,6 +388,39 @@ def clip():
     return kernel
 
 
+def _scalar_sum(g, shape):
+    """``g`` summed to a single value, shaped like the scalar-sized bound ``shape``."""
+    return execute("Reshape", execute("ReduceSum", g, int64s([]), keepdims=0), int64s(shape))
+
+
+@register_gradient("Clip")
+def _clip_grad(node, g):
+    """The gradient goes to whichever of input, min, max the result took (torch.clamp's rule).
+
+    The input keeps it where ``min <= x <= max`` (boundaries included, as torch); ``min`` gets the
+    sum over places where ``x < min <= max``; ``max`` where ``x > max`` or ``min > max`` (then the
+    result is ``max`` everywhere).  At NaN places the input gets nothing.
+    """
+    x, lo, hi = (tuple(node.inputs) + (None, None))[:3]
+    need = tuple(node.needs_input_grad) + (False, False)
+    if lo is None and hi is None:
+        return (g,)
+    # The bounds have one element but maybe some rank: as 0-d they broadcast to x's shape only.
+    lo0 = lo if lo is None or not lo.ndim else execute("Reshape", lo, int64s([]))
+    hi0 = hi if hi is None or not hi.ndim else execute("Reshape", hi, int64s([]))
+    if hi is None:
+        keep, to_lo, to_hi = execute("GreaterOrEqual", x, lo0), execute("Less", x, lo0), None
+    elif lo is None:
+        keep, to_lo, to_hi = execute("LessOrEqual", x, hi0), None, execute("Greater", x, hi0)
+    else:
+        keep = execute("And", execute("GreaterOrEqual", x, lo0), execute("LessOrEqual", x, hi0))
+        to_lo = execute("And", execute("Less", x, lo0), execute("LessOrEqual", lo0, hi0))
+        to_hi = execute("Or", execute("Greater", x, hi0), execute("Greater", lo0, hi0))
+    return (_masked(keep, g) if need[0] else None,
+            _scalar_sum(_masked(to_lo, g), lo.shape) if need[1] else None,
+            _scalar_sum(_masked(to_hi, g), hi.shape) if need[2] else None)
+
+
 # -- BitShift ---------------------------------------------------------------------------------
 
 @defop("BitShift", inputs="X:T Y:T", outputs="Z:T", types={"T": dt.INTS},
@@ -280,3 +433,6 @@ def bitshift(direction):
     (ONNX opset 28; numpy's shifts behave exactly so).
     """
     return ufunc_kernel(np.left_shift if direction == "LEFT" else np.right_shift)()
+
+
+not_differentiable("BitShift")  # integers only

@@ -7,13 +7,18 @@ integer to narrower integer wraps (two's complement), anything to ``bool`` is
 ``x != 0`` (NaN is ``True``), floats out of a float type's range become
 ``+-inf``.  Float-to-integer casts of out-of-range values and NaN are undefined
 in ONNX; here they give whatever numpy's cast gives.
+
+Gradients: comparisons and logic ops have none; Where sends the output
+gradient to X or Y by the condition; a float-to-float cast casts the gradient
+back (casts from or to other types pass none).
 """
 
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import broadcast_shapes, ufunc_kernel
+from vfw.core.ops._common import broadcast_shapes, execute, ufunc_kernel, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop
 
 # Engine dtypes usable by comparisons (ONNX also allows strings for Equal and Where,
@@ -59,6 +64,8 @@ for _name, _ufunc, _types in (
 defop("Not", inputs="X:T", outputs="Y:T", types={"T": dt.BOOL},
       infer=lambda attrs, infos: [TensorInfo(infos[0].shape, dt.bool_)])(ufunc_kernel(np.logical_not))
 
+not_differentiable("Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Not")
+
 
 def _where_infer(attrs, infos):
     return [_broadcast_info("Where", infos, infos[1].dtype)]
@@ -75,6 +82,16 @@ def where():
         return np.where(condition, x, y)
 
     return kernel
+
+
+@register_gradient("Where")
+def _where_grad(node, g):
+    condition, x, y = node.inputs
+    need_x, need_y = node.needs_input_grad[1:]
+    zero = np.zeros((), g.dtype)
+    gx = unbroadcast(execute("Where", condition, g, zero), x.shape) if need_x else None
+    gy = unbroadcast(execute("Where", condition, zero, g), y.shape) if need_y else None
+    return None, gx, gy
 
 
 # --- casts -----------------------------------------------------------------------------
@@ -109,6 +126,18 @@ def cast(to, saturate, round_mode):
     return kernel
 
 
+def _cast_back(x, g):
+    """Gradient of a cast of ``x``: ``g`` cast back to x's dtype, or None unless both types are floats."""
+    if x.dtype not in dt.FLOATS or g.dtype not in dt.FLOATS:
+        return None
+    return g if g.dtype == x.dtype else execute("Cast", g, to=x.dtype)
+
+
+@register_gradient("Cast")
+def _cast_grad(node, g):
+    return (_cast_back(node.inputs[0], g),)
+
+
 @defop("CastLike", inputs="input:T1 target_type:T2", outputs="output:T2", types={"T1": dt.ALL, "T2": dt.ALL},
        attrs=dict(_CAST_ATTRS), infer=lambda attrs, infos: [TensorInfo(infos[0].shape, infos[1].dtype)])
 def cast_like(saturate, round_mode):
@@ -118,3 +147,8 @@ def cast_like(saturate, round_mode):
         return _cast_to(x, target_type.dtype, out)
 
     return kernel
+
+
+@register_gradient("CastLike")
+def _cast_like_grad(node, g):
+    return _cast_back(node.inputs[0], g), None  # target_type only lends its dtype

@@ -2,12 +2,17 @@
 
 Every op computes IEEE results: out-of-domain inputs give NaN, poles give
 +-inf, and NaN propagates (numpy's warnings for these are silenced engine-wide).
+Gradients follow the same IEEE rules (inf at poles, as torch's); IsNaN and
+IsInf are not differentiable.
 """
+
+import math
 
 import numpy as np
 
 from vfw.core import dtypes as dt
-from vfw.core.ops._common import same_as_first, ufunc_kernel
+from vfw.core.autograd import not_differentiable, register_gradient
+from vfw.core.ops._common import execute, same_as_first, scalar, ufunc_kernel
 from vfw.core.ops._special import erf as _erf
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -26,6 +31,98 @@ for _name, _ufunc in _UNARY:
           types={"T": dt.FLOATS}, infer=same_as_first)(ufunc_kernel(_ufunc))
 
 
+# -- gradients (engine ops only, so they differentiate again; ``y`` is the op's output) --
+def _one(g):
+    return scalar(1, g.dtype)
+
+
+def _one_minus_sq(g, x):
+    """``1 - x**2`` as ``(1 - x)(1 + x)``: accurate near ``|x| = 1``, where it vanishes."""
+    return execute("Mul", execute("Sub", _one(g), x), execute("Add", _one(g), x))
+
+
+@register_gradient("Exp")
+def _exp_grad(node, g):
+    return (execute("Mul", g, node.output(0)),)
+
+
+@register_gradient("Log")
+def _log_grad(node, g):
+    return (execute("Div", g, node.inputs[0]),)
+
+
+@register_gradient("Sqrt")
+def _sqrt_grad(node, g):
+    y = node.output(0)
+    return (execute("Div", g, execute("Add", y, y)),)  # 1 / (2 sqrt(x)); inf at 0 as in torch
+
+
+@register_gradient("Sin")
+def _sin_grad(node, g):
+    return (execute("Mul", g, execute("Cos", node.inputs[0])),)
+
+
+@register_gradient("Cos")
+def _cos_grad(node, g):
+    return (execute("Neg", execute("Mul", g, execute("Sin", node.inputs[0]))),)
+
+
+@register_gradient("Tan")
+def _tan_grad(node, g):
+    y = node.output(0)
+    return (execute("Mul", g, execute("Add", _one(g), execute("Mul", y, y))),)
+
+
+@register_gradient("Asin")
+def _asin_grad(node, g):
+    return (execute("Div", g, execute("Sqrt", _one_minus_sq(g, node.inputs[0]))),)
+
+
+@register_gradient("Acos")
+def _acos_grad(node, g):
+    return (execute("Neg", execute("Div", g, execute("Sqrt", _one_minus_sq(g, node.inputs[0])))),)
+
+
+@register_gradient("Atan")
+def _atan_grad(node, g):
+    x = node.inputs[0]
+    return (execute("Div", g, execute("Add", _one(g), execute("Mul", x, x))),)
+
+
+@register_gradient("Sinh")
+def _sinh_grad(node, g):
+    return (execute("Mul", g, execute("Cosh", node.inputs[0])),)
+
+
+@register_gradient("Cosh")
+def _cosh_grad(node, g):
+    return (execute("Mul", g, execute("Sinh", node.inputs[0])),)
+
+
+@register_gradient("Tanh")
+def _tanh_grad(node, g):
+    y = node.output(0)
+    return (execute("Mul", g, execute("Sub", _one(g), execute("Mul", y, y))),)
+
+
+@register_gradient("Asinh")
+def _asinh_grad(node, g):
+    x = node.inputs[0]
+    return (execute("Div", g, execute("Sqrt", execute("Add", execute("Mul", x, x), _one(g)))),)
+
+
+@register_gradient("Acosh")
+def _acosh_grad(node, g):
+    x = node.inputs[0]
+    sq_minus_one = execute("Mul", execute("Sub", x, _one(g)), execute("Add", x, _one(g)))  # accurate near x = 1
+    return (execute("Div", g, execute("Sqrt", sq_minus_one)),)
+
+
+@register_gradient("Atanh")
+def _atanh_grad(node, g):
+    return (execute("Div", g, _one_minus_sq(g, node.inputs[0])),)
+
+
 @defop("Erf", inputs="input:T", outputs="output:T", types={"T": dt.FLOATS}, infer=same_as_first)
 def erf():
     """Gauss error function, elementwise (W. J. Cody's rational approximation, computed in float64)."""
@@ -37,6 +134,13 @@ def erf():
         return out
 
     return kernel
+
+
+@register_gradient("Erf")
+def _erf_grad(node, g):
+    x = node.inputs[0]
+    density = execute("Exp", execute("Neg", execute("Mul", x, x)))
+    return (execute("Mul", g, execute("Mul", density, scalar(2 / math.sqrt(math.pi), g.dtype))),)
 
 
 def _bool_like_first(attrs, infos):
@@ -73,3 +177,6 @@ def isinf(detect_negative, detect_positive):
         return out
 
     return none
+
+
+not_differentiable("IsNaN", "IsInf")

@@ -29,6 +29,7 @@ from vfw.core.ops._common import (
     require,
     reshape_to,
     same_as_first,
+    scalar,
 )
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
@@ -264,10 +265,6 @@ def _reduce_like(node, op_type, x):
     return execute(op_type, x, axes, keepdims=1, noop_with_empty_axes=node.attrs["noop_with_empty_axes"])
 
 
-def _scalar(value, dtype):
-    return np.asarray(value, dtype)
-
-
 @register_gradient("ReduceSum")
 def _reduce_sum_grad(node, g):
     return _grad_to_input_shape(node, g), None
@@ -277,7 +274,7 @@ def _reduce_sum_grad(node, g):
 def _reduce_mean_grad(node, g):
     x = node.inputs[0]
     n = _count(x.shape, _node_axis(node))
-    scaled = execute("Mul", _kept(node, g), _scalar(1 / n if n else 0, x.dtype))
+    scaled = execute("Mul", _kept(node, g), scalar(1 / n if n else 0, x.dtype))
     return execute("Expand", scaled, int64s(x.shape)), None
 
 
@@ -288,12 +285,12 @@ def _reduce_prod_grad(node, g):
     # non-zeros at the zero's place and 0 elsewhere; with more zeros it is 0 everywhere.
     x = node.inputs[0]
     dtype = x.dtype
-    zero = execute("Equal", x, _scalar(0, dtype))
-    safe = execute("Where", zero, _scalar(1, dtype), x)
+    zero = execute("Equal", x, scalar(0, dtype))
+    safe = execute("Where", zero, scalar(1, dtype), x)
     scaled = execute("Mul", _kept(node, g), _reduce_like(node, "ReduceProd", safe))
     zeros = _reduce_like(node, "ReduceSum", execute("Cast", zero, to=_INT64))
-    none = execute("Cast", execute("Equal", zeros, _scalar(0, _INT64)), to=dtype)
-    one = execute("Cast", execute("Equal", zeros, _scalar(1, _INT64)), to=dtype)
+    none = execute("Cast", execute("Equal", zeros, scalar(0, _INT64)), to=dtype)
+    one = execute("Cast", execute("Equal", zeros, scalar(1, _INT64)), to=dtype)
     at_zero = execute("Mul", scaled, one)
     elsewhere = execute("Div", execute("Mul", scaled, none), safe)
     return execute("Where", zero, at_zero, elsewhere), None
@@ -321,14 +318,14 @@ def _reduce_l2_grad(node, g):
     x = node.inputs[0]
     norm = _kept(node, node.output(0))
     ratio = execute("Div", _kept(node, g), norm)
-    ratio = execute("Where", execute("Equal", norm, _scalar(0, x.dtype)), _scalar(0, x.dtype), ratio)
+    ratio = execute("Where", execute("Equal", norm, scalar(0, x.dtype)), scalar(0, x.dtype), ratio)
     return execute("Mul", ratio, x), None
 
 
 @register_gradient("ReduceSumSquare")
 def _reduce_sum_square_grad(node, g):
     x = node.inputs[0]
-    return execute("Mul", execute("Mul", _kept(node, g), _scalar(2, x.dtype)), x), None
+    return execute("Mul", execute("Mul", _kept(node, g), scalar(2, x.dtype)), x), None
 
 
 @register_gradient("ReduceLogSum")
