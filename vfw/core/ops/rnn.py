@@ -19,6 +19,7 @@ functions that take them.  Unlike onnxruntime, omitted alphas/betas take the
 ONNX operators' defaults, as the spec says.
 
 float16 and bfloat16 inputs are computed in float32 and rounded once at the end.
+Gradients: ``rnn_grad`` (the recurrence replayed in engine ops and differentiated).
 """
 
 import numpy as np
@@ -105,8 +106,8 @@ def _per_direction(fns):
     return apply
 
 
-def _resolve_activations(op, names, alphas, betas, defaults, num_dirs):
-    """Per gate slot, a function of a [num_directions, ...] array.
+def _activation_specs(op, names, alphas, betas, defaults, num_dirs):
+    """``(key, alpha, beta)`` per direction and gate slot (index ``d * k + j``), validated.
 
     ``activation_alpha`` and ``activation_beta`` are consumed in the order of
     the activation list by the functions that take them (missing ones get the
@@ -123,7 +124,7 @@ def _resolve_activations(op, names, alphas, betas, defaults, num_dirs):
         )
     alphas = list(alphas or ())
     betas = list(betas or ())
-    resolved = []
+    specs = []
     for name in names:
         key = name.lower()
         _, alpha, beta = _ACTIVATIONS[key]
@@ -131,7 +132,15 @@ def _resolve_activations(op, names, alphas, betas, defaults, num_dirs):
             alpha = alphas.pop(0)
         if beta is not None and betas:
             beta = betas.pop(0)
-        resolved.append(((key, alpha, beta), _make_activation(key, alpha, beta)))
+        specs.append((key, alpha, beta))
+    return specs
+
+
+def _resolve_activations(op, names, alphas, betas, defaults, num_dirs):
+    """Per gate slot, a function of a [num_directions, ...] array."""
+    k = len(defaults)
+    resolved = [(spec, _make_activation(*spec)) for spec in _activation_specs(op, names, alphas, betas, defaults,
+                                                                               num_dirs)]
     return [_per_direction([resolved[d * k + j] for d in range(num_dirs)]) for j in range(k)]
 
 
@@ -410,3 +419,7 @@ def lstm(activation_alpha, activation_beta, activations, clip, direction, hidden
         return _finish(cfg, s, ys, states, x.dtype)
 
     return kernel
+
+
+# The gradient makers import helpers from this module, so they come last.
+from vfw.core.ops import rnn_grad  # noqa: E402,F401
