@@ -11,6 +11,8 @@ from vfw.core.registry import Op
 from vfw.core.tensor import Tensor
 from vfw.core.workspace import current_workspace
 
+_new = object.__new__
+
 
 def get_op(op_type, attrs=None, device="cpu"):
     """The cached :class:`~vfw.core.registry.Op` of the current workspace."""
@@ -70,9 +72,12 @@ def execute(op, *inputs, **attrs):
             arrays.append(x)
     result = op(*arrays)
     if type(result) is tuple:
-        outputs = tuple(None if r is None else cls.wrap(r) for r in result)
-    else:
-        outputs = cls.wrap(result)
+        outputs = tuple([None if r is None else cls.wrap(r) for r in result])
+    else:  # Tensor.wrap inlined: this is the hottest path of eager execution
+        outputs = _new(cls)
+        outputs.data = result
+        outputs.requires_grad = False
+        outputs.grad_node = None
     if needs_grad and autograd.is_grad_enabled():
         autograd.record(op, inputs, outputs)
     return outputs

@@ -256,7 +256,9 @@ def _kept(node, t):
 
 def _grad_to_input_shape(node, g):
     """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
-    return execute("Expand", _kept(node, g), int64s(node.inputs[0].shape))
+    shape = node.inputs[0].shape
+    # A 0-d gradient (a full reduction) broadcasts as it is; otherwise put the reduced dims back first.
+    return execute("Expand", g if not g.shape else _kept(node, g), int64s(shape))
 
 
 def _reduce_like(node, op_type, x):
