@@ -8,13 +8,13 @@ inputs are computed in float32 and the results cast back; outputs have the dtype
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import IndexOutOfRangeError, ShapeError
-from vfw.core.ops._common import as_array
+from vfw.core.ops._common import array_of, as_array, execute, int64s
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _F32 = dt.float32
 _F64 = dt.float64
-
 
 
 def _work(x, cdt):
@@ -85,6 +85,70 @@ def _negative_picked(op, logp, labels, weight, ignore_index, reduction, c, lname
     return total / cdt.type(loss.size)
 
 
+# -- gradients ------------------------------------------------------------------------------------------------
+# Both losses are sums of ``-w[label] * logp[n, label, ...]`` over the non-ignored positions (divided by the
+# summed picked weights, or their count, for 'mean').  The makers write that with a one-hot mask of the labels
+# built by engine ops (Equal against the class indices), so they trace and differentiate again like any op.
+_AXIS1 = int64s((1,))
+_ALL = int64s(())  # ReduceSum over every axis
+
+
+def _as(t, dtype):
+    """Tensor ``t`` as ``dtype`` (a Cast only when it differs)."""
+    return t if t.dtype == dtype else execute("Cast", t, to=dtype)
+
+
+def _padded(node):
+    """``(input, labels, weight)`` and their needs_input_grad, None/False for an absent weight."""
+    missing = 3 - len(node.inputs)
+    return node.inputs + (None,) * missing, node.needs_input_grad + (False,) * missing
+
+
+def _one_hot(labels, c, ignore_index, dtype):
+    """(N, C, d1, ...) mask in ``dtype``: 1 where the class axis equals the label, 0 on ignored positions."""
+    shape = array_of(labels).shape
+    classes = np.arange(c, dtype=array_of(labels).dtype).reshape((1, c) + (1,) * (len(shape) - 1))
+    if ignore_index is not None and 0 <= ignore_index < c:
+        # No label the kernel accepted is negative unless it equals ignore_index (not in [0, C) here), so
+        # -1 in the ignored class's slot matches nothing and ignored positions get an all-zero row.
+        classes[0, ignore_index] = -1
+    hit = execute("Equal", execute("Unsqueeze", labels, _AXIS1), classes)
+    return execute("Cast", hit, to=dtype)
+
+
+def _picked_grads(node, g_loss, logp, weight, need_logp, need_weight, cdt):
+    """``(d loss / d logp, d loss / d weight)`` for the picked-log-probability losses, given ``logp`` in ``cdt``.
+
+    With ``w_n`` the picked weight (0 where ignored) and ``D = sum(w_n)`` for 'mean', the loss is
+    ``sum_n w_n * (-logp_n) [/ D]``: ``d/d logp = -coef * w_n`` at the label, ``d/d weight[k]`` sums
+    ``coef * (-logp_n [- loss])`` over the positions labelled k.
+    """
+    labels, reduction = node.inputs[1], node.attrs["reduction"]
+    c = logp.shape[1]
+    mask = _one_hot(labels, c, node.attrs["ignore_index"], cdt)
+    if weight is None:
+        picked_w = execute("ReduceSum", mask, _AXIS1, keepdims=0)
+    else:
+        w = execute("Reshape", _as(weight, cdt), int64s((1, c) + (1,) * (logp.ndim - 2)))
+        picked_w = execute("ReduceSum", execute("Mul", mask, w), _AXIS1, keepdims=0)
+    coef = _as(g_loss, cdt)
+    if reduction == "mean":
+        denom = execute("ReduceSum", picked_w, _ALL, keepdims=0)
+        coef = execute("Div", coef, denom)
+    dlogp = dweight = None
+    if need_logp:
+        dlogp = execute("Neg", execute("Mul", execute("Unsqueeze", execute("Mul", coef, picked_w), _AXIS1), mask))
+    if need_weight:
+        nll = execute("Neg", execute("ReduceSum", execute("Mul", mask, logp), _AXIS1, keepdims=0))
+        if reduction == "mean":  # the weights are in the denominator too
+            loss = execute("Div", execute("ReduceSum", execute("Mul", picked_w, nll), _ALL, keepdims=0), denom)
+            nll = execute("Sub", nll, loss)
+        per_position = execute("Unsqueeze", execute("Mul", coef, nll), _AXIS1)
+        axes = int64s((0,) + tuple(range(2, logp.ndim)))
+        dweight = _as(execute("ReduceSum", execute("Mul", mask, per_position), axes, keepdims=0), weight.dtype)
+    return dlogp, dweight
+
+
 def _loss_shape(attrs, scores, labels):
     if attrs["reduction"] != "none":
         return ()
@@ -125,6 +189,25 @@ def softmax_cross_entropy_loss(ignore_index, reduction):
     return kernel
 
 
+@register_gradient("SoftmaxCrossEntropyLoss")
+def _softmax_cross_entropy_grad(node, g_loss, g_logp):
+    """Gradient to scores (through the loss and the log_prob output) and to weights (labels get none)."""
+    (scores, labels, weights), (need_scores, _, need_weights) = _padded(node)
+    cdt = _F64 if scores.dtype == _F64 else _F32
+    if scores.dtype == cdt:
+        logp = node.output(1)
+    else:  # log_prob was rounded to half precision: recompute it in float32
+        logp = execute("LogSoftmax", _as(scores, cdt), axis=1)
+    dlogp, dweights = _picked_grads(node, g_loss, logp, weights, need_scores, need_weights, cdt)
+    dscores = None
+    if need_scores:
+        dlogp = execute("Add", dlogp, _as(g_logp, cdt))
+        # log-softmax backward: dlogp - softmax * sum_c(dlogp)
+        total = execute("ReduceSum", dlogp, _AXIS1, keepdims=1)
+        dscores = _as(execute("Sub", dlogp, execute("Mul", execute("Exp", logp), total)), scores.dtype)
+    return dscores, None, dweights
+
+
 @defop("NegativeLogLikelihoodLoss", inputs="input:T target:Tind weight?:T", outputs="loss:T",
        types={"T": dt.FLOATS, "Tind": dt.INDEX}, attrs=_ATTRS, infer=_nll_infer)
 def negative_log_likelihood_loss(ignore_index, reduction):
@@ -139,3 +222,12 @@ def negative_log_likelihood_loss(ignore_index, reduction):
         return as_array(loss, x.dtype)
 
     return kernel
+
+
+@register_gradient("NegativeLogLikelihoodLoss")
+def _negative_log_likelihood_grad(node, g_loss):
+    """Gradient to input and weight (target gets none)."""
+    (x, _, weight), (need_x, _, need_weight) = _padded(node)
+    cdt = _F64 if x.dtype == _F64 else _F32
+    dx, dweight = _picked_grads(node, g_loss, _as(x, cdt), weight, need_x, need_weight, cdt)
+    return (None if dx is None else _as(dx, x.dtype)), None, dweight

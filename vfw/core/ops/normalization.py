@@ -10,8 +10,19 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import normalize_axes, normalize_axis, positive, require, same_as_first
+from vfw.core.ops._common import (
+    array_of,
+    execute,
+    int64s,
+    normalize_axes,
+    normalize_axis,
+    positive,
+    require,
+    same_as_first,
+    unbroadcast,
+)
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _F32 = dt.float32
@@ -80,6 +91,69 @@ def _check_unidirectional(op, name, p, x):
         raise ShapeError(f"{op}: {name} {describe(p)} is not unidirectionally broadcastable to X {describe(x)}")
 
 
+# -- gradient helpers -----------------------------------------------------------------------------------------
+# The makers recompute the statistics with engine ops (so that, with create_graph, the gradient is itself
+# differentiable), in the dtype the kernels compute in: float64 stays, other dtypes go through float32.
+
+
+def _k(value, dtype):
+    """A 0-d constant of ``dtype`` (engine ops never promote)."""
+    return np.asarray(value, dtype)
+
+
+def _as(t, dtype):
+    """Tensor ``t`` as ``dtype`` (a Cast only when it differs; None stays None)."""
+    return t if t is None or t.dtype == dtype else execute("Cast", t, to=dtype)
+
+
+def _grad_dtype(*tensors):
+    """The kernels' compute dtype for these inputs: float64 if any is float64, else float32."""
+    return _compute_dtype(*(array_of(t) for t in tensors))
+
+
+def _mean_t(x, axes, inv_n):
+    """Mean of tensor ``x`` over ``axes`` (an int64 array), dims kept; ``inv_n`` is 1 / group size."""
+    return execute("Mul", execute("ReduceSum", x, axes, keepdims=1), inv_n)
+
+
+def _standardized_t(x, axes, n, eps):
+    """``(xhat, inv)``: ``x`` standardized over ``axes`` (groups of ``n``) and ``1 / sqrt(var + eps)`` (kept)."""
+    inv_n = _k(1.0 / n if n else 0.0, x.dtype)
+    d = execute("Sub", x, _mean_t(x, axes, inv_n))
+    var = _mean_t(execute("Mul", d, d), axes, inv_n)
+    inv = execute("Div", _k(1.0, x.dtype), execute("Sqrt", execute("Add", var, _k(eps, x.dtype))))
+    return execute("Mul", d, inv), inv
+
+
+def _standardized_grad(gxhat, xhat, inv, axes, n, g_mean=None, g_inv=None):
+    """Gradient with respect to ``x`` of ``xhat`` (and of the kept statistics mean and ``inv``, when given).
+
+    ``dx = inv * (gxhat - mean(gxhat) - xhat * (mean(gxhat * xhat) + g_inv * inv / n)) + g_mean / n``: with
+    ``d = x - mean``, ``d inv / d x = -inv**3 d / n`` and ``sum(d) = 0``.
+    """
+    inv_n = _k(1.0 / n if n else 0.0, xhat.dtype)
+    proj = execute("ReduceSum", execute("Mul", gxhat, xhat), axes, keepdims=1)
+    if g_inv is not None:
+        proj = execute("Add", proj, execute("Mul", g_inv, inv))
+    centered = execute("Sub", gxhat, _mean_t(gxhat, axes, inv_n))
+    dx = execute("Sub", centered, execute("Mul", xhat, execute("Mul", proj, inv_n)))
+    dx = execute("Mul", dx, inv)
+    if g_mean is not None:
+        dx = execute("Add", dx, execute("Mul", g_mean, inv_n))
+    return dx
+
+
+def _channel_shape(c, ndim):
+    """Shape that broadcasts a per-channel vector over (N, C, ...)."""
+    return int64s((c,) + (1,) * (ndim - 2))
+
+
+def _padded(node, count):
+    """``node.inputs`` and ``node.needs_input_grad`` padded with None/False to ``count`` entries."""
+    missing = count - len(node.inputs)
+    return node.inputs + (None,) * missing, node.needs_input_grad + (False,) * missing
+
+
 # -- BatchNormalization ---------------------------------------------------------------------------------------
 
 
@@ -145,6 +219,55 @@ def batch_normalization(epsilon, momentum, training_mode):
     return training if training_mode else inference
 
 
+@register_gradient("BatchNormalization")
+def _batch_norm_grad(node, gy, *_running):
+    """Training mode: through the batch statistics to X, scale and B.  Inference: to all five inputs.
+
+    The running-stat outputs are treated as not differentiable (buffers, as in PyTorch and Keras): their
+    gradients are ignored and input_mean/input_var get no gradient in training mode.
+    """
+    x, scale, b, mean, var = node.inputs
+    need_x, need_scale, need_b, need_mean, need_var = node.needs_input_grad
+    nd, c = x.ndim, x.shape[1]
+    cdt = _grad_dtype(x, scale, mean)
+    axes = int64s((0,) + tuple(range(2, nd)))
+    per_channel = _channel_shape(c, nd)
+    g = _as(gy, cdt)
+    xs, s = _as(x, cdt), _as(scale, cdt)
+    training = node.attrs["training_mode"]
+    db = execute("ReduceSum", g, axes, keepdims=0) if need_b or (need_mean and not training) else None
+    grads = [None] * 5
+    if training:
+        if need_x or need_scale:
+            n = array_of(x).size // max(c, 1)
+            xhat, inv = _standardized_t(xs, axes, n, node.attrs["epsilon"])
+            if need_x:
+                gxhat = execute("Mul", g, execute("Reshape", s, per_channel))
+                grads[0] = _as(_standardized_grad(gxhat, xhat, inv, axes, n), x.dtype)
+            if need_scale:
+                grads[1] = _as(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
+    else:
+        # Y = (x - mean) * a + B with a = scale * r and r = 1 / sqrt(var + eps), per channel.
+        std = execute("Sqrt", execute("Add", _as(var, cdt), _k(node.attrs["epsilon"], cdt)))
+        r = execute("Div", _k(1.0, cdt), std)
+        a = execute("Mul", s, r)
+        if need_x:
+            grads[0] = _as(execute("Mul", g, execute("Reshape", a, per_channel)), x.dtype)
+        if need_scale or need_var:
+            centered = execute("Sub", xs, execute("Reshape", _as(mean, cdt), per_channel))
+            moment = execute("ReduceSum", execute("Mul", g, centered), axes, keepdims=0)
+            if need_scale:
+                grads[1] = _as(execute("Mul", moment, r), scale.dtype)
+            if need_var:  # d r / d var = -r**3 / 2
+                dvar = execute("Mul", execute("Mul", moment, a), execute("Mul", r, r))
+                grads[4] = _as(execute("Mul", dvar, _k(-0.5, cdt)), var.dtype)
+        if need_mean:
+            grads[3] = _as(execute("Neg", execute("Mul", db, a)), mean.dtype)
+    if need_b:
+        grads[2] = _as(db, b.dtype)
+    return tuple(grads)
+
+
 # -- LayerNormalization ---------------------------------------------------------------------------------------
 
 
@@ -187,6 +310,29 @@ def layer_normalization(axis, epsilon, stash_type):
                 inv.reshape(stats_shape).astype(stash, copy=False))
 
     return kernel
+
+
+@register_gradient("LayerNormalization")
+def _layer_norm_grad(node, gy, g_mean, g_inv):
+    """Gradient to X, Scale and B, including what flows back through the Mean and InvStdDev outputs."""
+    (x, scale, b), (need_x, need_scale, need_b) = _padded(node, 3)
+    cdt = _grad_dtype(x)
+    g = _as(gy, cdt)
+    grads = [None] * 3
+    if need_x or need_scale:
+        nd = x.ndim
+        ax = normalize_axis("LayerNormalization", node.attrs["axis"], nd)
+        axes, n = int64s(range(ax, nd)), math.prod(x.shape[ax:])
+        xhat, inv = _standardized_t(_as(x, cdt), axes, n, node.attrs["epsilon"])
+        if need_x:
+            gxhat = execute("Mul", g, _as(scale, cdt))
+            dx = _standardized_grad(gxhat, xhat, inv, axes, n, _as(g_mean, cdt), _as(g_inv, cdt))
+            grads[0] = _as(dx, x.dtype)
+        if need_scale:
+            grads[1] = _as(unbroadcast(execute("Mul", g, xhat), scale.shape), scale.dtype)
+    if need_b:
+        grads[2] = _as(unbroadcast(g, b.shape), b.dtype)
+    return tuple(grads)
 
 
 # -- GroupNormalization / InstanceNormalization ---------------------------------------------------------------
@@ -235,6 +381,45 @@ def instance_normalization(epsilon):
     return kernel
 
 
+def _grouped_grad(node, gy, groups, cdt):
+    """Gradients of :func:`_grouped` to X, scale and bias.
+
+    The statistics of each (instance, group) are recomputed on X viewed as (N, groups, C / groups * spatial).
+    """
+    x, scale, bias = node.inputs
+    need_x, need_scale, need_bias = node.needs_input_grad
+    nd, (batch, c) = x.ndim, x.shape[:2]
+    axes = int64s((0,) + tuple(range(2, nd)))
+    g = _as(gy, cdt)
+    grads = [None] * 3
+    if need_x or need_scale:
+        n = (c // groups) * math.prod(x.shape[2:])
+        grouped, group_axis = int64s((batch, groups, n)), int64s((2,))
+        xhat, inv = _standardized_t(execute("Reshape", _as(x, cdt), grouped), group_axis, n, node.attrs["epsilon"])
+        if need_x:
+            gxhat = execute("Mul", g, execute("Reshape", _as(scale, cdt), _channel_shape(c, nd)))
+            dx = _standardized_grad(execute("Reshape", gxhat, grouped), xhat, inv, group_axis, n)
+            grads[0] = _as(execute("Reshape", dx, int64s(x.shape)), x.dtype)
+        if need_scale:
+            xhat = execute("Reshape", xhat, int64s(x.shape))
+            grads[1] = _as(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
+    if need_bias:
+        grads[2] = _as(execute("ReduceSum", g, axes, keepdims=0), bias.dtype)
+    return tuple(grads)
+
+
+@register_gradient("GroupNormalization")
+def _group_norm_grad(node, gy):
+    wide = _GN_STASH[node.attrs["stash_type"]] == _F64
+    return _grouped_grad(node, gy, node.attrs["num_groups"], _F64 if wide else _grad_dtype(node.inputs[0]))
+
+
+@register_gradient("InstanceNormalization")
+def _instance_norm_grad(node, gy):
+    x = node.inputs[0]
+    return _grouped_grad(node, gy, x.shape[1], _grad_dtype(x))
+
+
 # -- MeanVarianceNormalization / LpNormalization --------------------------------------------------------------
 
 
@@ -260,6 +445,34 @@ def mean_variance_normalization(axes):
     return kernel
 
 
+def _nonzero(t):
+    """``t`` with its zeros replaced by ones: a safe divisor where the quotient is multiplied by zero anyway."""
+    return execute("Where", execute("Equal", t, _k(0.0, t.dtype)), _k(1.0, t.dtype), t)
+
+
+@register_gradient("MeanVarianceNormalization")
+def _mean_variance_norm_grad(node, gy):
+    """``dx = c (g - mean(g)) - y mean(g y) / s`` with ``s`` the standard deviation and ``c = 1 / (s + 1e-9)``.
+
+    Over a constant slice (``s = 0``) the output is ``(x - mean) * 1e9`` to first order, so only the first
+    term remains; the second is kept finite there by dividing by 1 instead of 0 (``y`` is 0 there).
+    """
+    x = node.inputs[0]
+    cdt = _grad_dtype(x)
+    axes = node.attrs["axes"]
+    ax = normalize_axes("MeanVarianceNormalization", axes, x.ndim) if axes else tuple(range(x.ndim))
+    n = math.prod(x.shape[a] for a in ax)
+    ax, inv_n = int64s(ax), _k(1.0 / n if n else 0.0, cdt)
+    xs, g = _as(x, cdt), _as(gy, cdt)
+    d = execute("Sub", xs, _mean_t(xs, ax, inv_n))
+    std = execute("Sqrt", _mean_t(execute("Mul", d, d), ax, inv_n))
+    coef = execute("Div", _k(1.0, cdt), execute("Add", std, _k(1e-9, cdt)))
+    y = execute("Mul", d, coef)
+    dx = execute("Mul", execute("Sub", g, _mean_t(g, ax, inv_n)), coef)
+    proj = execute("Div", _mean_t(execute("Mul", g, y), ax, inv_n), _nonzero(std))
+    return (_as(execute("Sub", dx, execute("Mul", y, proj)), x.dtype),)
+
+
 @defop("LpNormalization", inputs="input:T", outputs="output:T", types={"T": dt.FLOATS},
        attrs={"axis": Attr("int", -1), "p": Attr("int", 2, choices=(1, 2))}, infer=same_as_first)
 def lp_normalization(axis, p):
@@ -280,3 +493,26 @@ def lp_normalization(axis, p):
         return _finish(xs / norm, x.dtype, out)
 
     return kernel
+
+
+@register_gradient("LpNormalization")
+def _lp_norm_grad(node, gy):
+    """``dx = (g - u sum(g y)) / norm`` with ``u = y`` for p=2 and ``sign(x)`` for p=1.
+
+    Slices whose norm is zero have zero output in the kernel (their norm is taken as inf) and get a zero
+    gradient here for the same reason (the function has no derivative there).
+    """
+    x = node.inputs[0]
+    cdt = _grad_dtype(x)
+    ax = int64s((normalize_axis("LpNormalization", node.attrs["axis"], x.ndim),))
+    xs, g = _as(x, cdt), _as(gy, cdt)
+    if node.attrs["p"] == 1:
+        norm = execute("ReduceSum", execute("Abs", xs), ax, keepdims=1)
+    else:
+        norm = execute("Sqrt", execute("ReduceSum", execute("Mul", xs, xs), ax, keepdims=1))
+    norm = execute("Where", execute("Equal", norm, _k(0.0, cdt)), _k(np.inf, cdt), norm)
+    y = execute("Div", xs, norm)
+    u = y if node.attrs["p"] == 2 else execute("Sign", xs)
+    proj = execute("ReduceSum", execute("Mul", g, y), ax, keepdims=1)
+    dx = execute("Div", execute("Sub", g, execute("Mul", u, proj)), norm)
+    return (_as(dx, x.dtype),)

@@ -18,8 +18,9 @@ or bfloat16 outputs.
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import not_differentiable, register_gradient, stop_gradient
 from vfw.core.errors import DTypeError, OpAttributeError, OpInputError, ShapeError
-from vfw.core.ops._common import non_negative, require
+from vfw.core.ops._common import array_of, execute, non_negative, require
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _MASK64 = (1 << 64) - 1
@@ -277,3 +278,31 @@ def dropout(seed):
         return y.astype(data.dtype, copy=False), mask
 
     return kernel
+
+
+# Samples carry no gradient (as in PyTorch and TensorFlow); Dropout's gradient goes through its mask.
+not_differentiable("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+                   "Bernoulli")
+
+
+@register_gradient("Dropout")
+def _dropout_grad(node, g, _g_mask):
+    """Training mode: ``g * mask / (1 - ratio)`` with the mask the forward drew; otherwise ``g``.
+
+    The mask is a constant of the backward (the saved output, cut from the graph), so a second
+    derivative sees a linear map; ratio and training_mode get no gradient.
+    """
+    inputs = node.inputs + (None,) * (3 - len(node.inputs))
+    ratio, training = array_of(inputs[1]), array_of(inputs[2])
+    if training is None or not training.reshape(())[()]:
+        return g, None, None
+    r = 0.5 if ratio is None else float(ratio.reshape(())[()])
+    if r == 0.0:
+        return g, None, None
+    work = _draw_dtype(g.dtype)
+    mask = execute("Cast", stop_gradient(node.output(1)), to=work)
+    scaled = execute("Mul", mask, np.asarray(1.0 / (1.0 - r) if r < 1.0 else 0.0, work))
+    if g.dtype == work:
+        return execute("Mul", g, scaled), None, None
+    # half precision: scale in float32 and round once, as the kernel does
+    return execute("Cast", execute("Mul", execute("Cast", g, to=work), scaled), to=g.dtype), None, None
