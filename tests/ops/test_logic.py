@@ -239,3 +239,22 @@ def test_dtype_errors(op, dtypes):
 def test_cast_attribute_errors(attrs, match):
     with pytest.raises(OpAttributeError, match=f"Cast.*{match}"):
         run("Cast", np.zeros(3, np.float32), **attrs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int8, np.int64, np.bool_])
+@pytest.mark.parametrize("shapes", [((80, 90), (80, 90), (80, 90)), ((80, 1), (1, 90), ()), ((90,), (80, 90), (80, 1))])
+def test_where_large_inputs_take_the_branch_free_path(dtype, shapes):
+    # Above a few thousand elements Where selects with bit masks instead of np.where.
+    rng = np.random.default_rng(3)
+    cond = rng.random(shapes[0]) < 0.5
+    x = (rng.standard_normal(shapes[1]) * 50).astype(dtype)
+    y = (rng.standard_normal(shapes[2]) * 50).astype(dtype)
+    check_op("Where", [cond, x, y])
+
+
+def test_where_large_keeps_nan_inf_and_signed_zero_bits():
+    x = np.tile(np.array([np.nan, -0.0, np.inf, -np.inf, 1.5], np.float32), 2000)
+    cond = np.arange(x.size) % 3 != 0
+    y = np.full((), -0.0, np.float32)
+    got = run("Where", cond, x, y)
+    np.testing.assert_array_equal(got.view(np.uint32), np.where(cond, x, y).view(np.uint32))
