@@ -4,11 +4,12 @@ import argparse
 import json
 import os
 
-from benchmarks import eager_overhead
+from benchmarks import autograd_step, eager_overhead
 from benchmarks.timing import print_table
 
 ENTRIES = {
     "eager_overhead": ("Eager per-op overhead (engine vs numpy vs torch eager)", eager_overhead.run_benchmark),
+    "autograd_step": ("Forward+backward steps (engine autograd vs torch eager)", autograd_step.run_benchmark),
 }
 
 

@@ -6,6 +6,12 @@ one batched matmul (also for depthwise convolutions, where it beats per-tap
 broadcast multiply-adds at every size measured).  ConvTranspose is Conv's
 adjoint: one batched matmul to columns, then col2im by strided-slice adds, one
 per kernel tap.  Half-precision inputs accumulate in float32.
+
+Gradients are made of these ops and one more, so they can be differentiated to
+any order: the input gradient of either op is the other op applied to the
+output gradient with the same weights; the weight gradient is the engine op
+ConvGradFilter (the forward's im2col columns times the output gradient, one
+GEMM per group), whose own gradients are a Conv and a ConvTranspose again.
 """
 
 import itertools
@@ -14,8 +20,9 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpAttributeError, ShapeError
-from vfw.core.ops._common import non_negative, positive
+from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
@@ -29,6 +36,7 @@ from vfw.core.ops._windows import (
     window_view,
 )
 from vfw.core.registry import Attr, TensorInfo, defop
+from vfw.core.tensor import Tensor
 
 _COLS_LIMIT = 1 << 25  # im2col elements (128 MiB of float32) above which Conv works in batch slices
 
@@ -156,6 +164,133 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
     return kernel_fn
 
 
+# ------------------------------------------------------------------------------------ Conv gradients
+
+
+def _zeros(shape, dtype):
+    return Tensor.wrap(np.zeros(shape, dtype))
+
+
+def _padded3(seq):
+    return (tuple(seq) + (None, None, None))[:3]
+
+
+def _conv_attrs(attrs):
+    return {k: attrs[k] for k in ("auto_pad", "dilations", "group", "pads", "strides")}
+
+
+def _tail_ends(out, strides, kernel, dilations, in_sp, begins):
+    """Per axis, the end pad after which Conv's last window ends exactly (negative: an input tail no window reads)."""
+    return [(o - 1) * s + (k - 1) * d + 1 - n - b
+            for o, s, k, d, n, b in zip(out, strides, kernel, dilations, in_sp, begins)]
+
+
+def _conv_input_grad(g, w, xshape, attrs):
+    """Gradient of Conv(X, w) for X of ``xshape``: ConvTranspose of ``g`` by the same weights."""
+    geo = _conv_geometry(dict(attrs, kernel_shape=None), xshape, array_of(w).shape, None)
+    _, kernel, strides, dilations, out, begins, _, _ = geo
+    ends = _tail_ends(out, strides, kernel, dilations, xshape[2:], begins)
+    # the tail no window reads (shorter than a stride) comes back as output_padding
+    opad = [max(0, -e) for e in ends]
+    return execute("ConvTranspose", g, w, group=attrs["group"], strides=list(strides), dilations=list(dilations),
+                   pads=list(begins) + [max(0, e) for e in ends], output_padding=opad if any(opad) else None)
+
+
+def _bias_grad(g, nd):
+    return execute("ReduceSum", g, int64s([0] + list(range(2, 2 + nd))), keepdims=0)
+
+
+@register_gradient("Conv")
+def _conv_grad(node, g):
+    x, w, b = _padded3(node.inputs)
+    need_x, need_w, need_b = _padded3(node.needs_input_grad)
+    attrs = _conv_attrs(node.attrs)
+    ws = array_of(w).shape
+    gx = _conv_input_grad(g, w, array_of(x).shape, attrs) if need_x else None
+    gw = execute("ConvGradFilter", x, g, kernel_shape=list(ws[2:]), **attrs) if need_w else None
+    return gx, gw, (_bias_grad(g, len(ws) - 2) if need_b else None)
+
+
+def _filter_infer(attrs, infos):
+    x, dy = infos
+    c = None if x.shape is None else x.shape[1]
+    m = None if dy.shape is None else dy.shape[1]
+    return [TensorInfo((m, None if c is None else c // attrs["group"]) + tuple(attrs["kernel_shape"]), x.dtype)]
+
+
+@defop("ConvGradFilter", inputs="X:T dY:T", outputs="dW:T", types={"T": dt.FLOATS},
+       attrs=dict(_SPATIAL_ATTRS, kernel_shape=Attr("ints", check=positive)), infer=_filter_infer)
+def conv_grad_filter(auto_pad, dilations, group, kernel_shape, pads, strides):
+    """Gradient of Conv with respect to W (engine-internal), given X and the output gradient dY.
+
+    ``dW[m, c, k] = sum over n and output pixels p of dY[n, m, p] * window_k(X)[n, group(m) * C/G + c, p]``:
+    the forward's im2col columns of X (batch items moved next to the pixels) times dY, one GEMM per group.
+    The attributes are Conv's; ``kernel_shape`` (W's spatial shape) is required.
+    """
+    op = "ConvGradFilter"
+    attrs = {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": None, "pads": pads,
+             "strides": strides}
+    nd = len(kernel_shape)
+    # window view (n, G, cg, *kernel, *out) -> (G, cg, *kernel, n, *out): the columns' inner axis runs over n, p
+    perm = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cache = {}
+
+    def plan(xshape, yshape):
+        if len(xshape) != nd + 2 or len(yshape) != nd + 2:
+            raise ShapeError(f"{op}: X shape {xshape} and dY shape {yshape} need rank {nd + 2} for "
+                             f"kernel_shape={list(kernel_shape)}")
+        n, c = xshape[:2]
+        if c % group:
+            raise ShapeError(f"{op}: X shape {xshape} has {c} channels, not divisible by group={group}")
+        wshape = (yshape[1], c // group) + tuple(kernel_shape)
+        _, kernel, st, dil, out, begins, ends, m = _conv_geometry(attrs, xshape, wshape, None)
+        if tuple(yshape) != (n, m) + out:
+            raise ShapeError(f"{op}: dY shape {yshape} is not Conv's output shape {(n, m) + out} for X shape "
+                             f"{xshape} and W shape {wshape}")
+        cg, mg = c // group, m // group
+        padding = pad_plan(xshape, begins, ends)
+        padded = xshape if padding is None else padding[0]
+        grouped = (n, group, cg) + tuple(padded[2:])
+        k, npix = math.prod(kernel), math.prod(out)
+        per_item = group * cg * k * npix
+        chunk = max(1, _COLS_LIMIT // per_item) if per_item * n > _COLS_LIMIT else max(n, 1)
+        layout = window_layout(grouped, kernel, st, dil, out)
+        return padding, grouped, layout, (n, group, mg, npix), (group, cg * k), chunk, wshape
+
+    def kernel_fn(x, dy, out=None):
+        key = (x.shape, dy.shape)
+        p = cache.get(key)
+        if p is None:
+            bounded_cache(cache)
+            p = cache[key] = plan(*key)
+        padding, grouped, layout, dy_shape, cols_lead, chunk, wshape = p
+        ct = compute_dtype(x.dtype)
+        xp = pad(x, padding, ct).reshape(grouped)
+        dyc = (dy if dy.dtype == ct else dy.astype(ct)).reshape(dy_shape)
+        acc = np.zeros((group, dy_shape[2], cols_lead[1]), ct)
+        for start in range(0, dy_shape[0], chunk):  # batch slices bound the columns' memory
+            part = xp[start:start + chunk]
+            nb = len(part)
+            view = window_view(part, ((nb,) + layout[0][1:], layout[1]))
+            cols = np.ascontiguousarray(view.transpose(perm)).reshape(cols_lead + (nb * dy_shape[3],))
+            d = np.ascontiguousarray(dyc[start:start + chunk].transpose(1, 2, 0, 3)).reshape(group, dy_shape[2], -1)
+            acc += np.matmul(d, cols.transpose(0, 2, 1))
+        acc = acc.reshape(wshape)
+        return acc if ct == x.dtype else acc.astype(x.dtype)
+
+    return kernel_fn
+
+
+@register_gradient("ConvGradFilter")
+def _conv_grad_filter_grad(node, g):
+    # dW is bilinear in (X, dY): each gradient is one of the ops Conv's own gradient uses, with g as the weights
+    x, dy = node.inputs
+    need_x, need_dy = node.needs_input_grad
+    attrs = _conv_attrs(node.attrs)
+    gx = _conv_input_grad(dy, g, array_of(x).shape, attrs) if need_x else None
+    return gx, (execute("Conv", x, g, **attrs) if need_dy else None)
+
+
 # ------------------------------------------------------------------------------------- ConvTranspose
 
 
@@ -281,3 +416,38 @@ def conv_transpose(auto_pad, dilations, group, kernel_shape, pads, strides, outp
         return y if ct == x.dtype else y.astype(x.dtype)
 
     return kernel_fn
+
+
+def _crop_ends(t, ends):
+    """``t`` cut short on the spatial axes whose end pad is negative; ``None`` if one empties."""
+    axes = [2 + i for i, e in enumerate(ends) if e < 0]
+    if not axes:
+        return t
+    stops = [t.shape[a] + ends[a - 2] for a in axes]
+    if min(stops) <= 0:
+        return None
+    return execute("Slice", t, int64s([0] * len(axes)), int64s(stops), int64s(axes))
+
+
+@register_gradient("ConvTranspose")
+def _conv_transpose_grad(node, g):
+    x, w, b = _padded3(node.inputs)
+    need_x, need_w, need_b = _padded3(node.needs_input_grad)
+    xs, ws = array_of(x).shape, array_of(w).shape
+    nd, kernel, strides, dilations, out, begins, _ = _convt_geometry(node.attrs, xs, ws, None)
+    group = node.attrs["group"]
+    # ConvTranspose(x) is the adjoint of Conv with these geometry attributes on an input shaped like g;
+    # input i lands on outputs i * s + t * d - begin, so a g longer than the last landing spot is cropped
+    ends = _tail_ends(xs[2:], strides, kernel, dilations, out, begins)
+    attrs = {"group": group, "strides": list(strides), "dilations": list(dilations),
+             "pads": list(begins) + [max(0, e) for e in ends]}
+    gx = gw = None
+    if need_x or need_w:
+        gc = _crop_ends(g, ends)
+        if gc is None:  # every input lands outside the (cropped) output along some axis
+            gx = _zeros(xs, g.dtype) if need_x else None
+            gw = _zeros(ws, g.dtype) if need_w else None
+        else:
+            gx = execute("Conv", gc, w, **attrs) if need_x else None
+            gw = execute("ConvGradFilter", gc, x, kernel_shape=list(kernel), **attrs) if need_w else None
+    return gx, gw, (_bias_grad(g, nd) if need_b else None)

@@ -5,6 +5,12 @@ time (last axis first), each pass a short static loop of strided-slice
 maximum/add over the kernel taps of that axis: ``sum(kernel)`` vector ops
 instead of ``prod(kernel)``.  Geometry (output sizes, pads, divisors, index
 maps) is computed once per input shape and cached in the bound op.
+
+Gradients: MaxPool and GlobalMaxPool scatter-add the output gradient onto the
+(first) maximum of each window; AveragePool's is the engine op AveragePoolGrad
+(its adjoint, whose own gradient is AveragePool again); LpPool's window sums go
+through AveragePoolGrad too and LRN's channel window sums through AveragePool,
+so every gradient here can be differentiated again.
 """
 
 import itertools
@@ -13,8 +19,9 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import non_negative, positive, same_as_first
+from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive, same_as_first
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
@@ -191,6 +198,29 @@ def max_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, storag
     return kernel
 
 
+@register_gradient("MaxPool")
+def _max_pool_grad(node, g, _):
+    """Each output gradient goes to its window's maximum (the first one on ties, as Indices says)."""
+    x = array_of(node.inputs[0])
+    if node.attrs["storage_order"] == 0:
+        idx = node.output(1).data
+    else:  # column-major Indices: the row-major ones are what a flat scatter needs
+        idx = execute("MaxPool", x, **dict(node.attrs, storage_order=0))[1].data
+    a = node.attrs
+    spec = _Spec("MaxPool", a["kernel_shape"], a["strides"], a["dilations"], a["pads"], a["auto_pad"], a["ceil_mode"])
+    out, begins, _ = spec.geometry(x.shape)
+    inside = np.ones((), bool)
+    for n, o, k, s, d, b in zip(x.shape[2:], out, spec.kernel, spec.strides, spec.dilations, begins):
+        inside = np.logical_and.outer(inside, _axis_counts(n, o, k, s, d, b, b + n) > 0)
+    if not inside.all():
+        # a window with no tap on X (pads past the kernel) has max -inf and an Indices into padding: it passes nothing
+        idx = np.where(inside, idx, 0)
+        g = execute("Mul", g, inside.astype(g.dtype))
+    flat = execute("ScatterElements", np.zeros(x.size, g.dtype), idx.reshape(-1),
+                   execute("Reshape", g, int64s([-1])), axis=0, reduction="add")
+    return (execute("Reshape", flat, int64s(x.shape)),)
+
+
 # -------------------------------------------------------------------------------------- AveragePool
 
 
@@ -198,6 +228,21 @@ def _axis_counts(n, o, k, s, d, lo, hi):
     """Per output position along one axis: how many kernel taps fall in ``[lo, hi)`` of the input."""
     pos = np.arange(o)[:, None] * s + np.arange(k)[None, :] * d  # in padded coordinates
     return ((pos >= lo) & (pos < hi)).sum(axis=1)
+
+
+def _divisor(spec, shape, count_include_pad):
+    """AveragePool's divisor per output position, float64 of the output's spatial shape."""
+    out, begins, ends = spec.geometry(shape)
+    divisor = np.ones((), dt.float64)
+    for i, (n, o, k, s, d, b) in enumerate(zip(shape[2:], out, spec.kernel, spec.strides, spec.dilations, begins)):
+        if count_include_pad:
+            # declared (or SAME) padding counts; the ceil_mode overhang past it does not
+            pe = 0 if spec.auto_pad == "VALID" else spec.pads[1][i] if spec.auto_pad == "NOTSET" else ends[i]
+            counts = _axis_counts(n, o, k, s, d, 0, n + b + pe)
+        else:
+            counts = _axis_counts(n, o, k, s, d, b, b + n)
+        divisor = np.multiply.outer(divisor, counts)
+    return divisor
 
 
 @defop("AveragePool", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS},
@@ -209,17 +254,7 @@ def average_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, co
 
     def make(shape):
         out, begins, ends = spec.geometry(shape)
-        divisor = np.ones((), dt.float64)
-        for i, (n, o, k, s, d, b) in enumerate(zip(shape[2:], out, spec.kernel, spec.strides, spec.dilations,
-                                                   begins)):
-            if count_include_pad:
-                # declared (or SAME) padding counts; the ceil_mode overhang past it does not
-                pe = 0 if auto_pad == "VALID" else spec.pads[1][i] if auto_pad == "NOTSET" else ends[i]
-                counts = _axis_counts(n, o, k, s, d, 0, n + b + pe)
-            else:
-                counts = _axis_counts(n, o, k, s, d, b, b + n)
-            divisor = np.multiply.outer(divisor, counts)
-        return pad_plan(shape, begins, ends), spec.passes(out), {}, divisor
+        return pad_plan(shape, begins, ends), spec.passes(out), {}, _divisor(spec, shape, count_include_pad)
 
     def kernel(x, out=None):
         padding, passes, divisors, divisor = _cached(cache, x.shape, make)
@@ -234,6 +269,63 @@ def average_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, co
         return np.divide(y, div, out=out if out is not None else y)
 
     return kernel
+
+
+@register_gradient("AveragePool")
+def _average_pool_grad(node, g):
+    return (execute("AveragePoolGrad", g, int64s(array_of(node.inputs[0]).shape), **node.attrs),)
+
+
+def _shape_value_infer(attrs, infos):
+    value = infos[1].value
+    return [TensorInfo(None if value is None else tuple(int(v) for v in value), infos[0].dtype)]
+
+
+@defop("AveragePoolGrad", inputs="dY:T input_shape:int64", outputs="dX:T", types={"T": dt.FLOATS},
+       attrs=_window_attrs(count_include_pad=Attr("int", 0, choices=(0, 1))), infer=_shape_value_infer,
+       value_inputs=("input_shape",))
+def average_pool_grad(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, count_include_pad):
+    """Adjoint of AveragePool (engine-internal): each dY entry, over its divisor, added to its window's inputs.
+
+    ``input_shape`` is the shape of AveragePool's X; the attributes are AveragePool's.
+    """
+    spec = _Spec("AveragePoolGrad", kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    cache = {}
+
+    def make(shape):
+        out, begins, ends = spec.geometry(shape)
+        padding = pad_plan(shape, begins, ends)
+        padded, crop = (shape, None) if padding is None else padding
+        # the forward reduces the last axis first; its adjoint expands the first axis first
+        return (shape[:2] + out, padded, crop, spec.passes(out)[::-1], {},
+                _divisor(spec, shape, count_include_pad))
+
+    def kernel(dy, input_shape, out=None):
+        shape = tuple(int(v) for v in input_shape)
+        y_shape, padded, crop, passes, divisors, divisor = _cached(cache, shape, make)
+        if dy.shape != y_shape:
+            raise ShapeError(f"AveragePoolGrad: dY shape {dy.shape} is not AveragePool's output shape {y_shape} "
+                             f"for an input of shape {shape}")
+        ct = compute_dtype(dy.dtype)
+        div = divisors.get(ct)
+        if div is None:
+            div = divisors[ct] = divisor.astype(ct)
+        g = np.divide(dy, div, dtype=ct)
+        for axis, taps in passes:
+            acc = np.zeros(g.shape[:axis] + (padded[axis],) + g.shape[axis + 1:], ct)
+            for sl in taps:
+                acc[sl] += g
+            g = acc
+        if crop is not None:
+            g = g[crop]
+        return np.ascontiguousarray(g, dy.dtype)
+
+    return kernel
+
+
+@register_gradient("AveragePoolGrad")
+def _average_pool_grad_grad(node, g):
+    return execute("AveragePool", g, **node.attrs), None
 
 
 # ------------------------------------------------------------------------------------------- LpPool
@@ -260,6 +352,27 @@ def lp_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, p):
         return y if ct == x.dtype else y.astype(x.dtype)
 
     return kernel
+
+
+@register_gradient("LpPool")
+def _lp_pool_grad(node, g):
+    """``dX = sign(x) |x|^(p-1) * sum over windows of dY y^(1-p)``, the window sum as AveragePool's adjoint."""
+    x, y = node.inputs[0], node.output(0)
+    shape = array_of(x).shape
+    p = node.attrs["p"]
+    win = {k: node.attrs[k] for k in ("auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides")}
+    spec = _Spec("LpPool", win["kernel_shape"], win["strides"], win["dilations"], win["pads"], win["auto_pad"],
+                 win["ceil_mode"])
+    dtype = g.dtype
+    v = g if p == 1 else execute("Div", g, y if p == 2 else execute("Pow", y, np.asarray(p - 1, dtype)))
+    # AveragePoolGrad divides by the divisor: multiplying by it first leaves the plain window sum
+    divisor = _divisor(spec, shape, 1).astype(dtype)
+    total = execute("AveragePoolGrad", execute("Mul", v, divisor), int64s(shape), count_include_pad=1, **win)
+    if p == 1:
+        return (execute("Mul", total, execute("Sign", x)),)
+    if p > 2:
+        x = execute("Mul", x, execute("Pow", execute("Abs", x), np.asarray(p - 2, dtype)))
+    return (execute("Mul", total, x),)
 
 
 # ------------------------------------------------------------------------------------- global pools
@@ -292,6 +405,13 @@ def global_average_pool():
     return kernel
 
 
+@register_gradient("GlobalAveragePool")
+def _global_average_pool_grad(node, g):
+    shape = array_of(node.inputs[0]).shape
+    mean = execute("Div", g, np.asarray(math.prod(shape[2:]), g.dtype))
+    return (execute("Expand", mean, int64s(shape)),)
+
+
 @defop("GlobalMaxPool", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS}, infer=_global_infer)
 def global_max_pool():
     """Max over all spatial axes (kept as size 1)."""
@@ -301,6 +421,17 @@ def global_max_pool():
         return np.max(x, axis=tuple(range(2, x.ndim)), keepdims=True)
 
     return kernel
+
+
+@register_gradient("GlobalMaxPool")
+def _global_max_pool_grad(node, g):
+    """The gradient goes to the maximum of each (n, c) plane; the first one on ties, as MaxPool's."""
+    x = array_of(node.inputs[0])
+    planes = x.shape[:2] + (math.prod(x.shape[2:]),)
+    first = execute("ArgMax", x.reshape(planes), axis=2, keepdims=1).data
+    gx = execute("ScatterElements", np.zeros(planes, g.dtype), first,
+                 execute("Reshape", g, int64s(x.shape[:2] + (1,))), axis=2)
+    return (execute("Reshape", gx, int64s(x.shape)),)
 
 
 # ---------------------------------------------------------------------------------------------- LRN
@@ -332,3 +463,30 @@ def lrn(alpha, beta, bias, size):
         return y if ct == x.dtype else y.astype(x.dtype)
 
     return kernel
+
+
+@register_gradient("LRN")
+def _lrn_grad(node, g):
+    """``y = x s^-beta`` with ``s = bias + alpha * mean of x^2 over the channel window``:
+    ``dX = dY s^-beta - 2 alpha beta x * (mean over the mirrored window of dY y / s)``."""
+    x, y = node.inputs[0], node.output(0)
+    shape = array_of(x).shape
+    size, dtype = node.attrs["size"], g.dtype
+    before = (size - 1) // 2
+    planes = int64s((shape[0], 1, shape[1], math.prod(shape[2:])))
+
+    def channel_mean(t, lo, hi):
+        # channels [c - lo, c + hi] as a (size, 1) window over (N, 1, C, rest); padding counts as zeros
+        t = execute("AveragePool", execute("Reshape", t, planes), kernel_shape=[size, 1], pads=[lo, 0, hi, 0],
+                    count_include_pad=1)
+        return execute("Reshape", t, int64s(shape))
+
+    def const(v):
+        return np.asarray(v, dtype)
+
+    s = execute("Add", execute("Mul", channel_mean(execute("Mul", x, x), before, size - 1 - before),
+                               const(node.attrs["alpha"])), const(node.attrs["bias"]))
+    direct = execute("Mul", g, execute("Pow", s, const(-node.attrs["beta"])))
+    back = channel_mean(execute("Div", execute("Mul", g, y), s), size - 1 - before, before)
+    through = execute("Mul", execute("Mul", x, back), const(2 * node.attrs["alpha"] * node.attrs["beta"]))
+    return (execute("Sub", direct, through),)

@@ -7,6 +7,10 @@ one vectorized gather-and-weight per axis, or, for linear and cubic along
 axes of up to 256 inputs, one matmul with the equivalent dense matrix (several
 times faster than numpy's strided gathers).  The tables depend only on the
 input shape and the roi/scales/sizes values, so they are cached per bound op.
+
+Resize is linear in X: its gradient is the engine op ResizeGrad, which applies
+the same tables transposed (dense matrix products, or scatter-adds along long
+axes), and whose own gradient is Resize again.
 """
 
 import math
@@ -14,10 +18,11 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.autograd import register_gradient
 from vfw.core.errors import DTypeError, OpInputError, ShapeError
-from vfw.core.ops._common import normalize_axes
+from vfw.core.ops._common import array_of, execute, int64s, normalize_axes
 from vfw.core.ops._windows import bounded_cache
-from vfw.core.registry import Attr, defop
+from vfw.core.registry import Attr, TensorInfo, defop
 
 _MODES = ("nearest", "linear", "cubic")
 _COORDS = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
@@ -92,97 +97,127 @@ def _taps(mode, coords, n_in, scale, attrs):
     return np.clip(idx, 0, n_in - 1).astype(np.int64), weights
 
 
+class _Settings:
+    """Resize's attributes as the planning code needs them (one per bound op)."""
+
+    __slots__ = ("axes", "coords", "crop", "mode", "policy", "taps")
+
+    def __init__(self, antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclude_outside, mode,
+                 nearest_mode, keep_aspect_ratio_policy):
+        self.axes = axes
+        self.coords = coordinate_transformation_mode
+        self.crop = coordinate_transformation_mode == "tf_crop_and_resize"
+        self.mode = mode
+        self.policy = keep_aspect_ratio_policy
+        self.taps = {"antialias": antialias, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside,
+                     "nearest_mode": nearest_mode}
+
+
+def _plan(cfg, shape, roi, scales, sizes):
+    """``(out_shape, steps, has_dense)``: one step ``(axis, idx, weights, outside, dense, cast, n_in)`` per
+    resized axis, in the order the forward applies them."""
+    rank = len(shape)
+    ax = normalize_axes("Resize", cfg.axes, rank) if cfg.axes is not None else tuple(range(rank))
+    k = len(ax)
+    given = [name for name, v in (("scales", scales), ("sizes", sizes)) if v is not None]
+    if len(given) != 1:
+        raise OpInputError(f"Resize: exactly one of 'scales' and 'sizes' must be given (got {given or 'neither'})")
+    vals = scales if scales is not None else sizes
+    if vals.ndim != 1 or vals.shape[0] != k:
+        raise ShapeError(f"Resize: input '{given[0]}' of shape {vals.shape} needs {k} values "
+                         f"(one per axis {list(ax)} of X shape {shape})")
+    starts, ends = np.zeros(k), np.ones(k)
+    if cfg.crop and roi is not None and roi.size:  # roi means nothing to the other transformations
+        if roi.shape != (2 * k,):
+            raise ShapeError(f"Resize: input 'roi' of shape {roi.shape} needs {2 * k} values "
+                             f"([starts..., ends...] for axes {list(ax)})")
+        starts, ends = roi[:k].astype(np.float64), roi[k:].astype(np.float64)
+    n_in = [shape[a] for a in ax]
+    if scales is not None:
+        fscales = [float(s) for s in scales]
+        if any(not s > 0 for s in fscales):
+            raise OpInputError(f"Resize: scales {fscales} must all be positive")
+        n_out = [int(math.floor(n * s)) for n, s in zip(n_in, fscales)]
+    else:
+        n_out = [int(s) for s in sizes]
+        if any(s < 0 for s in n_out):
+            raise OpInputError(f"Resize: sizes {n_out} must be non-negative")
+        if cfg.policy != "stretch":
+            ratios = [s / n for s, n in zip(n_out, n_in)]
+            common = min(ratios) if cfg.policy == "not_larger" else max(ratios)
+            n_out = [int(math.floor(common * n + 0.5)) for n in n_in]
+            fscales = [common] * k
+        else:
+            fscales = [s / n if n else 1.0 for s, n in zip(n_out, n_in)]
+    out_shape = list(shape)
+    steps = []
+    for i, a in enumerate(ax):
+        out_shape[a] = n_out[i]
+        if n_out[i] == n_in[i] and fscales[i] == 1.0 and not cfg.crop:
+            continue  # identity along this axis (every transformation maps x to x)
+        if n_in[i] == 0 and n_out[i]:
+            raise ShapeError(f"Resize: cannot resize empty axis {a} of X shape {shape} to {n_out[i]}")
+        coords = _source_coords(cfg.coords, n_in[i], n_out[i], fscales[i], starts[i], ends[i])
+        idx, weights = _taps(cfg.mode, coords, n_in[i], fscales[i], cfg.taps)
+        outside = None
+        if cfg.crop:
+            outside = (coords < 0) | (coords > n_in[i] - 1)
+            outside = outside.nonzero()[0] if outside.any() else None
+        dense = None
+        if weights is not None and n_in[i] <= _DENSE_MAX:
+            dense = _dense_matrix(idx, weights, n_in[i])
+        steps.append((a, idx, weights, outside, dense, {}, n_in[i]))
+    return tuple(out_shape), steps, any(step[4] is not None for step in steps)
+
+
+def _dense_matrix(idx, weights, n_in):
+    """The ``(n_out, n_in)`` interpolation matrix of a step (weights ``None``: nearest, one 1 per row)."""
+    n_out = idx.shape[0]
+    dense = np.zeros((n_out, n_in))
+    np.add.at(dense, (np.arange(n_out)[:, None], idx), 1.0 if weights is None else weights)
+    return dense
+
+
+def _cached_plan(cache, cfg, shape, roi, scales, sizes):
+    """:func:`_plan` through the bound op's cache (empty scales/sizes count as absent)."""
+    if scales is not None and scales.size == 0:
+        scales = None
+    if sizes is not None and sizes.size == 0:
+        sizes = None
+    key = (shape, None if roi is None or not cfg.crop else (roi.dtype.str, roi.tobytes()),
+           None if scales is None else scales.tobytes(), None if sizes is None else sizes.tobytes())
+    p = cache.get(key)
+    if p is None:
+        bounded_cache(cache)
+        p = cache[key] = _plan(cfg, shape, roi, scales, sizes)
+    return p
+
+
+_RESIZE_ATTRS = {
+    "antialias": Attr("int", 0, choices=(0, 1)),
+    "axes": Attr("ints", None),
+    "coordinate_transformation_mode": Attr("string", "half_pixel", choices=_COORDS),
+    "cubic_coeff_a": Attr("float", -0.75),
+    "exclude_outside": Attr("int", 0, choices=(0, 1)),
+    "extrapolation_value": Attr("float", 0.0),
+    "keep_aspect_ratio_policy": Attr("string", "stretch", choices=_POLICIES),
+    "mode": Attr("string", "nearest", choices=_MODES),
+    "nearest_mode": Attr("string", "round_prefer_floor", choices=_NEAREST),
+}
+
+
 @defop("Resize", inputs="X:T1 roi?:T2 scales?:float32 sizes?:int64", outputs="Y:T1",
-       types={"T1": dt.ALL, "T2": _ROI_TYPES},
-       attrs={
-           "antialias": Attr("int", 0, choices=(0, 1)),
-           "axes": Attr("ints", None),
-           "coordinate_transformation_mode": Attr("string", "half_pixel", choices=_COORDS),
-           "cubic_coeff_a": Attr("float", -0.75),
-           "exclude_outside": Attr("int", 0, choices=(0, 1)),
-           "extrapolation_value": Attr("float", 0.0),
-           "keep_aspect_ratio_policy": Attr("string", "stretch", choices=_POLICIES),
-           "mode": Attr("string", "nearest", choices=_MODES),
-           "nearest_mode": Attr("string", "round_prefer_floor", choices=_NEAREST),
-       },
-       value_inputs=("roi", "scales", "sizes"))
+       types={"T1": dt.ALL, "T2": _ROI_TYPES}, attrs=_RESIZE_ATTRS, value_inputs=("roi", "scales", "sizes"))
 def resize(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclude_outside, extrapolation_value,
            keep_aspect_ratio_policy, mode, nearest_mode):
     """Resize X by scales or to sizes with nearest, (multi)linear or (multi)cubic interpolation."""
-    attrs = {"antialias": antialias, "cubic_coeff_a": cubic_coeff_a, "exclude_outside": exclude_outside,
-             "nearest_mode": nearest_mode}
-    coords_mode = coordinate_transformation_mode
-    crop = coords_mode == "tf_crop_and_resize"
+    cfg = _Settings(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclude_outside, mode,
+                    nearest_mode, keep_aspect_ratio_policy)
+    crop = cfg.crop
     cache = {}
 
-    def plan(shape, roi, scales, sizes):
-        rank = len(shape)
-        ax = normalize_axes("Resize", axes, rank) if axes is not None else tuple(range(rank))
-        k = len(ax)
-        given = [name for name, v in (("scales", scales), ("sizes", sizes)) if v is not None]
-        if len(given) != 1:
-            raise OpInputError(f"Resize: exactly one of 'scales' and 'sizes' must be given (got {given or 'neither'})")
-        vals = scales if scales is not None else sizes
-        if vals.ndim != 1 or vals.shape[0] != k:
-            raise ShapeError(f"Resize: input '{given[0]}' of shape {vals.shape} needs {k} values "
-                             f"(one per axis {list(ax)} of X shape {shape})")
-        starts, ends = np.zeros(k), np.ones(k)
-        if crop and roi is not None and roi.size:  # roi means nothing to the other transformations
-            if roi.shape != (2 * k,):
-                raise ShapeError(f"Resize: input 'roi' of shape {roi.shape} needs {2 * k} values "
-                                 f"([starts..., ends...] for axes {list(ax)})")
-            starts, ends = roi[:k].astype(np.float64), roi[k:].astype(np.float64)
-        n_in = [shape[a] for a in ax]
-        if scales is not None:
-            fscales = [float(s) for s in scales]
-            if any(not s > 0 for s in fscales):
-                raise OpInputError(f"Resize: scales {fscales} must all be positive")
-            n_out = [int(math.floor(n * s)) for n, s in zip(n_in, fscales)]
-        else:
-            n_out = [int(s) for s in sizes]
-            if any(s < 0 for s in n_out):
-                raise OpInputError(f"Resize: sizes {n_out} must be non-negative")
-            if keep_aspect_ratio_policy != "stretch":
-                ratios = [s / n for s, n in zip(n_out, n_in)]
-                common = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
-                n_out = [int(math.floor(common * n + 0.5)) for n in n_in]
-                fscales = [common] * k
-            else:
-                fscales = [s / n if n else 1.0 for s, n in zip(n_out, n_in)]
-        out_shape = list(shape)
-        steps = []
-        for i, a in enumerate(ax):
-            out_shape[a] = n_out[i]
-            if n_out[i] == n_in[i] and fscales[i] == 1.0 and not crop:
-                continue  # identity along this axis (every transformation maps x to x)
-            if n_in[i] == 0 and n_out[i]:
-                raise ShapeError(f"Resize: cannot resize empty axis {a} of X shape {shape} to {n_out[i]}")
-            coords = _source_coords(coords_mode, n_in[i], n_out[i], fscales[i], starts[i], ends[i])
-            idx, weights = _taps(mode, coords, n_in[i], fscales[i], attrs)
-            outside = None
-            if crop:
-                outside = (coords < 0) | (coords > n_in[i] - 1)
-                outside = outside.nonzero()[0] if outside.any() else None
-            dense = None
-            if weights is not None and n_in[i] <= _DENSE_MAX:
-                # a dense (n_out, n_in) interpolation matrix: one BLAS product beats the strided gathers
-                dense = np.zeros((n_out[i], n_in[i]))
-                np.add.at(dense, (np.arange(n_out[i])[:, None], idx), weights)
-            steps.append((a, idx, weights, outside, dense, {}))
-        return tuple(out_shape), steps, any(step[4] is not None for step in steps)
-
     def kernel(x, roi=None, scales=None, sizes=None, out=None):
-        if scales is not None and scales.size == 0:
-            scales = None
-        if sizes is not None and sizes.size == 0:
-            sizes = None
-        key = (x.shape, None if roi is None or not crop else (roi.dtype.str, roi.tobytes()),
-               None if scales is None else scales.tobytes(), None if sizes is None else sizes.tobytes())
-        p = cache.get(key)
-        if p is None:
-            bounded_cache(cache)
-            p = cache[key] = plan(x.shape, roi, scales, sizes)
-        out_shape, steps, has_dense = p
+        out_shape, steps, has_dense = _cached_plan(cache, cfg, x.shape, roi, scales, sizes)
         if x.size == 0 or math.prod(out_shape) == 0:
             return np.zeros(out_shape, x.dtype)
         if mode == "nearest" or x.dtype in (dt.float32, dt.float64):
@@ -196,7 +231,7 @@ def resize(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclu
         y = x if x.dtype == ct else x.astype(ct)
         # a zero weight times inf is NaN: the dense products would spread one inf over a whole row
         dense_ok = has_dense and (x.dtype.kind in "iu" or bool(np.isfinite(x).all()))
-        for a, idx, weights, _, dense, cast in steps:
+        for a, idx, weights, _, dense, cast, _ in steps:
             if weights is None:
                 y = np.take(y, idx[:, 0], axis=a)
                 continue
@@ -220,7 +255,7 @@ def resize(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclu
         if crop:
             if y is x:
                 y = x.copy()
-            for a, _, _, outside, _, _ in steps:
+            for a, _, _, outside, _, _, _ in steps:
                 if outside is not None:
                     y[(slice(None),) * a + (outside,)] = extrapolation_value
         if y.dtype != x.dtype:
@@ -233,3 +268,81 @@ def resize(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclu
         return y
 
     return kernel
+
+
+@register_gradient("Resize")
+def _resize_grad(node, g):
+    x, roi, scales, sizes = (tuple(node.inputs) + (None,) * 3)[:4]
+    gx = execute("ResizeGrad", g, int64s(array_of(x).shape), array_of(roi), array_of(scales), array_of(sizes),
+                 **node.attrs)
+    return gx, None, None, None
+
+
+def _grad_infer(attrs, infos):
+    value = infos[1].value
+    return [TensorInfo(None if value is None else tuple(int(v) for v in value), infos[0].dtype)]
+
+
+@defop("ResizeGrad", inputs="dY:T input_shape:int64 roi?:T2 scales?:float32 sizes?:int64", outputs="dX:T",
+       types={"T": dt.FLOATS, "T2": _ROI_TYPES}, attrs=_RESIZE_ATTRS, infer=_grad_infer,
+       value_inputs=("input_shape", "roi", "scales", "sizes"))
+def resize_grad(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclude_outside, extrapolation_value,
+                keep_aspect_ratio_policy, mode, nearest_mode):
+    """Adjoint of Resize (engine-internal): dY scattered back through the transposed interpolation.
+
+    ``input_shape`` is the shape of Resize's X; roi/scales/sizes and the attributes are Resize's.  Outputs
+    that tf_crop_and_resize extrapolates do not depend on X and pass nothing back.
+    """
+    cfg = _Settings(antialias, axes, coordinate_transformation_mode, cubic_coeff_a, exclude_outside, mode,
+                    nearest_mode, keep_aspect_ratio_policy)
+    cache = {}
+
+    def kernel(dy, input_shape, roi=None, scales=None, sizes=None, out=None):
+        shape = tuple(int(v) for v in input_shape)
+        out_shape, steps, _ = _cached_plan(cache, cfg, shape, roi, scales, sizes)
+        if dy.shape != out_shape:
+            raise ShapeError(f"ResizeGrad: dY shape {dy.shape} is not Resize's output shape {out_shape} for an "
+                             f"input of shape {shape}")
+        if dy.size == 0 or math.prod(shape) == 0:
+            return np.zeros(shape, dy.dtype)
+        ct = dy.dtype if dy.dtype in (dt.float32, dt.float64) else dt.float32
+        g = dy.astype(ct)  # a copy: the crop zeroing below writes into it
+        for a, _, _, outside, _, _, _ in steps:
+            if outside is not None:
+                g[(slice(None),) * a + (outside,)] = 0
+        # as in the forward: a zero weight times inf is NaN, so the dense products need finite values
+        dense_ok = bool(np.isfinite(g).all())
+        for a, idx, weights, _, dense, cast, n_in in reversed(steps):
+            m = cast.get(ct)
+            if m is None:
+                if dense is None and n_in <= _DENSE_MAX:
+                    dense = _dense_matrix(idx, weights, n_in)
+                m = cast[ct] = (None if dense is None else dense.astype(ct),
+                                None if weights is None else weights.astype(ct))
+            gshape = g.shape
+            new_shape = gshape[:a] + (n_in,) + gshape[a + 1:]
+            if dense_ok and m[0] is not None:
+                lead, rest = math.prod(gshape[:a]), math.prod(gshape[a + 1:])
+                if rest == 1:
+                    g = np.matmul(g.reshape(lead, gshape[a]), m[0]).reshape(new_shape)
+                else:
+                    g = np.matmul(m[0].T, g.reshape(lead, gshape[a], rest)).reshape(new_shape)
+                continue
+            acc = np.zeros(new_shape, ct)
+            lead_idx = (slice(None),) * a
+            bshape = (-1,) + (1,) * (g.ndim - 1 - a)
+            for t in range(idx.shape[1]):
+                np.add.at(acc, lead_idx + (idx[:, t],), g if m[1] is None else g * m[1][:, t].reshape(bshape))
+            g = acc
+        return g if g.dtype == dy.dtype else g.astype(dy.dtype)
+
+    return kernel
+
+
+@register_gradient("ResizeGrad")
+def _resize_grad_grad(node, g):
+    _, _, roi, scales, sizes = (tuple(node.inputs) + (None,) * 3)[:5]
+    # the adjoint's adjoint is the interpolation, with the extrapolated outputs (which got no gradient) zero
+    gy = execute("Resize", g, array_of(roi), array_of(scales), array_of(sizes),
+                 **dict(node.attrs, extrapolation_value=0.0))
+    return gy, None, None, None, None
