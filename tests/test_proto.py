@@ -16,6 +16,7 @@ def _full_graph():
                               auto_pad="SAME_UPPER", value=np.ones(2), names=["a", "b"], scales=[0.5, 2.0],
                               pair=[np.zeros(1), np.ones(2)]))
     op.device_option.CopyFrom(proto.DeviceOption(device_type="cpu", device_id=0, random_seed=7))
+    graph.value_info.append(proto.ValueInfo(name="y", data_type=1, dims=[-1, 4]))
     body = proto.GraphDef(name="body", output=["z"])
     graph.op.add().CopyFrom(ir.make_opdef("If", ["c"], ["z"], then_branch=body))
     return graph
@@ -29,6 +30,7 @@ MESSAGES = {
     "TensorList": lambda: proto.TensorList(values=[ir.tensor_to_proto(np.ones(2))]),
     "Argument": lambda: ir.make_argument("k", [1, 2, 3]),
     "DeviceOption": lambda: proto.DeviceOption(device_type="cpu", device_id=1, random_seed=3),
+    "ValueInfo": lambda: proto.ValueInfo(name="x", data_type=1, dims=[2, -1, 3]),
     "OpDef": lambda: ir.make_opdef("Add", ["a", "b"], ["c"], name="add"),
     "GraphDef": _full_graph,
 }

@@ -7,6 +7,8 @@ workspace's cache, and input dtypes are checked once per signature.
 """
 
 from vfw.core import autograd
+from vfw.core.graph.trace import _active as _tracing
+from vfw.core.graph.trace import current_trace
 from vfw.core.registry import Op
 from vfw.core.tensor import Tensor
 from vfw.core.workspace import current_workspace
@@ -80,4 +82,8 @@ def execute(op, *inputs, **attrs):
         outputs.grad_node = None
     if needs_grad and autograd.is_grad_enabled():
         autograd.record(op, inputs, outputs)
+    if _tracing:
+        trace = current_trace()
+        if trace is not None:
+            trace.record(op, inputs, outputs)
     return outputs

@@ -102,8 +102,9 @@ StringList = _CLASSES["StringList"]
 TensorList = _CLASSES["TensorList"]
 Argument = _CLASSES["Argument"]
 DeviceOption = _CLASSES["DeviceOption"]
+ValueInfo = _CLASSES["ValueInfo"]
 OpDef = _CLASSES["OpDef"]
 GraphDef = _CLASSES["GraphDef"]
 
 __all__ = ["Argument", "DeviceOption", "FloatList", "GraphDef", "IntList", "OpDef", "StringList",
-           "TensorList", "TensorProto", "parse_proto"]
+           "TensorList", "TensorProto", "ValueInfo", "parse_proto"]

@@ -1,0 +1,177 @@
+"""Graph executor: a GraphDef becomes straight-line Python calling kernels.
+
+Compiling binds every OpDef to its kernel once and generates a flat function
+``plan(K, B, feeds)`` whose body is one kernel call per op over local
+variables (no graph walking, no dict lookups per call).  The generated source
+only ever contains integer-indexed names (``v12 = K[3](v4, v7, out=B[1])``),
+never text taken from the graph, so compiling a loaded file runs no code from
+it.
+
+Memory plans from the graph passes arrive as an int list argument
+``buffer`` on OpDefs (one entry per output: a buffer id, or -1): the executor
+preallocates one byte pool per buffer id (sized for the largest value
+assigned to it) and passes views of it as ``out=``.  Graph outputs never live
+in pooled buffers across calls: they are copied out when they do.
+"""
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.errors import DTypeError, OpInputError, ShapeError, VfwError
+from vfw.core.ir import opdef_attrs, proto_to_tensor
+from vfw.core.registry import get_schema, make_op
+
+
+def value_infos(graph):
+    """``{name: (shape or None, dtype)}`` from the graph's value_info (-1 dims become None)."""
+    infos = {}
+    for vi in graph.value_info:
+        shape = tuple(None if d < 0 else d for d in vi.dims)
+        infos[vi.name] = (shape, dt.as_dtype(vi.data_type))
+    return infos
+
+
+def _returns_tuple(schema):
+    return len(schema.outputs) > 1 or schema.outputs[0].variadic
+
+
+def _buffers_of(opdef):
+    for arg in opdef.arg:
+        if arg.name == "buffer":
+            return list(arg.ints.values)
+    return None
+
+
+class CompiledGraph:
+    """A runnable graph.
+
+    Parameters
+    ----------
+    graph : GraphDef
+        Inputs, ops, outputs, initializers and value infos (and optional
+        ``buffer`` annotations from the memory passes).
+    extra_outputs : list[str], optional
+        Further values to fetch after the declared outputs (e.g. state updates).
+
+    Calling it with one numpy array per graph input returns the list of
+    output arrays (declared outputs, then ``extra_outputs``).
+    """
+
+    def __init__(self, graph, extra_outputs=()):
+        self.graph = graph
+        self.input_names = list(graph.input)
+        self.output_names = list(graph.output) + list(extra_outputs)
+        self._infos = value_infos(graph)
+        consts = {t.name: proto_to_tensor(t) for t in graph.initializer}
+        slot = {}
+        for name in self.input_names:
+            slot[name] = f"x{len(slot)}"
+        const_values = []
+        for name, value in consts.items():
+            value.flags.writeable = False  # constants are shared by every call
+            slot[name] = f"C[{len(const_values)}]"
+            const_values.append(value)
+        kernels, steps, self._ops = [], [], []
+        buffer_sizes = {}
+        buffer_views = []
+        for k, opdef in enumerate(graph.op):
+            schema = get_schema(opdef.type)
+            op = make_op(opdef.type, {a: v for a, v in opdef_attrs(opdef).items() if a != "buffer"})
+            self._ops.append(op)
+            kernels.append(op.kernel)
+            args = []
+            for name in opdef.input:
+                if not name:
+                    args.append("None")
+                elif name in slot:
+                    args.append(slot[name])
+                else:
+                    raise OpInputError(f"graph {graph.name!r}: op #{k} ({opdef.type}) reads {name!r}, "
+                                       "which no earlier op, input or initializer defines")
+            outs = []
+            for name in opdef.output:
+                if name:
+                    slot[name] = f"v{len(slot)}"
+                outs.append(slot[name] if name else "_")
+            call = f"K[{k}]({', '.join(args)}"
+            buffers = _buffers_of(opdef)
+            if buffers and buffers[0] >= 0 and not _returns_tuple(schema):
+                shape, dtype = self._infos[opdef.output[0]]
+                nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                buffer_sizes[buffers[0]] = max(buffer_sizes.get(buffers[0], 0), nbytes)
+                call += f", out=B[{len(buffer_views)}]"
+                buffer_views.append((buffers[0], shape, dtype))
+            call += ")"
+            if _returns_tuple(schema):
+                steps.append(f"    {', '.join(outs)}, *_ = {call}")
+            else:
+                # A direct kernel call can return a numpy scalar for a 0-d result.
+                zero_d = self._infos.get(opdef.output[0], (None,))[0] == ()
+                steps.append(f"    {outs[0]} = {'A(' + call + ')' if zero_d else call}")
+        for name in self.output_names:
+            if name not in slot:
+                raise OpInputError(f"graph {graph.name!r}: output {name!r} is not defined")
+        source = ["def plan(K, B, C, A, feeds):"]
+        if self.input_names:
+            source.append(f"    {''.join(slot[n] + ', ' for n in self.input_names)}= feeds")
+        source += steps
+        source.append(f"    return [{', '.join(slot[n] for n in self.output_names)}]")
+        namespace = {}
+        exec(compile("\n".join(source), f"<vfw graph {graph.name}>", "exec"), namespace)  # noqa: S102
+        self._plan = namespace["plan"]
+        self._kernels = kernels
+        self._consts = const_values
+        self._pools = {b: np.empty(n, np.uint8) for b, n in buffer_sizes.items()}
+        self._buffers = [self._pools[b][: int(np.prod(s, dtype=np.int64)) * d.itemsize].view(d).reshape(s)
+                         for b, s, d in buffer_views]
+        pooled = {id(self._pools[b]) for b in self._pools}
+        self._pooled = pooled
+        self.source = "\n".join(source)
+
+    @property
+    def nbytes(self):
+        """int: bytes held by the preallocated buffer pools."""
+        return sum(p.nbytes for p in self._pools.values())
+
+    def check_feeds(self, feeds):
+        """Raise a clear error when the feeds do not match the graph inputs' dtypes and shapes."""
+        if len(feeds) != len(self.input_names):
+            raise OpInputError(f"graph {self.graph.name!r} takes {len(self.input_names)} inputs "
+                               f"({', '.join(self.input_names)}), got {len(feeds)}")
+        for name, x in zip(self.input_names, feeds):
+            shape, dtype = self._infos.get(name, (None, None))
+            if dtype is not None and x.dtype != dtype:
+                raise DTypeError(f"graph {self.graph.name!r}: input {name!r} must be {dt.type_name(dtype)}, "
+                                 f"got {dt.type_name(x.dtype)}")
+            if shape is not None and (len(shape) != x.ndim or any(
+                    d is not None and d != n for d, n in zip(shape, x.shape))):
+                raise ShapeError(f"graph {self.graph.name!r}: input {name!r} must have shape "
+                                 f"{tuple('?' if d is None else d for d in shape)}, got {x.shape}")
+
+    def __call__(self, *feeds):
+        self.check_feeds(feeds)
+        try:
+            results = self._plan(self._kernels, self._buffers, self._consts, np.asarray, feeds)
+        except VfwError:
+            raise
+        except Exception:
+            # Re-run op by op through the validating Op wrappers to name the failing op.
+            self._interpret(feeds)
+            raise
+        if self._pools:
+            results = [r.copy() if self._in_pool(r) else r for r in results]
+        return results
+
+    def _in_pool(self, array):
+        base = array
+        while base.base is not None:
+            base = base.base
+        return id(base) in self._pooled
+
+    def _interpret(self, feeds):
+        values = dict(zip(self.input_names, feeds))
+        values.update({t.name: proto_to_tensor(t) for t in self.graph.initializer})
+        for op, opdef in zip(self._ops, self.graph.op):
+            result = op(*[values[n] if n else None for n in opdef.input])
+            results = result if isinstance(result, tuple) else (result,)
+            values.update({n: r for n, r in zip(opdef.output, results) if n})

