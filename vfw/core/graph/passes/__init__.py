@@ -9,13 +9,18 @@ Levels (``opt_level``):
 * 3: level 2, then assign intermediates to pooled buffers by liveness.
 """
 
+from vfw.core.graph.passes.buffers import plan_buffers
+from vfw.core.graph.passes.cse import eliminate_common_subexpressions
+from vfw.core.graph.passes.fold import fold_constants
+from vfw.core.graph.passes.inplace import plan_inplace
 from vfw.core.graph.passes.prune import prune
 
+_O1 = (prune, eliminate_common_subexpressions, fold_constants, prune)
 PIPELINES = {
     0: (),
-    1: (prune,),
-    2: (prune,),
-    3: (prune,),
+    1: _O1,
+    2: _O1 + (plan_inplace,),
+    3: _O1 + (plan_inplace, plan_buffers),
 }
 
 
