@@ -203,9 +203,9 @@ def _max_pool_grad(node, g, _):
     """Each output gradient goes to its window's maximum (the first one on ties, as Indices says)."""
     x = array_of(node.inputs[0])
     if node.attrs["storage_order"] == 0:
-        idx = node.output(1).data
+        idx = node.output(1)
     else:  # column-major Indices: the row-major ones are what a flat scatter needs
-        idx = execute("MaxPool", x, **dict(node.attrs, storage_order=0))[1].data
+        idx = execute("MaxPool", x, **dict(node.attrs, storage_order=0))[1]
     a = node.attrs
     spec = _Spec("MaxPool", a["kernel_shape"], a["strides"], a["dilations"], a["pads"], a["auto_pad"], a["ceil_mode"])
     out, begins, _ = spec.geometry(x.shape)
@@ -214,9 +214,9 @@ def _max_pool_grad(node, g, _):
         inside = np.logical_and.outer(inside, _axis_counts(n, o, k, s, d, b, b + n) > 0)
     if not inside.all():
         # a window with no tap on X (pads past the kernel) has max -inf and an Indices into padding: it passes nothing
-        idx = np.where(inside, idx, 0)
+        idx = execute("Where", inside, idx, np.zeros((), np.int64))
         g = execute("Mul", g, inside.astype(g.dtype))
-    flat = execute("ScatterElements", np.zeros(x.size, g.dtype), idx.reshape(-1),
+    flat = execute("ScatterElements", np.zeros(x.size, g.dtype), execute("Reshape", idx, int64s([-1])),
                    execute("Reshape", g, int64s([-1])), axis=0, reduction="add")
     return (execute("Reshape", flat, int64s(x.shape)),)
 

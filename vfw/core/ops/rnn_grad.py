@@ -88,7 +88,8 @@ def _stand_in(x, wanted, create, dtype):
     """
     if create and isinstance(x, Tensor) and x.requires_grad:
         return execute("Identity", x) if x.dtype == dtype else execute("Cast", x, to=dtype)
-    t = Tensor.wrap(array_of(x).astype(dtype, copy=False))
+    # Not recording (grad mode is off here): a Cast is still an op, so graph tracing sees the value's origin.
+    t = Tensor.wrap(array_of(x)) if array_of(x).dtype == dtype else execute("Cast", x, to=dtype)
     t.requires_grad = wanted
     return t
 
