@@ -10,8 +10,13 @@ it.
 Memory plans from the graph passes arrive as an int list argument
 ``buffer`` on OpDefs (one entry per output: a buffer id, or -1): the executor
 preallocates one byte pool per buffer id (sized for the largest value
-assigned to it) and passes views of it as ``out=``.  Graph outputs never live
-in pooled buffers across calls: they are copied out when they do.
+assigned to it) and passes views of it as ``out=``; an op whose output has
+the buffer of one of its inputs (an in-place update) gets that input's array
+itself as ``out=``.  Graph outputs never live in pooled buffers across calls:
+they are copied out when they do.  A graph the memory passes planned (graph
+argument ``memory_plan``) also drops every intermediate after its last read
+(``del``), so memory outside the pools is freed then rather than when the
+run ends.
 """
 
 import numpy as np
@@ -20,6 +25,9 @@ from vfw.core import dtypes as dt
 from vfw.core.errors import DTypeError, OpInputError, ShapeError, VfwError
 from vfw.core.ir import opdef_attrs, proto_to_tensor
 from vfw.core.registry import get_schema, make_op
+
+PLAN_MARK = "memory_plan"
+"""Graph-level argument set by the memory passes: the plan then drops intermediates after their last read."""
 
 
 def value_infos(graph):
@@ -31,11 +39,13 @@ def value_infos(graph):
     return infos
 
 
-def _returns_tuple(schema):
+def returns_tuple(schema):
+    """Whether the kernels of ``schema`` return a tuple (several or variadic outputs)."""
     return len(schema.outputs) > 1 or schema.outputs[0].variadic
 
 
-def _buffers_of(opdef):
+def buffers_of(opdef):
+    """The ``buffer`` argument of an OpDef as a list of ints (``None`` when absent)."""
     for arg in opdef.arg:
         if arg.name == "buffer":
             return list(arg.ints.values)
@@ -74,6 +84,8 @@ class CompiledGraph:
         kernels, steps, self._ops = [], [], []
         buffer_sizes = {}
         buffer_views = []
+        buffer_of = {}  # value -> its buffer id
+        self._inplace = set()  # values an op overwrites in place
         for k, opdef in enumerate(graph.op):
             schema = get_schema(opdef.type)
             op = make_op(opdef.type, {a: v for a, v in opdef_attrs(opdef).items() if a != "buffer"})
@@ -93,16 +105,25 @@ class CompiledGraph:
                 if name:
                     slot[name] = f"v{len(slot)}"
                 outs.append(slot[name] if name else "_")
-            call = f"K[{k}]({', '.join(args)}"
-            buffers = _buffers_of(opdef)
-            if buffers and buffers[0] >= 0 and not _returns_tuple(schema):
-                shape, dtype = self._infos[opdef.output[0]]
-                nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-                buffer_sizes[buffers[0]] = max(buffer_sizes.get(buffers[0], 0), nbytes)
-                call += f", out=B[{len(buffer_views)}]"
-                buffer_views.append((buffers[0], shape, dtype))
-            call += ")"
-            if _returns_tuple(schema):
+            buffers = buffers_of(opdef)
+            if buffers and buffers[0] >= 0 and not returns_tuple(schema):
+                b, info = buffers[0], self._infos[opdef.output[0]]
+                over = next((n for n in opdef.input if n and buffer_of.get(n) == b and self._infos.get(n) == info),
+                            None)
+                if over is not None:
+                    # In place over an input in the same buffer, which holds its array: that very object is
+                    # ``out`` (numpy analyses the overlap of two views of one memory, ~0.25 us a call).
+                    args.append(f"out={slot[over]}")
+                    self._inplace.add(over)
+                else:
+                    shape, dtype = info
+                    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                    buffer_sizes[b] = max(buffer_sizes.get(b, 0), nbytes)
+                    args.append(f"out=B[{len(buffer_views)}]")
+                    buffer_views.append((b, shape, dtype))
+                buffer_of[opdef.output[0]] = b
+            call = f"K[{k}]({', '.join(args)})"
+            if returns_tuple(schema):
                 steps.append(f"    {', '.join(outs)}, *_ = {call}")
             else:
                 # A direct kernel call can return a numpy scalar for a 0-d result.
@@ -114,6 +135,8 @@ class CompiledGraph:
         source = ["def plan(K, B, C, A, feeds):"]
         if self.input_names:
             source.append(f"    {''.join(slot[n] + ', ' for n in self.input_names)}= feeds")
+        if any(arg.name == PLAN_MARK for arg in graph.arg):
+            steps = self._with_releases(steps, slot)
         source += steps
         source.append(f"    return [{', '.join(slot[n] for n in self.output_names)}]")
         namespace = {}
@@ -127,6 +150,32 @@ class CompiledGraph:
         pooled = {id(self._pools[b]) for b in self._pools}
         self._pooled = pooled
         self.source = "\n".join(source)
+
+    def _with_releases(self, steps, slot):
+        """``steps`` with ``del`` statements dropping each op output after its last read.
+
+        The generated function's locals would otherwise hold every intermediate until it returns
+        (memory-planned graphs only: the memory report counts unplanned ones so).  Pooled values
+        are dropped too: a kernel may have ignored ``out`` and returned a new array.
+        """
+        last_read = {}
+        for k, opdef in enumerate(self.graph.op):
+            for name in opdef.input:
+                if name:
+                    last_read[name] = k
+        fetched = set(self.output_names)
+        drops = {}
+        for k, opdef in enumerate(self.graph.op):
+            for name in opdef.output:
+                # A value overwritten in place lives on as the overwriting op's output (same object).
+                if name and name not in fetched and name not in self._inplace:
+                    drops.setdefault(last_read.get(name, k), []).append(slot[name])
+        out = []
+        for k, step in enumerate(steps):
+            out.append(step)
+            if k in drops:
+                out.append(f"    del {', '.join(drops[k])}")
+        return out
 
     @property
     def nbytes(self):

@@ -1,0 +1,33 @@
+"""The graph-mode benchmark runs (smoke test: nothing is timed here, benchmarks are not tests)."""
+
+import numpy as np
+import pytest
+
+from benchmarks import graph_mode
+
+
+def test_table_has_a_row_per_case_and_level():
+    header, rows = graph_mode.run_benchmark(rounds=1)
+    assert len(rows) == 2 * len(graph_mode.LEVELS)
+    assert all(len(row) == len(header) for row in rows)
+    for level in graph_mode.LEVELS:
+        assert sum(row[0].endswith(f"O{level}") for row in rows) == 2
+
+
+@pytest.mark.parametrize("level", graph_mode.LEVELS)
+def test_traced_chain_computes_what_eager_does(level):
+    # The timed graph must do the work of the eager function, not something cheaper.
+    chain, x = graph_mode.chain_function(np.random.default_rng(0), length=8)
+    compiled = graph_mode.traced(chain, (x,), level)
+    assert compiled.tracing_count == 1
+    np.testing.assert_array_equal(compiled(x).data, chain(x).data)
+
+
+@pytest.mark.parametrize("level", [0, 3])
+def test_traced_mlp_step_runs_and_updates_the_parameters(level):
+    step, args, params = graph_mode.mlp_step_function(np.random.default_rng(0), batch=8)
+    compiled = graph_mode.traced(step, args, level)
+    before = [p.data.copy() for p in params]
+    loss = compiled(*args)
+    assert loss.data.shape == () and np.isfinite(loss.data)
+    assert all(not np.array_equal(b, p.data) for b, p in zip(before, params))
