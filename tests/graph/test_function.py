@@ -10,7 +10,7 @@ import collections
 import numpy as np
 import pytest
 
-from vfw.core import DTypeError, OpInputError, ShapeError, Tensor, execute
+from vfw.core import DTypeError, OpInputError, ShapeError, Tensor, Workspace, execute
 from vfw.core.autograd import gradient
 from vfw.core.graph import ConcreteFunction, Function, assign, function, get_default_opt_level, set_default_opt_level
 from vfw.core.ops import random as vfw_random
@@ -442,3 +442,19 @@ def test_opt_levels():
     finally:
         set_default_opt_level(previous)
     assert isinstance(function(opt_level=0)(len), Function)
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_seeded_random_op_continues_its_stream_like_eager(level):
+    def draw(x):
+        return execute("RandomNormalLike", x, seed=11.0)
+
+    x = Tensor(np.zeros(4, np.float32))
+    with Workspace().as_default():
+        eager = [draw(x).data for _ in range(3)]
+    with Workspace().as_default():
+        traced = function(draw, opt_level=level)
+        graph = [traced(x).data for _ in range(3)]
+    for e, g in zip(eager, graph):
+        np.testing.assert_array_equal(g, e)
+    assert not np.array_equal(graph[0], graph[1])

@@ -30,6 +30,7 @@ class Workspace:
         self._graphs = {}
         self._ops = {}
         self._plain_ops = {}
+        self._bound = {}
 
     def __repr__(self):
         return f"Workspace({self.name!r}, tensors={len(self._tensors)}, graphs={len(self._graphs)})"
@@ -102,7 +103,7 @@ class Workspace:
         if not attrs and device == "cpu":  # the common case, without building a key
             op = self._plain_ops.get(op_type)
             if op is None:
-                op = self._plain_ops[op_type] = make_op(op_type)
+                op = self._plain_ops[op_type] = self._bind(op_type, None, device)
             return op
         key = (op_type, device, tuple(attrs.items()))
         try:
@@ -111,8 +112,14 @@ class Workspace:
             key = op_key(op_type, attrs, device)
             op = self._ops.get(key)
         if op is None:
-            op = self._ops[key] = make_op(op_type, attrs, device)
+            op = self._ops[key] = self._bind(op_type, attrs, device)
         return op
+
+    def _bind(self, op_type, attrs, device):
+        # Spellings of the same attributes (defaults given or not, 1 vs 1.0) share one bound op,
+        # so stateful ops (seeded random streams) are one instance per workspace.
+        op = make_op(op_type, attrs, device)
+        return self._bound.setdefault(op_key(op_type, op.attrs, device), op)
 
     # -- lifetime ---------------------------------------------------------------
     def reset(self):
@@ -121,6 +128,7 @@ class Workspace:
         self._graphs.clear()
         self._ops.clear()
         self._plain_ops.clear()
+        self._bound.clear()
 
     def memory_report(self):
         """Bytes held by this workspace.

@@ -24,7 +24,8 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.errors import DTypeError, OpInputError, ShapeError, VfwError
 from vfw.core.ir import opdef_attrs, proto_to_tensor
-from vfw.core.registry import get_schema, make_op
+from vfw.core.registry import get_schema
+from vfw.core.workspace import current_workspace
 
 PLAN_MARK = "memory_plan"
 """Graph-level argument set by the memory passes: the plan then drops intermediates after their last read."""
@@ -88,7 +89,8 @@ class CompiledGraph:
         self._inplace = set()  # values an op overwrites in place
         for k, opdef in enumerate(graph.op):
             schema = get_schema(opdef.type)
-            op = make_op(opdef.type, {a: v for a, v in opdef_attrs(opdef).items() if a != "buffer"})
+            # The workspace's bound op: a seeded random op continues the stream its eager run (the trace) began.
+            op = current_workspace().op(opdef.type, {a: v for a, v in opdef_attrs(opdef).items() if a != "buffer"})
             self._ops.append(op)
             kernels.append(op.kernel)
             args = []
