@@ -4,12 +4,13 @@ import argparse
 import json
 import os
 
-from benchmarks import autograd_step, eager_overhead
+from benchmarks import autograd_step, eager_overhead, graph_mode
 from benchmarks.timing import print_table
 
 ENTRIES = {
     "eager_overhead": ("Eager per-op overhead (engine vs numpy vs torch eager)", eager_overhead.run_benchmark),
     "autograd_step": ("Forward+backward steps (engine autograd vs torch eager)", autograd_step.run_benchmark),
+    "graph_mode": ("Graph mode (vfw.core.graph.function traced vs eager vs torch eager)", graph_mode.run_benchmark),
 }
 
 

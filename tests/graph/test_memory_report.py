@@ -41,7 +41,7 @@ def test_unplanned_graph_holds_every_intermediate_to_the_end():
 def test_inplace_plan_counts_a_chain_once():
     report = memory_report(plan_inplace(_small_graph(), ["y"]))
     # b, c, d share one buffer (Add overwrites b, Neg overwrites c); a is released after its view's last read.
-    assert report["buffers"] == 1 and report["pool_bytes"] == 64
+    assert report["buffers"] == 1 and report["pool_bytes"] == 0  # level 2 chains are allocated dynamically
     assert report["peak_bytes"] == report["resident_bytes"] == 2 * 64
     assert report["lower_bound_bytes"] == 3 * 64  # the bound ignores in-place sharing; the plan beats it
 
@@ -62,13 +62,14 @@ def test_deep_mlp_o3_is_within_one_activation_of_the_lower_bound():
     reports = report_by_level(mlp, Tensor(x))
     o0, o1, o2, o3 = (reports[level] for level in range(4))
     assert o0["intermediates"] == 39  # 20 Gemm + 20 Relu results, the last one being the output
-    assert o0["peak_bytes"] == o1["peak_bytes"] == 39 * ACTIVATION
+    assert o0["peak_bytes"] == 39 * ACTIVATION  # level 0 holds every intermediate to the end
+    assert o1["peak_bytes"] == o1["lower_bound_bytes"] == 2 * ACTIVATION  # level 1 frees after the last read
     assert o3["lower_bound_bytes"] == 2 * ACTIVATION  # a layer's input and output
     assert o3["peak_bytes"] <= o3["lower_bound_bytes"] + ACTIVATION
     assert o3["peak_bytes"] <= 0.25 * o0["peak_bytes"]
     assert o3["pool_bytes"] == o3["resident_bytes"] == 2 * ACTIVATION
     # O2: each Gemm result and the Relu over it share a buffer, 19 chains (the last Relu is the output).
-    assert o2["buffers"] == 19 and o2["pool_bytes"] == 19 * ACTIVATION
+    assert o2["buffers"] == 19 and o2["pool_bytes"] == 0  # chains allocated as they start, not pooled
     assert o2["peak_bytes"] == 2 * ACTIVATION
     assert o3["resident_bytes"] <= o2["resident_bytes"] <= o1["resident_bytes"]
 
@@ -79,10 +80,12 @@ def test_training_step_levels_only_improve():
     for level in range(4):
         r = reports[level]
         assert r["lower_bound_bytes"] <= r["peak_bytes"] + r["pool_bytes"]
-    # What the process holds only shrinks; O3's peak counts whole pools (sized for their largest value)
-    # while any value in them is live, so it may exceed O2's exactly sized chains, not O1's.
-    assert reports[3]["resident_bytes"] <= reports[2]["resident_bytes"] <= reports[1]["resident_bytes"]
-    assert reports[3]["peak_bytes"] <= reports[1]["peak_bytes"] and reports[2]["peak_bytes"] <= reports[1]["peak_bytes"]
+    # Levels 1-2 allocate dynamically and free after the last read; level 3 preallocates whole pools
+    # (sized for their largest value), trading some resident bytes for no allocation per call.
+    assert reports[2]["resident_bytes"] <= reports[1]["resident_bytes"] <= reports[0]["resident_bytes"]
+    assert reports[3]["resident_bytes"] <= reports[0]["resident_bytes"]
+    assert reports[2]["peak_bytes"] <= reports[1]["peak_bytes"] <= reports[0]["peak_bytes"]
+    assert reports[3]["peak_bytes"] <= reports[0]["peak_bytes"]
     assert reports[3]["buffers"] > 0
     assert reports[0]["peak_bytes"] >= reports[1]["peak_bytes"]  # O1 prunes and deduplicates
 

@@ -40,6 +40,14 @@ def value_infos(graph):
     return infos
 
 
+def plan_kind(graph):
+    """The memory plan of ``graph``: ``None``, ``"release"``, ``"inplace"`` or ``"buffers"``."""
+    for arg in graph.arg:
+        if arg.name == PLAN_MARK:
+            return arg.s.decode()
+    return None
+
+
 def returns_tuple(schema):
     """Whether the kernels of ``schema`` return a tuple (several or variadic outputs)."""
     return len(schema.outputs) > 1 or schema.outputs[0].variadic
@@ -87,6 +95,7 @@ class CompiledGraph:
         buffer_views = []
         buffer_of = {}  # value -> its buffer id
         self._inplace = set()  # values an op overwrites in place
+        dynamic = plan_kind(graph) == "inplace"  # in-place chains without preallocated pools
         for k, opdef in enumerate(graph.op):
             schema = get_schema(opdef.type)
             # The workspace's bound op: a seeded random op continues the stream its eager run (the trace) began.
@@ -117,6 +126,8 @@ class CompiledGraph:
                     # ``out`` (numpy analyses the overlap of two views of one memory, ~0.25 us a call).
                     args.append(f"out={slot[over]}")
                     self._inplace.add(over)
+                elif dynamic:
+                    pass  # level 2: a chain's first value is allocated by its kernel, later ones write over it
                 else:
                     shape, dtype = info
                     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
@@ -152,6 +163,9 @@ class CompiledGraph:
         pooled = {id(self._pools[b]) for b in self._pools}
         self._pooled = pooled
         self.source = "\n".join(source)
+        expected = [self._infos.get(n, (None, None))[::-1] for n in self.input_names]
+        fully_known = all(d is not None and s is not None and None not in s for d, s in expected)
+        self._expected = expected if fully_known else None
 
     def _with_releases(self, steps, slot):
         """``steps`` with ``del`` statements dropping each op output after its last read.
@@ -169,8 +183,9 @@ class CompiledGraph:
         drops = {}
         for k, opdef in enumerate(self.graph.op):
             for name in opdef.output:
-                # A value overwritten in place lives on as the overwriting op's output (same object).
-                if name and name not in fetched and name not in self._inplace:
+                # A value overwritten in place lives on as the overwriting op's output (the same object),
+                # so dropping its own name after that last read frees nothing early.
+                if name and name not in fetched:
                     drops.setdefault(last_read.get(name, k), []).append(slot[name])
         out = []
         for k, step in enumerate(steps):
@@ -186,6 +201,13 @@ class CompiledGraph:
 
     def check_feeds(self, feeds):
         """Raise a clear error when the feeds do not match the graph inputs' dtypes and shapes."""
+        expected = self._expected
+        if expected is not None and len(feeds) == len(expected):
+            for x, (dtype, shape) in zip(feeds, expected):
+                if x.dtype != dtype or x.shape != shape:
+                    break
+            else:
+                return  # the common case: exactly the traced dtypes and shapes
         if len(feeds) != len(self.input_names):
             raise OpInputError(f"graph {self.graph.name!r} takes {len(self.input_names)} inputs "
                                f"({', '.join(self.input_names)}), got {len(feeds)}")

@@ -23,7 +23,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.errors import VfwError
-from vfw.core.graph.executor import PLAN_MARK, buffers_of, returns_tuple, value_infos
+from vfw.core.graph.executor import PLAN_MARK, buffers_of, plan_kind, returns_tuple, value_infos
 from vfw.core.registry import get_schema
 
 ALIASING_OPS = frozenset({"Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Transpose", "Slice",
@@ -189,17 +189,21 @@ def memory_report(graph, keep=()):
         else:
             _add_interval(unpooled, first, last if planned else n - 1, size)
     pooled = np.zeros(n + 2, np.int64)
+    # Level 2's in-place chains are allocated when they start and freed after their last read;
+    # level 3's buffers are pools held for the whole life of the compiled graph.
+    dynamic = plan_kind(graph) == "inplace"
     for b, intervals in spans.items():
         intervals.sort()
         start, stop = intervals[0]
         for first, last in intervals[1:]:
             if first > stop:
-                _add_interval(pooled, start, stop, pool[b])
+                _add_interval(unpooled if dynamic else pooled, start, stop, pool[b])
                 start = first
             stop = max(stop, last)
-        _add_interval(pooled, start, stop, pool[b])
+        _add_interval(unpooled if dynamic else pooled, start, stop, pool[b])
+
     lower, unpooled, pooled = (np.cumsum(a)[:n] for a in (lower, unpooled, pooled))
-    pool_bytes = sum(pool.values())
+    pool_bytes = 0 if dynamic else sum(pool.values())
 
     def top(a):
         return int(a.max()) if n else 0

@@ -147,9 +147,13 @@ def relu():
     """max(x, 0)."""
 
     def fn(x, out=None):
-        return np.maximum(x, 0, out=out)
+        # A zero of x's own dtype: a Python 0 costs a scalar conversion on every call.
+        return np.maximum(x, _ZEROS[x.dtype], out=out)
 
     return fn
+
+
+_ZEROS = {d: np.zeros((), d) for d in _RELU_TYPES}
 
 
 @register_gradient("Relu")

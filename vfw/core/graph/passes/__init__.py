@@ -4,7 +4,8 @@ Levels (``opt_level``):
 
 * 0: the graph as traced;
 * 1: prune what the fetched values do not need, eliminate common
-  subexpressions, fold ops whose inputs are all constants;
+  subexpressions, fold ops whose inputs are all constants, and free each
+  intermediate after its last read (level 0 holds them all to the end);
 * 2: level 1, then let an op overwrite an input that it reads last (in place);
 * 3: level 2, then assign intermediates to pooled buffers by liveness.
 """
@@ -12,10 +13,19 @@ Levels (``opt_level``):
 from vfw.core.graph.passes.buffers import plan_buffers
 from vfw.core.graph.passes.cse import eliminate_common_subexpressions
 from vfw.core.graph.passes.fold import fold_constants
-from vfw.core.graph.passes.inplace import plan_inplace
+from vfw.core.graph.passes.inplace import mark_planned, plan_inplace
 from vfw.core.graph.passes.prune import prune
 
-_O1 = (prune, eliminate_common_subexpressions, fold_constants, prune)
+
+def release_dead_values(graph, keep):
+    """Let the executor drop each intermediate after its last read (allocation stays dynamic)."""
+    out = type(graph)()
+    out.CopyFrom(graph)
+    mark_planned(out, "release")
+    return out
+
+
+_O1 = (prune, eliminate_common_subexpressions, fold_constants, prune, release_dead_values)
 PIPELINES = {
     0: (),
     1: _O1,
