@@ -19,6 +19,7 @@ graph: it marks the tensors it watches as requiring grad while it is open and
 only follows nodes created while it was recording.
 """
 
+import functools
 import itertools
 import threading
 
@@ -245,6 +246,18 @@ def _key(t):
     return id(t) if node is None else (node.seq, t.grad_slot)
 
 
+@functools.lru_cache(maxsize=64)
+def _scalar_one(dtype):
+    one = np.ones((), dtype)
+    one.flags.writeable = False
+    return one
+
+
+def _ones(shape, dtype):
+    """The seed gradient of a target: a shared read-only 1 for scalar targets (the usual loss)."""
+    return _scalar_one(dtype) if shape == () else np.ones(shape, dtype)
+
+
 def _zeros(shape, dtype):
     return Tensor.wrap(np.zeros(shape, dtype))
 
@@ -335,7 +348,7 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
         if not is_differentiable_dtype(t.data.dtype):
             continue
         if g is None:
-            g = Tensor.wrap(np.ones(t.data.shape, t.data.dtype))
+            g = Tensor.wrap(_ones(t.data.shape, t.data.dtype))
         elif not isinstance(g, Tensor):
             g = Tensor(np.asarray(g, t.data.dtype))
         if g.data.shape != t.data.shape:

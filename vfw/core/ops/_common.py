@@ -96,8 +96,21 @@ def as_array(value, dtype):
 
 # -- helpers for gradient makers (they compute with engine ops, see vfw.core.autograd) --
 def int64s(values):
-    """A constant int64 array (for axes/shape/pads inputs of engine ops)."""
+    """A constant int64 array (for axes/shape/pads inputs of engine ops).
+
+    Tuples (shapes, mostly) give a cached read-only array: gradient makers ask
+    for the same shapes on every step.
+    """
+    if type(values) is tuple:
+        return _cached_int64s(values)
     return np.asarray(values, dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_int64s(values):
+    array = np.asarray(values, dtype=np.int64)
+    array.flags.writeable = False
+    return array
 
 
 def unbroadcast(grad, shape):
