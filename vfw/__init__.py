@@ -17,5 +17,7 @@ from vfw.core import (  # noqa: F401
     register,
     run,
 )
+from vfw.core.autograd import GradientTape, custom_gradient, gradient, no_grad, stop_gradient  # noqa: F401
+from vfw.core.graph import assign, function  # noqa: F401
 
 __version__ = "0.1.0"

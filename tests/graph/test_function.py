@@ -458,3 +458,9 @@ def test_seeded_random_op_continues_its_stream_like_eager(level):
     for e, g in zip(eager, graph):
         np.testing.assert_array_equal(g, e)
     assert not np.array_equal(graph[0], graph[1])
+
+
+def test_public_names():
+    import vfw
+
+    assert vfw.function is function and vfw.assign is assign and vfw.gradient is gradient
