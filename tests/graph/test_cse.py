@@ -3,52 +3,32 @@
 import numpy as np
 import pytest
 
+from tests.graph.graphs import applied, assert_same_results, graph_of, run, types
 from vfw.core import Tensor, execute
 from vfw.core import dtypes as dt
-from vfw.core.graph import CompiledGraph, Trace
+from vfw.core.graph import Trace
 from vfw.core.graph.passes.cse import draws_from_engine, eliminate_common_subexpressions, is_random
-from vfw.core.ir import make_opdef, tensor_to_proto
+from vfw.core.ir import make_opdef
 from vfw.core.ops.random import seed
-from vfw.core.proto import GraphDef, ValueInfo
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
 
 
-def graph_of(ops, inputs, outputs, consts=(), infos=()):
-    """A GraphDef from OpDefs, input names, output names, (name, array) initializers and (name, array) infos."""
-    g = GraphDef(name="g", input=list(inputs), output=list(outputs))
-    g.op.extend(ops)
-    for name, value in consts:
-        g.initializer.append(tensor_to_proto(value, name))
-    for name, value in list(consts) + list(infos):
-        g.value_info.append(ValueInfo(name=name, data_type=_code(value), dims=np.shape(value)))
-    return g
 
 
 def _code(value):
     return dt.onnx_code(np.asarray(value).dtype)
 
 
-def types(g):
-    return [op.type for op in g.op]
 
 
-def run(g, *feeds, extra=()):
-    return CompiledGraph(g, extra_outputs=list(extra))(*feeds)
 
 
 def cse(g, keep=None):
-    before = g.SerializeToString(deterministic=True)
-    out = eliminate_common_subexpressions(g, list(g.output) if keep is None else keep)
-    assert g.SerializeToString(deterministic=True) == before, "the pass mutated its input"
-    return out
+    return applied(eliminate_common_subexpressions, g, keep)
 
 
-def assert_same_results(g, out, *feeds, extra=()):
-    for a, b in zip(run(g, *feeds, extra=extra), run(out, *feeds, extra=extra), strict=True):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
 
 
 def traced(fn, *args):

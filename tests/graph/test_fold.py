@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from tests.graph.graphs import applied, assert_same_results, graph_of, run, types
 from vfw.core import Tensor, execute
 from vfw.core import dtypes as dt
 from vfw.core.autograd import gradient
@@ -10,39 +11,22 @@ from vfw.core.errors import VfwError
 from vfw.core.graph import CompiledGraph, Trace, assign, function, optimize
 from vfw.core.graph.passes import fold as fold_module
 from vfw.core.graph.passes.fold import MAX_FOLDED_BYTES, fold_constants
-from vfw.core.ir import make_opdef, proto_to_tensor, tensor_to_proto
+from vfw.core.ir import make_opdef, proto_to_tensor
 from vfw.core.ops.random import seed
-from vfw.core.proto import GraphDef, ValueInfo
+from vfw.core.proto import ValueInfo
 
 RNG = np.random.default_rng(2)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
 
 
-def graph_of(ops, inputs, outputs, consts=(), infos=()):
-    """A GraphDef from OpDefs, input/output names, (name, array) initializers and (name, array) infos."""
-    g = GraphDef(name="g", input=list(inputs), output=list(outputs))
-    g.op.extend(ops)
-    for name, value in consts:
-        g.initializer.append(tensor_to_proto(value, name))
-    for name, value in list(consts) + list(infos):
-        g.value_info.append(ValueInfo(name=name, data_type=dt.onnx_code(np.asarray(value).dtype),
-                                      dims=np.shape(value)))
-    return g
 
 
-def types(g):
-    return [op.type for op in g.op]
 
 
-def run(g, *feeds, extra=()):
-    return CompiledGraph(g, extra_outputs=list(extra))(*feeds)
 
 
 def folded(g, keep=None):
-    before = g.SerializeToString(deterministic=True)
-    out = fold_constants(g, list(g.output) if keep is None else keep)
-    assert g.SerializeToString(deterministic=True) == before, "the pass mutated its input"
-    return out
+    return applied(fold_constants, g, keep)
 
 
 def constant(g, name):
@@ -55,10 +39,6 @@ def info(g, name):
     return tuple(vi.dims), dt.as_dtype(vi.data_type)
 
 
-def assert_same_results(g, out, *feeds, extra=()):
-    for a, b in zip(run(g, *feeds, extra=extra), run(out, *feeds, extra=extra), strict=True):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
 
 
 # -- folding -----------------------------------------------------------------------------------
