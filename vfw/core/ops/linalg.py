@@ -66,6 +66,8 @@ def matmul():
         try:
             if a.dtype in _HALF:
                 return _finish(np.matmul(a.astype(_F32), b.astype(_F32)), a.dtype, out)
+            if a.ndim == 2 and b.ndim == 2 and (out is None or out.flags.c_contiguous):
+                return np.dot(a, b, out=out)  # BLAS straight on transposed views; matmul may copy them
             return np.matmul(a, b, out=out)
         except ValueError:
             _matmul_shape(a.shape, b.shape, describe(a), describe(b))
@@ -138,7 +140,8 @@ def gemm(alpha, beta, transA, transB):
             if c is not None:
                 y += c * beta if beta != 1 else c
             return _finish(np.trunc(y, out=y) if dtype.kind in "iu" else y, dtype, out)
-        y = np.matmul(a_t, b_t, out=out)
+        # np.dot hands transposed views to BLAS as they are (np.matmul copies some: ~30% slower on x @ W.T).
+        y = np.dot(a_t, b_t, out=out) if out is None or out.flags.c_contiguous else np.matmul(a_t, b_t, out=out)
         scale_a, scale_b = (int(alpha), int(beta)) if dtype.kind in "iu" else (alpha, beta)
         if alpha != 1:
             y *= scale_a
