@@ -160,3 +160,24 @@ def test_grad_mode_switches():
         with autograd.enable_grad():
             assert autograd.is_grad_enabled()
     assert autograd.is_grad_enabled()
+
+
+def test_deep_graphs_do_not_recurse():
+    # 5,000 chained ops: far deeper than Python's recursion limit.
+    x = t(3)
+    y = x
+    for _ in range(5000):
+        y = execute("Mul", y, Tensor(np.full(3, 1.0001)))
+    (g,) = gradient(y, [x])
+    np.testing.assert_allclose(g.data, np.full(3, 1.0001 ** 5000))
+
+
+def test_gradient_to_an_intermediate_after_its_upstream_graph_was_freed():
+    # As in torch: the freed part is only an error when a gradient has to go through it.
+    x = t(3)
+    h = execute("Mul", x, x)
+    gradient(execute("Mul", h, h), [x])  # frees h's node
+    (gh,) = gradient(execute("Mul", h, Tensor(np.full(3, 2.0))), [h])
+    np.testing.assert_allclose(gh.data, np.full(3, 2.0))
+    with pytest.raises(GraphReleasedError):
+        gradient(execute("Mul", h, Tensor(np.full(3, 2.0))), [x])

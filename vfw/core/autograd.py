@@ -270,38 +270,39 @@ def _accumulate(grads, key, g):
 def _reachable(targets, source_keys, first_seq, last_seq):
     """Nodes between targets and sources (within [first_seq, last_seq]), newest first.
 
-    Also sets each returned node's ``needs_input_grad``: which inputs lead to a source.
+    Also sets each returned node's ``needs_input_grad``: which inputs lead to a source, and
+    returns the released nodes met on the way.  Iterative, so graphs of any depth work.
     """
-    nodes = {}
-    leads = {}  # seq -> whether some source is reachable from the node
-
-    def visit(node):
-        seq = node.seq
-        if seq in leads:
-            return leads[seq]
-        node._check_alive()
-        leads[seq] = False  # graphs are acyclic; placeholder while visiting
+    found = {}
+    released = []
+    stack = [t.grad_node for t in targets]
+    while stack:
+        node = stack.pop()
+        if node is None or node.seq in found or not first_seq <= node.seq <= last_seq:
+            continue
+        if node.inputs is None:  # freed by an earlier backward: an error only if a gradient needed it
+            released.append(node)
+            continue
+        found[node.seq] = node
+        stack.extend(x.grad_node for x in node.inputs if isinstance(x, Tensor))
+    leads = set()  # seqs of nodes from which a source is reachable
+    result = []
+    for seq in sorted(found):  # creation order: a node's inputs come before it
+        node = found[seq]
         needs = []
         for x in node.inputs:
             hit = False
             if isinstance(x, Tensor) and x.data.dtype in dt.FLOATS:
                 sub = x.grad_node
-                hit = (id(x) if sub is None else (sub.seq, x.grad_slot)) in source_keys
-                if sub is not None and first_seq <= sub.seq <= last_seq and visit(sub):
-                    hit = True
+                hit = (id(x) if sub is None else (sub.seq, x.grad_slot)) in source_keys or (
+                    sub is not None and sub.seq in leads)
             needs.append(hit)
-        found = any(needs)
-        leads[seq] = found
-        if found:
+        if any(needs):
+            leads.add(seq)
             node.needs_input_grad = tuple(needs)
-            nodes[seq] = node
-        return found
-
-    for t in targets:
-        node = t.grad_node
-        if node is not None and first_seq <= node.seq <= last_seq:
-            visit(node)
-    return [nodes[s] for s in sorted(nodes, reverse=True)]
+            result.append(node)
+    result.reverse()
+    return result, released
 
 
 def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
@@ -355,7 +356,7 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
             raise OpInputError(f"gradient: output gradient of shape {g.data.shape} for a target of shape "
                                f"{t.data.shape}")
         _accumulate(grads, _key(t), g)
-    nodes = _reachable(targets, source_keys, first_seq, last_seq)
+    nodes, released = _reachable(targets, source_keys, first_seq, last_seq)
     prev_mode = is_grad_enabled()
     _local.enabled = create_graph
     try:
@@ -383,7 +384,10 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
                 node.release()
     finally:
         _local.enabled = prev_mode
-    return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
+    result = [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
+    if released and any(r is None for r in result):
+        released[0]._check_alive()  # a source may sit behind the freed part of the graph
+    return result
 
 
 def _call_maker(node, out_grads):
