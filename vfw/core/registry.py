@@ -95,9 +95,7 @@ class Attr:
 
 
 def _as_int(v):
-    if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    if isinstance(v, (int, np.integer)):
+    if isinstance(v, (int, np.integer, np.bool_)):  # bool is an int
         return int(v)
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         return int(v)
@@ -357,7 +355,7 @@ class OpSchema:
             elif info.value is not None:
                 stand_ins.append(np.asarray(info.value))
             elif self.input_slot(i).name in self.value_inputs or info.shape is None or None in info.shape:
-                return [self._unknown_output(attrs, infos, slot) for slot in self.outputs]
+                return [self._unknown_output(infos, slot) for slot in self.outputs]
             else:
                 stand_ins.append(np.zeros(info.shape, info.dtype))
         results = self.instance(attrs)(*stand_ins)
@@ -365,7 +363,7 @@ class OpSchema:
             results = (results,)
         return [TensorInfo(r.shape, r.dtype) if r is not None else None for r in results]
 
-    def _unknown_output(self, attrs, infos, slot):
+    def _unknown_output(self, infos, slot):
         bound = {}
         for i, info in enumerate(infos):
             if info is not None:

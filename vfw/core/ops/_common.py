@@ -94,6 +94,19 @@ def as_array(value, dtype):
     return np.asarray(value, dtype=dtype)
 
 
+def in_dtype(x, dtype):
+    """Array ``x`` as ``dtype`` (no copy when it already is)."""
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def copy_out(y, out):
+    """``y``, or ``y`` copied into ``out`` when a buffer is given."""
+    if out is None:
+        return y
+    np.copyto(out, y)
+    return out
+
+
 # -- helpers for gradient makers (they compute with engine ops, see vfw.core.autograd) --
 def int64s(values):
     """A constant int64 array (for axes/shape/pads inputs of engine ops).
@@ -140,6 +153,18 @@ def reshape_to(x, shape):
     return execute("Reshape", x, int64s(shape), allowzero=1)
 
 
+def cast_to(t, dtype):
+    """Tensor ``t`` as ``dtype`` (a Cast only when it differs; None stays None)."""
+    return t if t is None or t.dtype == dtype else execute("Cast", t, to=dtype)
+
+
+def padded_inputs(node, count):
+    """``node.inputs`` and ``node.needs_input_grad`` padded with None/False to ``count`` entries
+    (trailing optional inputs may be left out)."""
+    missing = count - len(node.inputs)
+    return node.inputs + (None,) * missing, node.needs_input_grad + (False,) * missing
+
+
 def array_of(x):
     """The numpy array of a saved input (a Tensor, a constant array, or None)."""
     return x.data if isinstance(x, Tensor) else x
@@ -153,6 +178,11 @@ def scalar(value, dtype):
     return a
 
 
+def zeros(shape, dtype):
+    """A zero gradient tensor of ``shape`` and ``dtype``."""
+    return Tensor.wrap(np.zeros(shape, dtype))
+
+
 def zeros_like(x):
     """A zero gradient shaped and typed like the saved input ``x``."""
-    return Tensor.wrap(np.zeros(x.shape, x.dtype))
+    return zeros(x.shape, x.dtype)

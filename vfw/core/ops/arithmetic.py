@@ -23,6 +23,8 @@ from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import (
     broadcast_infer,
+    cast_to,
+    copy_out,
     execute,
     int64s,
     require,
@@ -112,14 +114,6 @@ def _reciprocal_grad(node, g):
 def _step_grad(node, g):
     # Piecewise constant: the derivative is 0 wherever it exists; torch returns zeros too.
     return (zeros_like(node.inputs[0]),)
-
-
-def _into(out, result):
-    """Return ``result``, copied into ``out`` when a buffer was given."""
-    if out is None:
-        return result
-    np.copyto(out, result)
-    return out
 
 
 # -- Div --------------------------------------------------------------------------------------
@@ -233,9 +227,9 @@ def pow_():
         if x.dtype == y.dtype and x.dtype.kind != "i":
             return np.power(x, y, out=_NO_OUT if out is None else out)
         if x.dtype.kind == "i" and y.dtype.kind in "iu":
-            return _into(out, _pow_int_int(x, y))
+            return copy_out(_pow_int_int(x, y), out)
         wide = np.power(x.astype(np.float64), y.astype(np.float64), out=_NO_OUT)
-        return _into(out, wide.astype(x.dtype, copy=False))
+        return copy_out(wide.astype(x.dtype, copy=False), out)
 
     return kernel
 
@@ -258,7 +252,7 @@ def _pow_grad(node, g):
         yx = np.asarray(y, ftype)
         e = yx - (yx != 0).astype(ftype)
     else:
-        yx = y if y.dtype == ftype else execute("Cast", y, to=ftype)
+        yx = cast_to(y, ftype)
         e = execute("Sub", yx, execute("Cast", execute("Not", execute("Equal", yx, zero)), to=ftype))
     gx = gy = None
     if need_x:
@@ -376,7 +370,7 @@ def clip():
 
     def kernel(x, lo=None, hi=None, out=None):
         if lo is None and hi is None:
-            return _into(out, x.copy())
+            return x.copy() if out is None else copy_out(x, out)
         result = _NO_OUT if out is None else out
         if lo is not None:
             result = np.maximum(x, _bound("min", lo), out=result)

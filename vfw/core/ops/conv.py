@@ -22,7 +22,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpAttributeError, ShapeError
-from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive
+from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive, zeros
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
@@ -36,7 +36,6 @@ from vfw.core.ops._windows import (
     window_view,
 )
 from vfw.core.registry import Attr, TensorInfo, defop
-from vfw.core.tensor import Tensor
 
 _COLS_LIMIT = 1 << 25  # im2col elements (128 MiB of float32) above which Conv works in batch slices
 
@@ -165,10 +164,6 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
 
 
 # ------------------------------------------------------------------------------------ Conv gradients
-
-
-def _zeros(shape, dtype):
-    return Tensor.wrap(np.zeros(shape, dtype))
 
 
 def _padded3(seq):
@@ -445,8 +440,8 @@ def _conv_transpose_grad(node, g):
     if need_x or need_w:
         gc = _crop_ends(g, ends)
         if gc is None:  # every input lands outside the (cropped) output along some axis
-            gx = _zeros(xs, g.dtype) if need_x else None
-            gw = _zeros(ws, g.dtype) if need_w else None
+            gx = zeros(xs, g.dtype) if need_x else None
+            gw = zeros(ws, g.dtype) if need_w else None
         else:
             gx = execute("Conv", gc, w, **attrs) if need_x else None
             gw = execute("ConvGradFilter", gc, x, kernel_shape=list(kernel), **attrs) if need_w else None

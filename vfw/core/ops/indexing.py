@@ -17,7 +17,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import IndexOutOfRangeError, OpInputError, ShapeError
-from vfw.core.ops._common import execute, int64s, normalize_axis, require
+from vfw.core.ops._common import execute, int64s, normalize_axis, require, reshape_to
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ANY = dt.ALL | {dt.string}  # pure data-movement ops also move strings (object arrays)
@@ -104,10 +104,6 @@ def _filled(shape, value, dtype):
     return execute("ConstantOfShape", int64s(shape), value=np.full(1, value, dtype))
 
 
-def _reshape(x, shape):
-    return execute("Reshape", x, int64s(shape), allowzero=1)  # allowzero: a 0 in shape is a real empty dim
-
-
 def _as_float(condition, dtype):
     return execute("Cast", condition, to=dtype)
 
@@ -117,13 +113,13 @@ def _scatter_add_along(shape, positions, g, ax):
     ``positions`` (m indices; repeated positions accumulate)."""
     m = positions.shape[0]
     slab = shape[:ax] + (m,) + shape[ax + 1:]
-    g = _reshape(g, slab)
+    g = reshape_to(g, slab)
     zeros = _filled(shape, 0, g.dtype)
     if ax == 0:  # whole slices: ScatterND adds them without materializing per-element indices
         if positions.dtype != _INT64:
             positions = execute("Cast", positions, to=_INT64)
-        return execute("ScatterND", zeros, _reshape(positions, (m, 1)), g, reduction="add")
-    index = execute("Expand", _reshape(positions, (1,) * ax + (m,) + (1,) * (len(shape) - ax - 1)), int64s(slab))
+        return execute("ScatterND", zeros, reshape_to(positions, (m, 1)), g, reduction="add")
+    index = execute("Expand", reshape_to(positions, (1,) * ax + (m,) + (1,) * (len(shape) - ax - 1)), int64s(slab))
     return execute("ScatterElements", zeros, index, g, axis=ax, reduction="add")
 
 
@@ -160,7 +156,7 @@ def _gather_grad(node, g):
     if not node.needs_input_grad[0]:
         return None, None
     ax = normalize_axis("Gather", node.attrs["axis"], len(data.shape))
-    positions = _reshape(indices, (math.prod(indices.shape),))
+    positions = reshape_to(indices, (math.prod(indices.shape),))
     return _scatter_add_along(data.shape, positions, g, ax), None
 
 
@@ -276,7 +272,7 @@ def _like_data(attrs, infos):
     return [TensorInfo(infos[0].shape, infos[0].dtype)]
 
 
-def _scatter(op, out, index, updates, reduce, oob):
+def _scatter(out, index, updates, reduce, oob):
     """Apply ``updates`` at ``index`` into ``out`` (a copy of data) in place."""
     try:
         if reduce is None:
@@ -307,7 +303,7 @@ def scatter_elements(axis, reduction):
     def kernel(data, indices, updates, out=None):
         ax = _axis("ScatterElements", axis, data.ndim)
         _check_elementwise_shapes("ScatterElements", data, indices, ax, updates)
-        return _scatter("ScatterElements", data.copy(), _elementwise_index(indices, ax), updates, reduce,
+        return _scatter(data.copy(), _elementwise_index(indices, ax), updates, reduce,
                         lambda: _oob_error("ScatterElements", indices, data.shape[ax], ax, data.shape))
 
     return kernel
@@ -327,7 +323,7 @@ def scatter_nd(reduction):
             raise ShapeError(f"ScatterND: updates must have shape indices.shape[:-1] + data.shape[{k}:] = {expected}: "
                              f"data {data.shape}, indices {indices.shape}, updates {updates.shape}")
         index = tuple(indices[..., j] for j in range(k))
-        return _scatter("ScatterND", data.copy(), index, updates, reduce,
+        return _scatter(data.copy(), index, updates, reduce,
                         lambda: _tuple_oob_error("ScatterND", indices, data.shape))
 
     return kernel
@@ -595,10 +591,10 @@ def _compress_grad(node, g):
     axis = node.attrs["axis"]
     ax = 0 if axis is None else normalize_axis("Compress", axis, len(data.shape))
     # NonZero of the condition: the kernel already checked that entries beyond the axis are false
-    positions = _reshape(execute("NonZero", condition), (g.shape[ax],))
+    positions = reshape_to(execute("NonZero", condition), (g.shape[ax],))
     if axis is None:
         flat = _scatter_add_along((math.prod(data.shape),), positions, g, 0)
-        return _reshape(flat, data.shape), None
+        return reshape_to(flat, data.shape), None
     return _scatter_add_along(data.shape, positions, g, ax), None
 
 

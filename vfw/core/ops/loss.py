@@ -10,16 +10,11 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import IndexOutOfRangeError, ShapeError
-from vfw.core.ops._common import array_of, as_array, execute, int64s
+from vfw.core.ops._common import array_of, as_array, cast_to, execute, in_dtype, int64s, padded_inputs
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _F32 = dt.float32
 _F64 = dt.float64
-
-
-def _work(x, cdt):
-    """``x`` in the compute dtype (no copy when it already is)."""
-    return x if x.dtype == cdt else x.astype(cdt)
 
 
 _ATTRS = {"ignore_index": Attr("int", None), "reduction": Attr("string", "mean", choices=("none", "sum", "mean"))}
@@ -67,7 +62,7 @@ def _negative_picked(op, logp, labels, weight, ignore_index, reduction, c, lname
     loss = np.negative(loss, dtype=cdt) if loss.dtype != cdt else np.negative(loss, out=loss)
     w = None
     if weight is not None:
-        w = _work(weight, cdt)[idx]
+        w = in_dtype(weight, cdt)[idx]
         if ignored is not None:
             w[ignored] = 0
         loss *= w
@@ -91,17 +86,6 @@ def _negative_picked(op, logp, labels, weight, ignore_index, reduction, c, lname
 # built by engine ops (Equal against the class indices), so they trace and differentiate again like any op.
 _AXIS1 = int64s((1,))
 _ALL = int64s(())  # ReduceSum over every axis
-
-
-def _as(t, dtype):
-    """Tensor ``t`` as ``dtype`` (a Cast only when it differs)."""
-    return t if t.dtype == dtype else execute("Cast", t, to=dtype)
-
-
-def _padded(node):
-    """``(input, labels, weight)`` and their needs_input_grad, None/False for an absent weight."""
-    missing = 3 - len(node.inputs)
-    return node.inputs + (None,) * missing, node.needs_input_grad + (False,) * missing
 
 
 def _one_hot(labels, c, ignore_index, dtype):
@@ -129,9 +113,9 @@ def _picked_grads(node, g_loss, logp, weight, need_logp, need_weight, cdt):
     if weight is None:
         picked_w = execute("ReduceSum", mask, _AXIS1, keepdims=0)
     else:
-        w = execute("Reshape", _as(weight, cdt), int64s((1, c) + (1,) * (logp.ndim - 2)))
+        w = execute("Reshape", cast_to(weight, cdt), int64s((1, c) + (1,) * (logp.ndim - 2)))
         picked_w = execute("ReduceSum", execute("Mul", mask, w), _AXIS1, keepdims=0)
-    coef = _as(g_loss, cdt)
+    coef = cast_to(g_loss, cdt)
     if reduction == "mean":
         denom = execute("ReduceSum", picked_w, _ALL, keepdims=0)
         coef = execute("Div", coef, denom)
@@ -145,7 +129,7 @@ def _picked_grads(node, g_loss, logp, weight, need_logp, need_weight, cdt):
             nll = execute("Sub", nll, loss)
         per_position = execute("Unsqueeze", execute("Mul", coef, nll), _AXIS1)
         axes = int64s((0,) + tuple(range(2, logp.ndim)))
-        dweight = _as(execute("ReduceSum", execute("Mul", mask, per_position), axes, keepdims=0), weight.dtype)
+        dweight = cast_to(execute("ReduceSum", execute("Mul", mask, per_position), axes, keepdims=0), weight.dtype)
     return dlogp, dweight
 
 
@@ -192,19 +176,19 @@ def softmax_cross_entropy_loss(ignore_index, reduction):
 @register_gradient("SoftmaxCrossEntropyLoss")
 def _softmax_cross_entropy_grad(node, g_loss, g_logp):
     """Gradient to scores (through the loss and the log_prob output) and to weights (labels get none)."""
-    (scores, labels, weights), (need_scores, _, need_weights) = _padded(node)
+    (scores, labels, weights), (need_scores, _, need_weights) = padded_inputs(node, 3)
     cdt = _F64 if scores.dtype == _F64 else _F32
     if scores.dtype == cdt:
         logp = node.output(1)
     else:  # log_prob was rounded to half precision: recompute it in float32
-        logp = execute("LogSoftmax", _as(scores, cdt), axis=1)
+        logp = execute("LogSoftmax", cast_to(scores, cdt), axis=1)
     dlogp, dweights = _picked_grads(node, g_loss, logp, weights, need_scores, need_weights, cdt)
     dscores = None
     if need_scores:
-        dlogp = execute("Add", dlogp, _as(g_logp, cdt))
+        dlogp = execute("Add", dlogp, cast_to(g_logp, cdt))
         # log-softmax backward: dlogp - softmax * sum_c(dlogp)
         total = execute("ReduceSum", dlogp, _AXIS1, keepdims=1)
-        dscores = _as(execute("Sub", dlogp, execute("Mul", execute("Exp", logp), total)), scores.dtype)
+        dscores = cast_to(execute("Sub", dlogp, execute("Mul", execute("Exp", logp), total)), scores.dtype)
     return dscores, None, dweights
 
 
@@ -227,7 +211,7 @@ def negative_log_likelihood_loss(ignore_index, reduction):
 @register_gradient("NegativeLogLikelihoodLoss")
 def _negative_log_likelihood_grad(node, g_loss):
     """Gradient to input and weight (target gets none)."""
-    (x, _, weight), (need_x, _, need_weight) = _padded(node)
+    (x, _, weight), (need_x, _, need_weight) = padded_inputs(node, 3)
     cdt = _F64 if x.dtype == _F64 else _F32
-    dx, dweight = _picked_grads(node, g_loss, _as(x, cdt), weight, need_x, need_weight, cdt)
-    return (None if dx is None else _as(dx, x.dtype)), None, dweight
+    dx, dweight = _picked_grads(node, g_loss, cast_to(x, cdt), weight, need_x, need_weight, cdt)
+    return (None if dx is None else cast_to(dx, x.dtype)), None, dweight

@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
-from vfw.core.ops._common import execute, same_as_first, scalar, ufunc_kernel
+from vfw.core.ops._common import copy_out, execute, same_as_first, scalar, ufunc_kernel
 from vfw.core.ops._special import erf as _erf
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -128,10 +128,7 @@ def erf():
     """Gauss error function, elementwise (W. J. Cody's rational approximation, computed in float64)."""
 
     def kernel(x, out=None):
-        if out is None:
-            return _erf(x)
-        np.copyto(out, _erf(x))
-        return out
+        return copy_out(_erf(x), out)
 
     return kernel
 

@@ -14,10 +14,13 @@ from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import (
     array_of,
+    cast_to,
     execute,
+    in_dtype,
     int64s,
     normalize_axes,
     normalize_axis,
+    padded_inputs,
     positive,
     require,
     same_as_first,
@@ -39,11 +42,6 @@ def _compute_dtype(*arrays):
         if a is not None and a.dtype == _F64:
             return _F64
     return _F32
-
-
-def _work(x, cdt):
-    """``x`` in the compute dtype (no copy when it already is)."""
-    return x if x.dtype == cdt else x.astype(cdt)
 
 
 def _finish(y, dtype, out):
@@ -101,11 +99,6 @@ def _k(value, dtype):
     return np.asarray(value, dtype)
 
 
-def _as(t, dtype):
-    """Tensor ``t`` as ``dtype`` (a Cast only when it differs; None stays None)."""
-    return t if t is None or t.dtype == dtype else execute("Cast", t, to=dtype)
-
-
 def _grad_dtype(*tensors):
     """The kernels' compute dtype for these inputs: float64 if any is float64, else float32."""
     return _compute_dtype(*(array_of(t) for t in tensors))
@@ -148,12 +141,6 @@ def _channel_shape(c, ndim):
     return int64s((c,) + (1,) * (ndim - 2))
 
 
-def _padded(node, count):
-    """``node.inputs`` and ``node.needs_input_grad`` padded with None/False to ``count`` entries."""
-    missing = count - len(node.inputs)
-    return node.inputs + (None,) * missing, node.needs_input_grad + (False,) * missing
-
-
 # -- BatchNormalization ---------------------------------------------------------------------------------------
 
 
@@ -186,13 +173,13 @@ def batch_normalization(epsilon, momentum, training_mode):
         c = check(x, scale, b, mean, var)
         cdt = _compute_dtype(x, scale, mean)
         shape = (c,) + (1,) * (x.ndim - 2)
-        a = _work(var, cdt) + epsilon
+        a = in_dtype(var, cdt) + epsilon
         np.sqrt(a, out=a)
-        np.divide(_work(scale, cdt), a, out=a)
+        np.divide(in_dtype(scale, cdt), a, out=a)
         # (x - mean) * a + B rather than x * a + (B - mean * a): no cancellation when x is close to mean.
-        y = np.subtract(_work(x, cdt), _work(mean, cdt).reshape(shape))
+        y = np.subtract(in_dtype(x, cdt), in_dtype(mean, cdt).reshape(shape))
         y *= a.reshape(shape)
-        y += _work(b, cdt).reshape(shape)
+        y += in_dtype(b, cdt).reshape(shape)
         return _finish(y, x.dtype, None), None, None
 
     def training(x, scale, b, mean, var, out=None):
@@ -200,19 +187,19 @@ def batch_normalization(epsilon, momentum, training_mode):
         cdt = _compute_dtype(x, scale, mean)
         shape = (c,) + (1,) * (x.ndim - 2)
         axes = (0,) + tuple(range(2, x.ndim))
-        xs = _work(x, cdt)
+        xs = in_dtype(x, cdt)
         cur_mean = _mean(xs, axes)
         d = xs - cur_mean
         cur_var = _mean(np.square(d), axes)
         coef = cur_var + epsilon
         np.sqrt(coef, out=coef)
-        np.divide(_work(scale, cdt).reshape(shape), coef, out=coef)
+        np.divide(in_dtype(scale, cdt).reshape(shape), coef, out=coef)
         d *= coef
-        d += _work(b, cdt).reshape(shape)
+        d += in_dtype(b, cdt).reshape(shape)
         # running = input * momentum + current * (1 - momentum), in T2's precision (at least float32).
         sdt = _compute_dtype(mean)
-        run_mean = _work(mean, sdt) * momentum + cur_mean.reshape(c).astype(sdt, copy=False) * keep
-        run_var = _work(var, sdt) * momentum + cur_var.reshape(c).astype(sdt, copy=False) * keep
+        run_mean = in_dtype(mean, sdt) * momentum + cur_mean.reshape(c).astype(sdt, copy=False) * keep
+        run_var = in_dtype(var, sdt) * momentum + cur_var.reshape(c).astype(sdt, copy=False) * keep
         return (_finish(d, x.dtype, None), run_mean.astype(mean.dtype, copy=False),
                 run_var.astype(var.dtype, copy=False))
 
@@ -232,8 +219,8 @@ def _batch_norm_grad(node, gy, *_running):
     cdt = _grad_dtype(x, scale, mean)
     axes = int64s((0,) + tuple(range(2, nd)))
     per_channel = _channel_shape(c, nd)
-    g = _as(gy, cdt)
-    xs, s = _as(x, cdt), _as(scale, cdt)
+    g = cast_to(gy, cdt)
+    xs, s = cast_to(x, cdt), cast_to(scale, cdt)
     training = node.attrs["training_mode"]
     db = execute("ReduceSum", g, axes, keepdims=0) if need_b or (need_mean and not training) else None
     grads = [None] * 5
@@ -243,28 +230,28 @@ def _batch_norm_grad(node, gy, *_running):
             xhat, inv = _standardized_t(xs, axes, n, node.attrs["epsilon"])
             if need_x:
                 gxhat = execute("Mul", g, execute("Reshape", s, per_channel))
-                grads[0] = _as(_standardized_grad(gxhat, xhat, inv, axes, n), x.dtype)
+                grads[0] = cast_to(_standardized_grad(gxhat, xhat, inv, axes, n), x.dtype)
             if need_scale:
-                grads[1] = _as(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
+                grads[1] = cast_to(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
     else:
         # Y = (x - mean) * a + B with a = scale * r and r = 1 / sqrt(var + eps), per channel.
-        std = execute("Sqrt", execute("Add", _as(var, cdt), _k(node.attrs["epsilon"], cdt)))
+        std = execute("Sqrt", execute("Add", cast_to(var, cdt), _k(node.attrs["epsilon"], cdt)))
         r = execute("Div", _k(1.0, cdt), std)
         a = execute("Mul", s, r)
         if need_x:
-            grads[0] = _as(execute("Mul", g, execute("Reshape", a, per_channel)), x.dtype)
+            grads[0] = cast_to(execute("Mul", g, execute("Reshape", a, per_channel)), x.dtype)
         if need_scale or need_var:
-            centered = execute("Sub", xs, execute("Reshape", _as(mean, cdt), per_channel))
+            centered = execute("Sub", xs, execute("Reshape", cast_to(mean, cdt), per_channel))
             moment = execute("ReduceSum", execute("Mul", g, centered), axes, keepdims=0)
             if need_scale:
-                grads[1] = _as(execute("Mul", moment, r), scale.dtype)
+                grads[1] = cast_to(execute("Mul", moment, r), scale.dtype)
             if need_var:  # d r / d var = -r**3 / 2
                 dvar = execute("Mul", execute("Mul", moment, a), execute("Mul", r, r))
-                grads[4] = _as(execute("Mul", dvar, _k(-0.5, cdt)), var.dtype)
+                grads[4] = cast_to(execute("Mul", dvar, _k(-0.5, cdt)), var.dtype)
         if need_mean:
-            grads[3] = _as(execute("Neg", execute("Mul", db, a)), mean.dtype)
+            grads[3] = cast_to(execute("Neg", execute("Mul", db, a)), mean.dtype)
     if need_b:
-        grads[2] = _as(db, b.dtype)
+        grads[2] = cast_to(db, b.dtype)
     return tuple(grads)
 
 
@@ -300,7 +287,7 @@ def layer_normalization(axis, epsilon, stash_type):
             _check_unidirectional(op, "B", b, x)
         cdt = _F64 if x.dtype == _F64 else _F32
         outer = math.prod(x.shape[:ax])
-        y, mean, inv = _standardize(_work(x, cdt).reshape(outer, math.prod(x.shape[ax:])), 1, epsilon)
+        y, mean, inv = _standardize(in_dtype(x, cdt).reshape(outer, math.prod(x.shape[ax:])), 1, epsilon)
         y = y.reshape(x.shape)
         y *= scale
         if b is not None:
@@ -315,23 +302,23 @@ def layer_normalization(axis, epsilon, stash_type):
 @register_gradient("LayerNormalization")
 def _layer_norm_grad(node, gy, g_mean, g_inv):
     """Gradient to X, Scale and B, including what flows back through the Mean and InvStdDev outputs."""
-    (x, scale, b), (need_x, need_scale, need_b) = _padded(node, 3)
+    (x, scale, b), (need_x, need_scale, need_b) = padded_inputs(node, 3)
     cdt = _grad_dtype(x)
-    g = _as(gy, cdt)
+    g = cast_to(gy, cdt)
     grads = [None] * 3
     if need_x or need_scale:
         nd = x.ndim
         ax = normalize_axis("LayerNormalization", node.attrs["axis"], nd)
         axes, n = int64s(range(ax, nd)), math.prod(x.shape[ax:])
-        xhat, inv = _standardized_t(_as(x, cdt), axes, n, node.attrs["epsilon"])
+        xhat, inv = _standardized_t(cast_to(x, cdt), axes, n, node.attrs["epsilon"])
         if need_x:
-            gxhat = execute("Mul", g, _as(scale, cdt))
-            dx = _standardized_grad(gxhat, xhat, inv, axes, n, _as(g_mean, cdt), _as(g_inv, cdt))
-            grads[0] = _as(dx, x.dtype)
+            gxhat = execute("Mul", g, cast_to(scale, cdt))
+            dx = _standardized_grad(gxhat, xhat, inv, axes, n, cast_to(g_mean, cdt), cast_to(g_inv, cdt))
+            grads[0] = cast_to(dx, x.dtype)
         if need_scale:
-            grads[1] = _as(unbroadcast(execute("Mul", g, xhat), scale.shape), scale.dtype)
+            grads[1] = cast_to(unbroadcast(execute("Mul", g, xhat), scale.shape), scale.dtype)
     if need_b:
-        grads[2] = _as(unbroadcast(g, b.shape), b.dtype)
+        grads[2] = cast_to(unbroadcast(g, b.shape), b.dtype)
     return tuple(grads)
 
 
@@ -342,7 +329,7 @@ def _grouped(x, scale, bias, groups, eps, cdt, out):
     """Normalize ``x`` (N, C, ...) over each instance's channel groups, then per-channel ``scale``/``bias``."""
     n, c = x.shape[:2]
     s = math.prod(x.shape[2:])
-    y, _, _ = _standardize(_work(x, cdt).reshape(n, groups, (c // groups) * s), 2, eps)
+    y, _, _ = _standardize(in_dtype(x, cdt).reshape(n, groups, (c // groups) * s), 2, eps)
     y = y.reshape(n, c, s)
     y *= scale.reshape(c, 1)
     y += bias.reshape(c, 1)
@@ -390,21 +377,21 @@ def _grouped_grad(node, gy, groups, cdt):
     need_x, need_scale, need_bias = node.needs_input_grad
     nd, (batch, c) = x.ndim, x.shape[:2]
     axes = int64s((0,) + tuple(range(2, nd)))
-    g = _as(gy, cdt)
+    g = cast_to(gy, cdt)
     grads = [None] * 3
     if need_x or need_scale:
         n = (c // groups) * math.prod(x.shape[2:])
         grouped, group_axis = int64s((batch, groups, n)), int64s((2,))
-        xhat, inv = _standardized_t(execute("Reshape", _as(x, cdt), grouped), group_axis, n, node.attrs["epsilon"])
+        xhat, inv = _standardized_t(execute("Reshape", cast_to(x, cdt), grouped), group_axis, n, node.attrs["epsilon"])
         if need_x:
-            gxhat = execute("Mul", g, execute("Reshape", _as(scale, cdt), _channel_shape(c, nd)))
+            gxhat = execute("Mul", g, execute("Reshape", cast_to(scale, cdt), _channel_shape(c, nd)))
             dx = _standardized_grad(execute("Reshape", gxhat, grouped), xhat, inv, group_axis, n)
-            grads[0] = _as(execute("Reshape", dx, int64s(x.shape)), x.dtype)
+            grads[0] = cast_to(execute("Reshape", dx, int64s(x.shape)), x.dtype)
         if need_scale:
             xhat = execute("Reshape", xhat, int64s(x.shape))
-            grads[1] = _as(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
+            grads[1] = cast_to(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
     if need_bias:
-        grads[2] = _as(execute("ReduceSum", g, axes, keepdims=0), bias.dtype)
+        grads[2] = cast_to(execute("ReduceSum", g, axes, keepdims=0), bias.dtype)
     return tuple(grads)
 
 
@@ -434,7 +421,7 @@ def mean_variance_normalization(axes):
         ax = by_rank.get(x.ndim)
         if ax is None:
             ax = by_rank[x.ndim] = normalize_axes(op, axes, x.ndim) if axes else None
-        xs = _work(x, _F64 if x.dtype == _F64 else _F32)
+        xs = in_dtype(x, _F64 if x.dtype == _F64 else _F32)
         d = xs - _mean(xs, ax)
         std = _mean(np.square(d), ax)
         np.sqrt(std, out=std)
@@ -463,14 +450,14 @@ def _mean_variance_norm_grad(node, gy):
     ax = normalize_axes("MeanVarianceNormalization", axes, x.ndim) if axes else tuple(range(x.ndim))
     n = math.prod(x.shape[a] for a in ax)
     ax, inv_n = int64s(ax), _k(1.0 / n if n else 0.0, cdt)
-    xs, g = _as(x, cdt), _as(gy, cdt)
+    xs, g = cast_to(x, cdt), cast_to(gy, cdt)
     d = execute("Sub", xs, _mean_t(xs, ax, inv_n))
     std = execute("Sqrt", _mean_t(execute("Mul", d, d), ax, inv_n))
     coef = execute("Div", _k(1.0, cdt), execute("Add", std, _k(1e-9, cdt)))
     y = execute("Mul", d, coef)
     dx = execute("Mul", execute("Sub", g, _mean_t(g, ax, inv_n)), coef)
     proj = execute("Div", _mean_t(execute("Mul", g, y), ax, inv_n), _nonzero(std))
-    return (_as(execute("Sub", dx, execute("Mul", y, proj)), x.dtype),)
+    return (cast_to(execute("Sub", dx, execute("Mul", y, proj)), x.dtype),)
 
 
 @defop("LpNormalization", inputs="input:T", outputs="output:T", types={"T": dt.FLOATS},
@@ -482,7 +469,7 @@ def lp_normalization(axis, p):
     def kernel(x, out=None):
         ax = normalize_axis(op, axis, x.ndim)
         cdt = _F64 if x.dtype == _F64 else _F32
-        xs = _work(x, cdt)
+        xs = in_dtype(x, cdt)
         if p == 1:
             norm = np.add.reduce(np.abs(xs), axis=ax, keepdims=True)
         else:
@@ -505,7 +492,7 @@ def _lp_norm_grad(node, gy):
     x = node.inputs[0]
     cdt = _grad_dtype(x)
     ax = int64s((normalize_axis("LpNormalization", node.attrs["axis"], x.ndim),))
-    xs, g = _as(x, cdt), _as(gy, cdt)
+    xs, g = cast_to(x, cdt), cast_to(gy, cdt)
     if node.attrs["p"] == 1:
         norm = execute("ReduceSum", execute("Abs", xs), ax, keepdims=1)
     else:
@@ -515,4 +502,4 @@ def _lp_norm_grad(node, gy):
     u = y if node.attrs["p"] == 2 else execute("Sign", xs)
     proj = execute("ReduceSum", execute("Mul", g, y), ax, keepdims=1)
     dx = execute("Div", execute("Sub", g, execute("Mul", u, proj)), norm)
-    return (_as(dx, x.dtype),)
+    return (cast_to(dx, x.dtype),)

@@ -211,7 +211,7 @@ def _max_pool_grad(node, g, _):
     out, begins, _ = spec.geometry(x.shape)
     inside = np.ones((), bool)
     for n, o, k, s, d, b in zip(x.shape[2:], out, spec.kernel, spec.strides, spec.dilations, begins):
-        inside = np.logical_and.outer(inside, _axis_counts(n, o, k, s, d, b, b + n) > 0)
+        inside = np.logical_and.outer(inside, _axis_counts(o, k, s, d, b, b + n) > 0)
     if not inside.all():
         # a window with no tap on X (pads past the kernel) has max -inf and an Indices into padding: it passes nothing
         idx = execute("Where", inside, idx, np.zeros((), np.int64))
@@ -224,7 +224,7 @@ def _max_pool_grad(node, g, _):
 # -------------------------------------------------------------------------------------- AveragePool
 
 
-def _axis_counts(n, o, k, s, d, lo, hi):
+def _axis_counts(o, k, s, d, lo, hi):
     """Per output position along one axis: how many kernel taps fall in ``[lo, hi)`` of the input."""
     pos = np.arange(o)[:, None] * s + np.arange(k)[None, :] * d  # in padded coordinates
     return ((pos >= lo) & (pos < hi)).sum(axis=1)
@@ -238,9 +238,9 @@ def _divisor(spec, shape, count_include_pad):
         if count_include_pad:
             # declared (or SAME) padding counts; the ceil_mode overhang past it does not
             pe = 0 if spec.auto_pad == "VALID" else spec.pads[1][i] if spec.auto_pad == "NOTSET" else ends[i]
-            counts = _axis_counts(n, o, k, s, d, 0, n + b + pe)
+            counts = _axis_counts(o, k, s, d, 0, n + b + pe)
         else:
-            counts = _axis_counts(n, o, k, s, d, b, b + n)
+            counts = _axis_counts(o, k, s, d, b, b + n)
         divisor = np.multiply.outer(divisor, counts)
     return divisor
 

@@ -26,7 +26,8 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
-from vfw.core.registry import Attr, TensorInfo, defop
+from vfw.core.ops._common import positive
+from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 # -- activation functions ---------------------------------------------------------
 
@@ -157,10 +158,6 @@ class _Setup:
     __slots__ = ("xs", "rt", "bias_r", "h0", "c0", "p", "valid", "empty", "T", "B", "H", "D", "dtype")
 
 
-def _describe(a):
-    return f"{dt.type_name(a.dtype)}{list(a.shape)}"
-
-
 def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias=True):
     """Validate shapes, transpose layout 1, project the input for all steps.
 
@@ -171,7 +168,7 @@ def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias
     dtype = x.dtype if x.dtype in (dt.float32, dt.float64) else dt.float32
     for name, a in (("X", x), ("W", w), ("R", r)):
         if a.ndim != 3:
-            raise ShapeError(f"{op}: {name} must be 3-D, got {_describe(a)}")
+            raise ShapeError(f"{op}: {name} must be 3-D, got {describe(a)}")
     if cfg["layout"]:
         B, T, n_in = x.shape
     else:
@@ -190,7 +187,7 @@ def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias
         if a is not None and a.shape != shape:
             raise ShapeError(
                 f"{op}: {name} has shape {list(a.shape)}, expected {list(shape)} "
-                f"(X: {_describe(x)}, W: {_describe(w)}, R: {_describe(r)}, hidden_size={H}, "
+                f"(X: {describe(x)}, W: {describe(w)}, R: {describe(r)}, hidden_size={H}, "
                 f"direction={cfg['direction']!r}, {gates} gate(s))"
             )
     s = _Setup()
@@ -235,7 +232,7 @@ def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias
     return s
 
 
-def _finish(cfg, s, ys, states, out_dtype):
+def _finish(cfg, ys, states, out_dtype):
     """Put step-ordered outputs in time order and the requested layout."""
     reverse = cfg["reverse"]
     if all(reverse):
@@ -248,7 +245,7 @@ def _finish(cfg, s, ys, states, out_dtype):
     return tuple(np.ascontiguousarray(a, dtype=out_dtype) for a in (ys, *states))
 
 
-def _run(cfg, s, step, n_states):
+def _run(s, step, n_states):
     """Run ``step(s_index, states) -> (h_new, new_states)`` over time with masking."""
     ys = np.empty((s.T, s.D, s.B, s.H), s.dtype)
     states = [s.h0, s.c0][:n_states]
@@ -267,7 +264,7 @@ def _run(cfg, s, step, n_states):
     return ys, states
 
 
-def _infer(gates, n_out):
+def _infer(n_out):
     def infer(attrs, infos):
         x, r = infos[0], infos[2]
         dtype = x.dtype
@@ -288,17 +285,13 @@ def _infer(gates, n_out):
     return infer
 
 
-def _check_hidden(v):
-    return None if v > 0 else "must be positive"
-
-
 _COMMON_ATTRS = {
     "activation_alpha": Attr("floats", None),
     "activation_beta": Attr("floats", None),
     "activations": Attr("strings", None, check=_check_activations),
-    "clip": Attr("float", None, check=lambda v: None if v > 0 else "must be positive"),
+    "clip": Attr("float", None, check=positive),
     "direction": Attr("string", "forward", choices=("forward", "reverse", "bidirectional")),
-    "hidden_size": Attr("int", None, check=_check_hidden),
+    "hidden_size": Attr("int", None, check=positive),
     "layout": Attr("int", 0, choices=(0, 1)),
 }
 
@@ -321,7 +314,7 @@ def _clipper(clip):
 
 @defop("RNN", inputs="X:T W:T R:T B?:T sequence_lens?:T1 initial_h?:T",
        outputs="Y?:T Y_h?:T", types={"T": dt.FLOATS, "T1": {dt.int32}},
-       attrs=dict(_COMMON_ATTRS), infer=_infer(1, 2))
+       attrs=dict(_COMMON_ATTRS), infer=_infer(2))
 def rnn(activation_alpha, activation_beta, activations, clip, direction, hidden_size, layout):
     """Simple one-layer RNN: ``H_t = f(X_t W^T + H_{t-1} R^T + Wb + Rb)``."""
     cfg = _config("RNN", direction, hidden_size, layout, clip)
@@ -335,15 +328,15 @@ def rnn(activation_alpha, activation_beta, activations, clip, direction, hidden_
         def step(t, states):
             return [f(clipped(xs[t] + np.matmul(states[0], rt)))]
 
-        ys, states = _run(cfg, s, step, 1)
-        return _finish(cfg, s, ys, states, x.dtype)
+        ys, states = _run(s, step, 1)
+        return _finish(cfg, ys, states, x.dtype)
 
     return kernel
 
 
 @defop("GRU", inputs="X:T W:T R:T B?:T sequence_lens?:T1 initial_h?:T",
        outputs="Y?:T Y_h?:T", types={"T": dt.FLOATS, "T1": {dt.int32}},
-       attrs=dict(_COMMON_ATTRS, linear_before_reset=Attr("int", 0)), infer=_infer(3, 2))
+       attrs=dict(_COMMON_ATTRS, linear_before_reset=Attr("int", 0)), infer=_infer(2))
 def gru(activation_alpha, activation_beta, activations, clip, direction, hidden_size, layout, linear_before_reset):
     """One-layer GRU (gate order z, r, h in W, R and B)."""
     cfg = _config("GRU", direction, hidden_size, layout, clip)
@@ -374,15 +367,15 @@ def gru(activation_alpha, activation_beta, activations, clip, direction, hidden_
             # (1 - z) * cand + z * h
             return [cand + zr[..., :H] * (h - cand)]
 
-        ys, states = _run(cfg, s, step, 1)
-        return _finish(cfg, s, ys, states, x.dtype)
+        ys, states = _run(s, step, 1)
+        return _finish(cfg, ys, states, x.dtype)
 
     return kernel
 
 
 @defop("LSTM", inputs="X:T W:T R:T B?:T sequence_lens?:T1 initial_h?:T initial_c?:T P?:T",
        outputs="Y?:T Y_h?:T Y_c?:T", types={"T": dt.FLOATS, "T1": {dt.int32}},
-       attrs=dict(_COMMON_ATTRS, input_forget=Attr("int", 0)), infer=_infer(4, 3))
+       attrs=dict(_COMMON_ATTRS, input_forget=Attr("int", 0)), infer=_infer(3))
 def lstm(activation_alpha, activation_beta, activations, clip, direction, hidden_size, layout, input_forget):
     """One-layer LSTM (gate order i, o, f, c in W, R and B; peepholes i, o, f in P)."""
     cfg = _config("LSTM", direction, hidden_size, layout, clip)
@@ -415,8 +408,8 @@ def lstm(activation_alpha, activation_beta, activations, clip, direction, hidden
                 o = f(clipped(gates[..., H:H2] + p_o * c_new))
             return [o * hf(c_new), c_new]
 
-        ys, states = _run(cfg, s, step, 2)
-        return _finish(cfg, s, ys, states, x.dtype)
+        ys, states = _run(s, step, 2)
+        return _finish(cfg, ys, states, x.dtype)
 
     return kernel
 

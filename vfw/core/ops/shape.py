@@ -19,6 +19,7 @@ from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
 from vfw.core.ops._common import (
     array_of,
+    copy_out,
     execute,
     int64s,
     normalize_axes,
@@ -67,14 +68,6 @@ def pad_infos(infos, n):
     """``infos`` extended with None for absent trailing optional inputs."""
     infos = list(infos)
     return infos + [None] * (n - len(infos))
-
-
-def copy_out(y, out):
-    """``y``, or ``y`` copied into ``out`` when a buffer is given."""
-    if out is None:
-        return y
-    np.copyto(out, y)
-    return out
 
 
 def cached(cache, key, fn, *args):

@@ -9,8 +9,8 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpInputError, ShapeError
-from vfw.core.ops._common import array_of, execute, int64s, normalize_axes, positive
-from vfw.core.ops.shape import DATA, cached, copy_out, int_list, known_length, known_value, pad_infos
+from vfw.core.ops._common import array_of, copy_out, execute, int64s, normalize_axes, positive
+from vfw.core.ops.shape import DATA, cached, int_list, known_length, known_value, pad_infos
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ZEROS = {}
