@@ -272,3 +272,22 @@ def test_prelu_softmax_match_torch():
             vx = Tensor(x, requires_grad=True)
             (vg,) = autograd.gradient(execute(op, vx, axis=axis), [vx], [Tensor(w)])
             np.testing.assert_allclose(vg.data, tg.numpy(), rtol=1e-10, atol=1e-14, err_msg=f"{op} axis={axis}")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, dt.bfloat16])
+def test_relu_grad_op_matches_numpy_select(dtype):
+    # Relu's backward op: dY where X > 0, else exactly 0 (inf/nan in dY do not leak, as torch).
+    x = np.array([-2.0, -0.0, 0.0, 0.5, 3.0, np.nan, -np.inf, np.inf], dtype)
+    dy = np.array([1.5, np.nan, np.inf, -2.0, np.nan, 4.0, np.inf, -1.0], dtype)
+    got = execute("ReluGrad", Tensor(dy), Tensor(x)).data
+    with np.errstate(invalid="ignore"):  # bfloat16 comparisons with nan warn
+        expected = np.where(x > 0, dy, np.zeros((), dtype))
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+def test_relu_grad_op_gradients():
+    rng = np.random.default_rng(5)
+    x = away(rng.uniform(-2, 2, (3, 4)), (0.0,), margin=0.1)
+    check_gradient("ReluGrad", [rng.standard_normal((3, 4)), x], wrt=[0])
+    check_higher_order("ReluGrad", [rng.standard_normal((3, 4)), x], wrt=[0])
