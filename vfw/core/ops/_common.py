@@ -6,7 +6,7 @@ import numpy as np
 
 from vfw.core.eager import execute
 from vfw.core.errors import OpAttributeError, ShapeError
-from vfw.core.registry import TensorInfo
+from vfw.core.registry import TensorInfo, make_op
 from vfw.core.tensor import Tensor
 
 
@@ -186,3 +186,12 @@ def zeros(shape, dtype):
 def zeros_like(x):
     """A zero gradient shaped and typed like the saved input ``x``."""
     return zeros(x.shape, x.dtype)
+
+
+@functools.cache
+def bound_op(op_type):
+    """A process-wide bound op (no attributes) for hot gradient makers: skips the workspace lookup.
+
+    Only for stateless ops; bound lazily, as op families register in any order.
+    """
+    return make_op(op_type)

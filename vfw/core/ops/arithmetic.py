@@ -22,6 +22,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import (
+    bound_op,
     broadcast_infer,
     cast_to,
     copy_out,
@@ -90,8 +91,8 @@ def _add_sub_grad(node, g):
 def _mul_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    return (unbroadcast(execute("Mul", g, b), a.shape) if need_a else None,
-            unbroadcast(execute("Mul", g, a), b.shape) if need_b else None)
+    return (unbroadcast(execute(bound_op("Mul"), g, b), a.shape) if need_a else None,
+            unbroadcast(execute(bound_op("Mul"), g, a), b.shape) if need_b else None)
 
 
 @register_gradient("Neg")

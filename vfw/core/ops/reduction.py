@@ -22,6 +22,7 @@ from vfw.core.errors import OpInputError, ShapeError
 from vfw.core.ops._common import (
     array_of,
     as_array,
+    bound_op,
     execute,
     int64s,
     normalize_axes,
@@ -258,7 +259,7 @@ def _grad_to_input_shape(node, g):
     """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
     shape = node.inputs[0].shape
     # A 0-d gradient (a full reduction) broadcasts as it is; otherwise put the reduced dims back first.
-    return execute("Expand", g if not g.shape else _kept(node, g), int64s(shape))
+    return execute(bound_op("Expand"), g if not g.shape else _kept(node, g), int64s(shape))
 
 
 def _reduce_like(node, op_type, x):
