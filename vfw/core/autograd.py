@@ -287,17 +287,20 @@ def _reachable(targets, source_keys, first_seq, last_seq):
         stack.extend(x.grad_node for x in node.inputs if isinstance(x, Tensor))
     leads = set()  # seqs of nodes from which a source is reachable
     result = []
+    floats = dt.FLOATS
     for seq in sorted(found):  # creation order: a node's inputs come before it
         node = found[seq]
         needs = []
         for x in node.inputs:
-            hit = False
-            if isinstance(x, Tensor) and x.data.dtype in dt.FLOATS:
-                sub = x.grad_node
-                hit = (id(x) if sub is None else (sub.seq, x.grad_slot)) in source_keys or (
-                    sub is not None and sub.seq in leads)
-            needs.append(hit)
-        if any(needs):
+            if not isinstance(x, Tensor):
+                needs.append(False)
+                continue
+            sub = x.grad_node
+            if sub is None:  # a leaf: needed when it is a (float) source
+                needs.append(id(x) in source_keys and x.data.dtype in floats)
+            else:  # recorded outputs are always float
+                needs.append(sub.seq in leads or (sub.seq, x.grad_slot) in source_keys)
+        if True in needs:
             leads.add(seq)
             node.needs_input_grad = tuple(needs)
             result.append(node)
@@ -368,7 +371,8 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
                 # Gradients of outputs that are sources stay in ``grads`` for the result.
                 key = (seq, i)
                 g = grads.get(key) if key in source_keys else grads.pop(key, None)
-                missing = missing or g is None
+                if g is None:
+                    missing = True
                 out_grads.append(g)
             if missing:
                 if all(g is None for g in out_grads):
@@ -379,7 +383,10 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
             in_grads = _call_maker(node, out_grads)
             for x, g, need in zip(node.inputs, in_grads, node.needs_input_grad):
                 if need and g is not None:
-                    _accumulate(grads, _key(x), g)
+                    sub = x.grad_node
+                    key = id(x) if sub is None else (sub.seq, x.grad_slot)
+                    prev = grads.get(key)
+                    grads[key] = g if prev is None else _eager.execute("Add", prev, g)
             if not retain_graph:
                 node.release()
     finally:
