@@ -4,6 +4,11 @@ import argparse
 import json
 import os
 
+# Candidates share one process: OpenMP threads that spin after each torch op would steal the
+# cores from the next candidate's BLAS threads (measured: the MLP step's engine/torch ratio goes
+# from 0.8x to 1.3x).  Passive waiting must be chosen before torch is imported.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from benchmarks import autograd_step, eager_overhead, graph_mode
 from benchmarks.timing import print_table
 
@@ -24,7 +29,8 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown entries {unknown}; choose from {sorted(ENTRIES)}")
     threads = os.environ.get("OMP_NUM_THREADS") or os.environ.get("OPENBLAS_NUM_THREADS") or "default"
-    print(f"BLAS threads: {threads} (run with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 for 1-thread figures)")
+    print(f"BLAS threads: {threads} (run with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 for 1-thread figures); "
+          f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}")
     results = {}
     for name in args.names or ENTRIES:
         title, fn = ENTRIES[name]
