@@ -383,10 +383,7 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
             in_grads = _call_maker(node, out_grads)
             for x, g, need in zip(node.inputs, in_grads, node.needs_input_grad):
                 if need and g is not None:
-                    sub = x.grad_node
-                    key = id(x) if sub is None else (sub.seq, x.grad_slot)
-                    prev = grads.get(key)
-                    grads[key] = g if prev is None else _eager.execute("Add", prev, g)
+                    _accumulate(grads, _key(x), g)
             if not retain_graph:
                 node.release()
     finally:
