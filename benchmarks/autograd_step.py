@@ -68,7 +68,7 @@ def _engine_mlp(rng, batch=128, lr=0.01):
                 h = execute("Relu", h)
         loss = execute("SoftmaxCrossEntropyLoss", h, labels)[0]
         for p, g in zip(params, gradient(loss, params)):
-            p.data -= np.multiply(g.data, lr, out=g.data)  # in place, as torch.optim.SGD does
+            p.array -= np.multiply(g.array, lr, out=g.array)  # in place, as torch.optim.SGD does
         return loss
 
     return step

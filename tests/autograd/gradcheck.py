@@ -76,7 +76,7 @@ def check_gradient(op_type, inputs, attrs=None, wrt=None, outputs=None, eps=1e-6
     f = scalar_fn(op_type, attrs, weights, out_idx)
     for j, g in zip(wrt, grads):
         expected = numeric_grad(f, arrays, j, eps)
-        actual = np.zeros_like(expected) if g is None else g.data
+        actual = np.zeros_like(expected) if g is None else g.array
         assert actual.shape == arrays[j].shape, f"{op_type}: grad of input {j} has shape {actual.shape}"
         assert actual.dtype == arrays[j].dtype, f"{op_type}: grad of input {j} has dtype {actual.dtype}"
         np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=f"{op_type} d/d input {j}")
@@ -118,10 +118,10 @@ def check_higher_order(op_type, inputs, attrs=None, wrt=None, order=2, eps=1e-5,
 
     def f(arrs):
         _, gs = nested(arrs, order - 1)
-        return sum(0.0 if g is None else float(np.sum(g.data * w)) for g, w in zip(gs, lw))
+        return sum(0.0 if g is None else float(np.sum(g.array * w)) for g, w in zip(gs, lw))
 
     for j, g in zip(wrt, grads):
         expected = numeric_grad(f, arrays, j, eps)
-        actual = np.zeros_like(expected) if g is None else g.data
+        actual = np.zeros_like(expected) if g is None else g.array
         np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol,
                                    err_msg=f"{op_type} order-{order} derivative, input {j}")

@@ -175,8 +175,8 @@ def test_gradient_keeps_the_input_dtype(op, attrs, dtype, rtol):
     w = np.round(RNG.uniform(-2, 2, (3, 4)) * 8) / 8
     g = _grad(op, x.astype(dtype), attrs, w.astype(dtype))
     assert g.dtype == np.dtype(dtype)
-    expected = _grad(op, x, attrs, w).data
-    np.testing.assert_allclose(g.data.astype(np.float64), expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+    expected = _grad(op, x, attrs, w).array
+    np.testing.assert_allclose(g.array.astype(np.float64), expected, rtol=rtol, atol=rtol * np.abs(expected).max())
 
 
 def test_gelu_tanh_half_gradient_does_not_overflow():
@@ -184,7 +184,7 @@ def test_gelu_tanh_half_gradient_does_not_overflow():
     x = np.array([-6e4, -300.0, -4.0, 4.0, 300.0, 6e4], np.float16)
     g = _grad("Gelu", x, {"approximate": "tanh"}, np.ones(6, np.float16))
     assert g.dtype == np.float16
-    np.testing.assert_allclose(g.data.astype(np.float64), [0, 0, -0.00035, 1.00035, 1, 1], atol=1e-3)
+    np.testing.assert_allclose(g.array.astype(np.float64), [0, 0, -0.00035, 1.00035, 1, 1], atol=1e-3)
 
 
 def test_exp_units_second_order_is_finite_for_large_positive_x():
@@ -193,7 +193,7 @@ def test_exp_units_second_order_is_finite_for_large_positive_x():
         t = Tensor(np.array([1000.0, -2.0]), requires_grad=True)
         (g,) = autograd.gradient(execute(op, t), [t], create_graph=True)
         (gg,) = autograd.gradient(execute("ReduceSum", g, np.zeros(0, np.int64), keepdims=0), [t])
-        assert np.all(np.isfinite(gg.data)), op
+        assert np.all(np.isfinite(gg.array)), op
 
 
 def test_relu_on_integers_records_nothing():
@@ -242,13 +242,13 @@ def test_first_and_second_order_match_torch():
         (tg,) = torch.autograd.grad(fn(tx), tx, torch.tensor(w1), create_graph=True)
         vx = Tensor(x, requires_grad=True)
         (vg,) = autograd.gradient(execute(op, vx, **attrs), [vx], [Tensor(w1)], create_graph=True)
-        np.testing.assert_allclose(vg.data, tg.detach().numpy(), rtol=1e-6, atol=1e-12, err_msg=op)
+        np.testing.assert_allclose(vg.array, tg.detach().numpy(), rtol=1e-6, atol=1e-12, err_msg=op)
         if op == "HardSigmoid":  # torch has no double backward for hardsigmoid
             continue
         (tgg,) = torch.autograd.grad(tg, tx, torch.tensor(w2), allow_unused=True)
         (vgg,) = autograd.gradient(vg, [vx], [Tensor(w2)])
         tgg = np.zeros_like(x) if tgg is None else tgg.numpy()
-        vgg = np.zeros_like(x) if vgg is None else vgg.data
+        vgg = np.zeros_like(x) if vgg is None else vgg.array
         # Second derivatives at kinks are conventions (torch differentiates its own branch formulas); compare off them.
         smooth = ~np.isin(x, [0.0, -3.0, 3.0, -0.5, 0.5]) if op not in ("Gelu", "Sigmoid", "Softplus", "Mish") \
             else np.ones(x.shape, bool)
@@ -264,14 +264,14 @@ def test_prelu_softmax_match_torch():
     tgx, tgs = torch.autograd.grad(f.prelu(tx, ts), (tx, ts), torch.tensor(w))
     vx, vs = Tensor(x, requires_grad=True), Tensor(slope, requires_grad=True)
     vgx, vgs = autograd.gradient(execute("PRelu", vx, vs), [vx, vs], [Tensor(w)])
-    np.testing.assert_allclose(vgx.data, tgx.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(vgs.data, tgs.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vgx.array, tgx.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(vgs.array, tgs.numpy(), rtol=1e-12)
     for op, fn in (("Softmax", torch.softmax), ("LogSoftmax", torch.log_softmax)):
         for axis in (0, 1, -1):
             (tg,) = torch.autograd.grad(fn(tx, axis), tx, torch.tensor(w))
             vx = Tensor(x, requires_grad=True)
             (vg,) = autograd.gradient(execute(op, vx, axis=axis), [vx], [Tensor(w)])
-            np.testing.assert_allclose(vg.data, tg.numpy(), rtol=1e-10, atol=1e-14, err_msg=f"{op} axis={axis}")
+            np.testing.assert_allclose(vg.array, tg.numpy(), rtol=1e-10, atol=1e-14, err_msg=f"{op} axis={axis}")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, dt.bfloat16])
@@ -279,7 +279,7 @@ def test_relu_grad_op_matches_numpy_select(dtype):
     # Relu's backward op: dY where X > 0, else exactly 0 (inf/nan in dY do not leak, as torch).
     x = np.array([-2.0, -0.0, 0.0, 0.5, 3.0, np.nan, -np.inf, np.inf], dtype)
     dy = np.array([1.5, np.nan, np.inf, -2.0, np.nan, 4.0, np.inf, -1.0], dtype)
-    got = execute("ReluGrad", Tensor(dy), Tensor(x)).data
+    got = execute("ReluGrad", Tensor(dy), Tensor(x)).array
     with np.errstate(invalid="ignore"):  # bfloat16 comparisons with nan warn
         expected = np.where(x > 0, dy, np.zeros((), dtype))
     assert got.dtype == np.dtype(dtype)

@@ -65,7 +65,7 @@ def test_unary_second_order(op):
 
 def test_abs_gradient_is_zero_at_zero():
     (g,) = grads("Abs", [np.array([-2.0, 0.0, 3.0])])
-    np.testing.assert_array_equal(g.data, [-1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(g.array, [-1.0, 0.0, 1.0])
 
 
 @pytest.mark.parametrize("op", ["Sign", "Floor", "Ceil", "Round"])
@@ -74,7 +74,7 @@ def test_steps_have_zero_gradient(op, shape):
     x = np.round(RNG.uniform(-5, 5, shape)) + RNG.uniform(-0.3, 0.3, shape) + 0.05  # away from jumps
     check_gradient(op, [x])
     (g,) = grads(op, [x])
-    assert g.data.shape == np.shape(x) and not g.data.any()
+    assert g.array.shape == np.shape(x) and not g.array.any()
 
 
 # -- Pow ------------------------------------------------------------------------------------------
@@ -105,12 +105,12 @@ def test_pow_constant_exponent_is_not_a_tensor():
     x = Tensor(np.array([-1.5, 0.0, 2.0]), requires_grad=True)
     y = execute("Pow", x, np.array(2.0))
     (g,) = gradient(y, [x], create_graph=True)
-    np.testing.assert_allclose(g.data, 2 * x.data)
+    np.testing.assert_allclose(g.array, 2 * x.array)
     (gg,) = gradient(g, [x])
-    np.testing.assert_allclose(gg.data, [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(gg.array, [2.0, 2.0, 2.0])
     x = Tensor(np.array([0.0, 0.0, 3.0]), requires_grad=True)
     (g,) = gradient(execute("Pow", x, np.array([0.0, 1.0, 0.0])), [x])
-    np.testing.assert_array_equal(g.data, [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(g.array, [0.0, 1.0, 0.0])
 
 
 def test_pow_limits_at_zero_are_torchs():
@@ -118,8 +118,8 @@ def test_pow_limits_at_zero_are_torchs():
     x = np.array([0.0, 0.0, 0.0, 2.0])
     y = np.array([0.0, 0.5, 2.0, 0.0])
     gx, gy = grads("Pow", [x, y])
-    np.testing.assert_array_equal(gx.data, [0.0, np.inf, 0.0, 0.0])
-    np.testing.assert_array_equal(gy.data, [0.0, 0.0, 0.0, np.log(2.0)])
+    np.testing.assert_array_equal(gx.array, [0.0, np.inf, 0.0, 0.0])
+    np.testing.assert_array_equal(gy.array, [0.0, 0.0, 0.0, np.log(2.0)])
 
 
 def test_pow_mixed_float_dtypes():
@@ -128,8 +128,8 @@ def test_pow_mixed_float_dtypes():
     gx, gy = grads("Pow", [x, y])
     assert gx.dtype == np.float32 and gy.dtype == np.float64
     x64 = x.astype(np.float64)
-    np.testing.assert_allclose(gx.data, y * x64 ** (y - 1), rtol=1e-5)
-    np.testing.assert_allclose(gy.data, np.sum(x64 ** y * np.log(x64), axis=0), rtol=1e-5)
+    np.testing.assert_allclose(gx.array, y * x64 ** (y - 1), rtol=1e-5)
+    np.testing.assert_allclose(gy.array, np.sum(x64 ** y * np.log(x64), axis=0), rtol=1e-5)
 
 
 # -- Mod ------------------------------------------------------------------------------------------
@@ -155,14 +155,14 @@ def test_mod_quotient_sign(fmod):
     a, b = np.array([7.5, -7.5, 7.5, -7.5]), np.array([2.0, 2.0, -2.0, -2.0])
     ga, gb = grads("Mod", [a, b], {"fmod": fmod})
     q = np.trunc(a / b) if fmod else np.floor(a / b)
-    np.testing.assert_array_equal(ga.data, np.ones(4))
-    np.testing.assert_array_equal(gb.data, -q)
+    np.testing.assert_array_equal(ga.array, np.ones(4))
+    np.testing.assert_array_equal(gb.array, -q)
 
 
 def test_mod_uses_the_kernels_quotient():
     # 1 / 0.1 rounds to 10.0 but 1 % 0.1 = 0.0999..., i.e. the kernel's quotient is 9.
     ga, gb = grads("Mod", [np.array([1.0]), np.array([0.1])])
-    np.testing.assert_array_equal(gb.data, [-9.0])
+    np.testing.assert_array_equal(gb.array, [-9.0])
 
 
 def test_mod_second_order_vanishes():
@@ -194,18 +194,18 @@ def test_ties_split_the_gradient_evenly(op):
     b = np.array([1.0, 5.0 if op == "Max" else 0.0, 3.0])
     c = np.array([0.0 if op == "Max" else 9.0, 2.0, 3.0])
     ga, gb = grads(op, [a, b])
-    np.testing.assert_array_equal(ga.data, [0.5, 0.0, 0.5])
-    np.testing.assert_array_equal(gb.data, [0.5, 1.0, 0.5])
+    np.testing.assert_array_equal(ga.array, [0.5, 0.0, 0.5])
+    np.testing.assert_array_equal(gb.array, [0.5, 1.0, 0.5])
     ga, gb, gc = grads(op, [a, b, c])
-    np.testing.assert_allclose(ga.data, [0.5, 0.0, 1 / 3])
-    np.testing.assert_allclose(gb.data, [0.5, 1.0, 1 / 3])
-    np.testing.assert_allclose(gc.data, [0.0, 0.0, 1 / 3])
+    np.testing.assert_allclose(ga.array, [0.5, 0.0, 1 / 3])
+    np.testing.assert_allclose(gb.array, [0.5, 1.0, 1 / 3])
+    np.testing.assert_allclose(gc.array, [0.0, 0.0, 1 / 3])
 
 
 def test_max_only_differentiates_requested_inputs():
     a, b = RNG.standard_normal(3), RNG.standard_normal(3)
     (gb,) = grads("Max", [a, b], wrt=[1])
-    np.testing.assert_array_equal(gb.data, (b > a).astype(float))
+    np.testing.assert_array_equal(gb.array, (b > a).astype(float))
 
 
 # -- Clip -----------------------------------------------------------------------------------------
@@ -235,14 +235,14 @@ def test_clip_min_above_max_sends_everything_to_max():
     x, lo, hi = clip_input((2, 3)), np.array(0.8), np.array(-0.2)
     check_gradient("Clip", [x, lo, hi])
     gx, glo, ghi = grads("Clip", [x, lo, hi])
-    assert not gx.data.any() and glo.data == 0 and ghi.data == 6
+    assert not gx.array.any() and glo.array == 0 and ghi.array == 6
 
 
 def test_clip_boundaries_go_to_the_input():
     # torch.clamp: x in [min, max] (boundaries included) keeps the gradient.
     gx, glo, ghi = grads("Clip", [np.array([-1.0, -0.5, 0.0, 0.5, 1.0]), np.array(-0.5), np.array(0.5)])
-    np.testing.assert_array_equal(gx.data, [0, 1, 1, 1, 0])
-    assert glo.data == 1 and ghi.data == 1
+    np.testing.assert_array_equal(gx.array, [0, 1, 1, 1, 0])
+    assert glo.array == 1 and ghi.array == 1
 
 
 def test_clip_second_order():
@@ -278,7 +278,7 @@ def test_gradients_keep_the_input_dtype(op, arrays, attrs, dtype):
     tol = {np.float32: 1e-5, np.float16: 3e-3, ml_dtypes.bfloat16: 2e-2}[dtype]
     for e, a, x in zip(expected, actual, low):
         assert a.dtype == x.dtype and a.shape == x.shape
-        np.testing.assert_allclose(a.data.astype(np.float64), e.data, rtol=tol, atol=tol)
+        np.testing.assert_allclose(a.array.astype(np.float64), e.array, rtol=tol, atol=tol)
 
 
 def test_integer_results_do_not_require_grad():
@@ -298,7 +298,7 @@ def test_second_order_through_a_cube(op, extra, mask):
     x = Tensor(np.array([-1.2, -0.6, 0.3, 0.7]), requires_grad=True)
     cube = execute("Mul", execute("Mul", x, x), x)
     (g,) = gradient(execute(op, cube, *extra), [x], [Tensor(np.ones(4))], create_graph=True)
-    m = mask(x.data ** 3).astype(float)
-    np.testing.assert_allclose(g.data, 3 * x.data ** 2 * m)
+    m = mask(x.array ** 3).astype(float)
+    np.testing.assert_allclose(g.array, 3 * x.array ** 2 * m)
     (gg,) = gradient(g, [x], [Tensor(np.ones(4))])
-    np.testing.assert_allclose(gg.data, 6 * x.data * m)
+    np.testing.assert_allclose(gg.array, 6 * x.array * m)

@@ -104,7 +104,7 @@ def test_low_precision_gradients_keep_dtype(dtype, rtol):
         grads[dt] = autograd.gradient(y, [xt, wt], [Tensor(v.astype(dt))])
     for lo, hi in zip(grads[dtype], grads[np.float64]):
         assert lo.dtype == dtype
-        np.testing.assert_allclose(lo.data.astype(np.float64), hi.data, rtol=rtol, atol=rtol * np.abs(hi.data).max())
+        np.testing.assert_allclose(lo.array.astype(np.float64), hi.array, rtol=rtol, atol=rtol * np.abs(hi.array).max())
 
 
 def test_only_requested_gradients_are_built(monkeypatch):
@@ -120,7 +120,7 @@ def test_only_requested_gradients_are_built(monkeypatch):
     y = execute("Conv", x, w, b, pads=[1, 1])
     gx, gb = autograd.gradient(y, [x, b])
     assert ops == ["ConvTranspose", "ReduceSum"] and gx.shape == x.shape
-    np.testing.assert_allclose(gb.data, np.full(3, 5.0))
+    np.testing.assert_allclose(gb.array, np.full(3, 5.0))
 
 
 def test_conv_grad_filter_op():

@@ -44,7 +44,7 @@ def test_fan_out_gradients_are_summed():
     x = t((2, 2))
     y = execute("Add", execute("Mul", x, x), x)  # d/dx = 2x + 1
     (g,) = gradient(y, [x])
-    np.testing.assert_allclose(g.data, 2 * x.data + 1)
+    np.testing.assert_allclose(g.array, 2 * x.array + 1)
 
 
 def test_several_targets_and_sources_with_output_grads():
@@ -52,8 +52,8 @@ def test_several_targets_and_sources_with_output_grads():
     y1, y2 = execute("Mul", x, w), execute("Add", x, x)
     v1, v2 = Tensor(np.arange(3.0)), Tensor(np.ones(3))
     gx, gw = gradient([y1, y2], [x, w], [v1, v2])
-    np.testing.assert_allclose(gx.data, w.data * v1.data + 2)
-    np.testing.assert_allclose(gw.data, x.data * v1.data)
+    np.testing.assert_allclose(gx.array, w.array * v1.array + 2)
+    np.testing.assert_allclose(gw.array, x.array * v1.array)
 
 
 def test_unconnected_and_integer_sources_give_none():
@@ -80,8 +80,8 @@ def test_gradient_with_respect_to_an_intermediate():
     h = execute("Mul", x, x)
     y = execute("Mul", h, h)
     gh, gx = gradient(y, [h, x])
-    np.testing.assert_allclose(gh.data, 2 * h.data)
-    np.testing.assert_allclose(gx.data, 4 * x.data ** 3)
+    np.testing.assert_allclose(gh.array, 2 * h.array)
+    np.testing.assert_allclose(gx.array, 4 * x.array ** 3)
 
 
 def test_create_graph_gives_differentiable_gradients():
@@ -90,14 +90,14 @@ def test_create_graph_gives_differentiable_gradients():
     (g,) = gradient(y, [x], create_graph=True)
     assert g.requires_grad
     (gg,) = gradient(g, [x])
-    np.testing.assert_allclose(gg.data, 6 * x.data)
+    np.testing.assert_allclose(gg.array, 6 * x.array)
 
 
 def test_stop_gradient():
     x = t(3)
     y = execute("Mul", stop_gradient(x), x)
     (g,) = gradient(y, [x])
-    np.testing.assert_allclose(g.data, x.data)
+    np.testing.assert_allclose(g.array, x.array)
 
 
 def test_custom_gradient():
@@ -106,12 +106,12 @@ def test_custom_gradient():
         def grad(g):
             return execute("Mul", g, Tensor(np.full(g.shape, 0.5)))
 
-        return Tensor.wrap(x.data.copy()), grad
+        return Tensor.wrap(x.array.copy()), grad
 
     x = t(3)
     y = execute("Mul", clipped_identity(x), Tensor(np.full(3, 2.0)))
     (g,) = gradient(y, [x])
-    np.testing.assert_allclose(g.data, np.ones(3))
+    np.testing.assert_allclose(g.array, np.ones(3))
 
 
 def test_tape_watch_and_persistence():
@@ -121,14 +121,14 @@ def test_tape_watch_and_persistence():
         y = execute("Mul", x, x)
     assert not x.requires_grad  # watching lasts while the tape is open
     (g,) = tape.gradient(y, [x])
-    np.testing.assert_allclose(g.data, 2 * x.data)
+    np.testing.assert_allclose(g.array, 2 * x.array)
     with pytest.raises(RuntimeError, match="non-persistent"):
         tape.gradient(y, [x])
     with GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = execute("Mul", x, x)
     tape.gradient(y, [x])
-    np.testing.assert_allclose(tape.gradient(y, [x])[0].data, 2 * x.data)
+    np.testing.assert_allclose(tape.gradient(y, [x])[0].array, 2 * x.array)
 
 
 def test_tape_only_follows_ops_recorded_while_open():
@@ -137,7 +137,7 @@ def test_tape_only_follows_ops_recorded_while_open():
     with GradientTape() as tape:
         y = execute("Mul", h, x)
     (gx,) = tape.gradient(y, [x])
-    np.testing.assert_allclose(gx.data, h.data)
+    np.testing.assert_allclose(gx.array, h.array)
 
 
 def test_nested_tapes_give_second_derivatives():
@@ -149,8 +149,8 @@ def test_nested_tapes_give_second_derivatives():
             y = execute("Mul", execute("Mul", x, x), x)
         (g,) = inner.gradient(y, [x])
     (gg,) = outer.gradient(g, [x])
-    np.testing.assert_allclose(g.data, 3 * x.data ** 2)
-    np.testing.assert_allclose(gg.data, 6 * x.data)
+    np.testing.assert_allclose(g.array, 3 * x.array ** 2)
+    np.testing.assert_allclose(gg.array, 6 * x.array)
 
 
 def test_grad_mode_switches():
@@ -169,7 +169,7 @@ def test_deep_graphs_do_not_recurse():
     for _ in range(5000):
         y = execute("Mul", y, Tensor(np.full(3, 1.0001)))
     (g,) = gradient(y, [x])
-    np.testing.assert_allclose(g.data, np.full(3, 1.0001 ** 5000))
+    np.testing.assert_allclose(g.array, np.full(3, 1.0001 ** 5000))
 
 
 def test_gradient_to_an_intermediate_after_its_upstream_graph_was_freed():
@@ -178,6 +178,6 @@ def test_gradient_to_an_intermediate_after_its_upstream_graph_was_freed():
     h = execute("Mul", x, x)
     gradient(execute("Mul", h, h), [x])  # frees h's node
     (gh,) = gradient(execute("Mul", h, Tensor(np.full(3, 2.0))), [h])
-    np.testing.assert_allclose(gh.data, np.full(3, 2.0))
+    np.testing.assert_allclose(gh.array, np.full(3, 2.0))
     with pytest.raises(GraphReleasedError):
         gradient(execute("Mul", h, Tensor(np.full(3, 2.0))), [x])

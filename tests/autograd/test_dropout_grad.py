@@ -47,10 +47,10 @@ def test_training_first_order(shape, ratio):
     (dx,) = autograd.gradient([y], [t], [Tensor(v)])
     expected = numeric_grad(lambda a: float(np.sum(v * run(fresh_dropout(), a[0], *training_args(ratio))[0])),
                             [x.copy()], 0, 1e-6)
-    np.testing.assert_allclose(dx.data, expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dx.array, expected, rtol=1e-6, atol=1e-8)
     mask = mask_of(shape, ratio)
     assert 0 < mask.sum() < mask.size  # both kept and dropped entries are exercised
-    np.testing.assert_allclose(dx.data, v * mask / (1 - ratio), rtol=1e-15)
+    np.testing.assert_allclose(dx.array, v * mask / (1 - ratio), rtol=1e-15)
 
 
 @pytest.mark.parametrize("ratio", [0.3, 0.6])
@@ -68,10 +68,10 @@ def test_training_second_order(ratio):
     t, g = first_order(x, True)
     total = execute("ReduceSum", execute("Mul", g, Tensor(u)), np.zeros(0, np.int64), keepdims=0)
     (hvp,) = autograd.gradient([total], [t])
-    expected = numeric_grad(lambda a: float(np.sum(first_order(a[0], False)[1].data * u)), [x.copy()], 0, 1e-5)
-    np.testing.assert_allclose(hvp.data, expected, rtol=1e-5, atol=1e-7)
+    expected = numeric_grad(lambda a: float(np.sum(first_order(a[0], False)[1].array * u)), [x.copy()], 0, 1e-5)
+    np.testing.assert_allclose(hvp.array, expected, rtol=1e-5, atol=1e-7)
     mask = mask_of(shape, ratio)
-    np.testing.assert_allclose(hvp.data, 2 * w * u * mask / (1 - ratio) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(hvp.array, 2 * w * u * mask / (1 - ratio) ** 2, rtol=1e-12)
 
 
 def test_training_gradient_is_linear_in_the_output_gradient():
@@ -81,7 +81,7 @@ def test_training_gradient_is_linear_in_the_output_gradient():
     y, _ = execute(fresh_dropout(), t, *training_args(0.4))
     (dx,) = autograd.gradient([y], [t], [v], create_graph=True)
     (dv,) = autograd.gradient([dx], [v], [Tensor(u)])
-    np.testing.assert_allclose(dv.data, u * mask_of((3, 3), 0.4) / 0.6, rtol=1e-15)
+    np.testing.assert_allclose(dv.array, u * mask_of((3, 3), 0.4) / 0.6, rtol=1e-15)
 
 
 @pytest.mark.parametrize("inputs", [
@@ -97,7 +97,7 @@ def test_identity_cases(inputs):
     t = Tensor(x, requires_grad=True)
     v = RNG.standard_normal((3, 4))
     (dx,) = autograd.gradient([execute("Dropout", t, *inputs(x)[1:])[0]], [t], [Tensor(v)])
-    np.testing.assert_array_equal(dx.data, v)
+    np.testing.assert_array_equal(dx.array, v)
 
 
 def test_ratio_one_drops_everything():
@@ -105,7 +105,7 @@ def test_ratio_one_drops_everything():
     check_gradient("Dropout", [x, np.array(1.0), np.array(True)], {"seed": SEED}, wrt=[0])
     t = Tensor(x, requires_grad=True)
     (dx,) = autograd.gradient([execute("Dropout", t, np.array(1.0), np.array(True))[0]], [t])
-    np.testing.assert_array_equal(dx.data, 0.0)
+    np.testing.assert_array_equal(dx.array, 0.0)
 
 
 def test_ratio_and_training_mode_get_no_gradient():
@@ -123,8 +123,8 @@ def test_low_precision(dtype):
     y, mask = execute(fresh_dropout(), t, *training_args(0.3))
     (dx,) = autograd.gradient([y], [t], [Tensor(v)])
     assert dx.dtype == dtype
-    expected = v.astype(np.float64) * mask.data / 0.7
-    np.testing.assert_allclose(dx.data.astype(np.float64), expected, rtol=1e-3 if dtype == np.float16 else 1e-6)
+    expected = v.astype(np.float64) * mask.array / 0.7
+    np.testing.assert_allclose(dx.array.astype(np.float64), expected, rtol=1e-3 if dtype == np.float16 else 1e-6)
 
 
 # -- random ops -----------------------------------------------------------------------------------------------

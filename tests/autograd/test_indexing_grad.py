@@ -188,10 +188,10 @@ def test_scatter_elements_matches_torch_at_ties_and_zeros(reduction, torch_reduc
     td = torch.tensor(data, requires_grad=True)
     tu = torch.tensor(updates, requires_grad=True)
     tout = td.scatter_reduce(0, torch.tensor(indices), tu, torch_reduce, include_self=True)
-    np.testing.assert_allclose(out.data, tout.detach().numpy())
+    np.testing.assert_allclose(out.array, tout.detach().numpy())
     tgd, tgu = torch.autograd.grad(tout, [td, tu], torch.tensor(weights))
-    np.testing.assert_allclose(gd.data, tgd.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(gu.data, tgu.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gd.array, tgd.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gu.array, tgu.numpy(), rtol=1e-12)
 
 
 def test_scatter_none_gives_the_gradient_to_the_last_duplicate_only():
@@ -199,8 +199,8 @@ def test_scatter_none_gives_the_gradient_to_the_last_duplicate_only():
     updates = Tensor(np.array([1.0, 2.0, 3.0, 4.0]), requires_grad=True)
     out = execute("ScatterElements", data, ints([1, 2, 1, 1]), updates, axis=0)
     gd, gu = autograd.gradient(out, [data, updates], [Tensor(np.array([10.0, 20.0, 30.0]))])
-    np.testing.assert_array_equal(gd.data, [10.0, 0.0, 0.0])
-    np.testing.assert_array_equal(gu.data, [0.0, 30.0, 0.0, 20.0])
+    np.testing.assert_array_equal(gd.array, [10.0, 0.0, 0.0])
+    np.testing.assert_array_equal(gu.array, [0.0, 30.0, 0.0, 20.0])
 
 
 # -- Compress ----------------------------------------------------------------------
@@ -245,7 +245,7 @@ def test_low_precision_gradients_match_float64(op, inputs, attrs, dtype):
 
     for g_lo, g_hi in zip(grads(dtype), grads(np.float64)):
         assert g_lo.dtype == dtype
-        np.testing.assert_allclose(g_lo.data.astype(np.float64), g_hi.data, rtol=1e-2, atol=1e-2)
+        np.testing.assert_allclose(g_lo.array.astype(np.float64), g_hi.array, rtol=1e-2, atol=1e-2)
 
 
 # -- not differentiable ------------------------------------------------------------

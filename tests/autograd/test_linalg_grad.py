@@ -65,7 +65,7 @@ def test_matmul_low_precision(dtype):
         a, b = Tensor(a64.astype(dt), requires_grad=True), Tensor(b64.astype(dt), requires_grad=True)
         grads = autograd.gradient(execute("MatMul", a, b), [a, b], [Tensor(w64.astype(dt))])
         assert all(g.dtype == dt for g in grads)
-        results.append([g.data.astype(np.float64) for g in grads])
+        results.append([g.array.astype(np.float64) for g in grads])
     tol = 1e-5 if dtype == np.float32 else 1e-2
     for lo, hi in zip(results[1], results[0]):
         np.testing.assert_allclose(lo, hi, rtol=tol, atol=tol)
@@ -92,9 +92,9 @@ def test_gemm_beta_zero_gives_c_a_zero_gradient():
     a, b = Tensor(x(3, 4), requires_grad=True), Tensor(x(4, 2), requires_grad=True)
     c = Tensor(np.full((3, 2), np.nan), requires_grad=True)
     ga, gb, gc = autograd.gradient(execute("Gemm", a, b, c, beta=0.0), [a, b, c])
-    np.testing.assert_array_equal(gc.data, np.zeros((3, 2)))
-    np.testing.assert_allclose(ga.data, np.ones((3, 2)) @ b.data.T)
-    np.testing.assert_allclose(gb.data, a.data.T @ np.ones((3, 2)))
+    np.testing.assert_array_equal(gc.array, np.zeros((3, 2)))
+    np.testing.assert_allclose(ga.array, np.ones((3, 2)) @ b.array.T)
+    np.testing.assert_allclose(gb.array, a.array.T @ np.ones((3, 2)))
     check_gradient("Gemm", [x(3, 4), x(4, 2), x(2)], {"beta": 0.0, "alpha": 2.0})
 
 
@@ -115,7 +115,7 @@ def test_gemm_float32():
     a, b, c = (Tensor(v.astype(np.float32), requires_grad=True) for v in gemm_inputs(1, 0, (5,)))
     grads = autograd.gradient(execute("Gemm", a, b, c, transA=1, alpha=0.5, beta=2.0), [a, b, c])
     assert [g.dtype for g in grads] == [np.float32] * 3
-    np.testing.assert_allclose(grads[2].data, np.full(5, 6.0))  # beta * (sum over M=3 rows of ones)
+    np.testing.assert_allclose(grads[2].array, np.full(5, 6.0))  # beta * (sum over M=3 rows of ones)
 
 
 # -- Einsum -----------------------------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def test_einsum_second_order(equation, shapes):
 def test_einsum_same_tensor_twice():
     t = Tensor(x(3), requires_grad=True)
     (g,) = autograd.gradient(execute("Einsum", t, t, equation="i,i->"), [t])
-    np.testing.assert_allclose(g.data, 2 * t.data)
+    np.testing.assert_allclose(g.array, 2 * t.array)
 
 
 def test_einsum_float32_and_constant_operand():
@@ -175,7 +175,7 @@ def test_einsum_float32_and_constant_operand():
     b = x(3, 4).astype(np.float32)  # a plain array: a constant
     (g,) = autograd.gradient(execute("Einsum", a, b, equation="ij,jk->ik"), [a])
     assert g.dtype == np.float32
-    np.testing.assert_allclose(g.data, np.ones((2, 4)) @ b.T, rtol=1e-6)
+    np.testing.assert_allclose(g.array, np.ones((2, 4)) @ b.T, rtol=1e-6)
 
 
 def test_einsum_out_of_labels_raises():

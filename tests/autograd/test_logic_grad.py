@@ -29,15 +29,15 @@ def test_where_values_and_no_gradient_for_the_condition():
     x, y = leaf((2, 3)), leaf((3,))
     gc, gx, gy = autograd.gradient(execute("Where", condition, x, y), [condition, x, y], [Tensor(np.ones((2, 3)))])
     assert gc is None
-    np.testing.assert_array_equal(gx.data, [[1, 1, 1], [0, 0, 0]])
-    np.testing.assert_array_equal(gy.data, [1, 1, 1])
+    np.testing.assert_array_equal(gx.array, [[1, 1, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(gy.array, [1, 1, 1])
 
 
 def test_where_only_one_branch_needs_a_gradient():
     condition = np.array([True, False, True])
     x, y = leaf(3), Tensor(RNG.standard_normal(3))
     (gx,) = autograd.gradient(execute("Where", condition, x, y), [x])
-    np.testing.assert_array_equal(gx.data, [1, 0, 1])
+    np.testing.assert_array_equal(gx.array, [1, 0, 1])
 
 
 def test_where_second_order_through_a_product():
@@ -47,10 +47,10 @@ def test_where_second_order_through_a_product():
     x, y, w = leaf(3), leaf(3), RNG.standard_normal(3)
     z = execute("Where", c, execute("Mul", x, x), execute("Mul", y, x))
     (gx,) = autograd.gradient(z, [x], [Tensor(w)], create_graph=True)
-    np.testing.assert_allclose(gx.data, np.where(c, 2 * w * x.data, w * y.data))
+    np.testing.assert_allclose(gx.array, np.where(c, 2 * w * x.array, w * y.array))
     gxx, gxy = autograd.gradient(execute("ReduceSum", gx, np.zeros(0, np.int64), keepdims=0), [x, y])
-    np.testing.assert_allclose(gxx.data, np.where(c, 2 * w, 0))
-    np.testing.assert_allclose(gxy.data, np.where(c, 0, w))
+    np.testing.assert_allclose(gxx.array, np.where(c, 2 * w, 0))
+    np.testing.assert_allclose(gxy.array, np.where(c, 0, w))
 
 
 def test_where_gradient_keeps_half_dtypes():
@@ -58,7 +58,7 @@ def test_where_gradient_keeps_half_dtypes():
         x, y = leaf((2, 2), dtype), leaf((2,), dtype)
         gx, gy = autograd.gradient(execute("Where", np.array([True, False]), x, y), [x, y])
         assert gx.dtype == gy.dtype == np.dtype(dtype)
-        np.testing.assert_array_equal(gy.data.astype(np.float64), [0, 2])
+        np.testing.assert_array_equal(gy.array.astype(np.float64), [0, 2])
 
 
 # -- casts -------------------------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_float_casts_cast_the_gradient_back(op, src, dst):
     gx, gt = autograd.gradient(y, [x, target], [Tensor(w)])
     assert gt is None  # target_type lends its dtype, not its values
     assert gx.dtype == np.dtype(src) and gx.shape == x.shape
-    np.testing.assert_array_equal(gx.data.astype(np.float64), w.astype(np.float64))
+    np.testing.assert_array_equal(gx.array.astype(np.float64), w.astype(np.float64))
 
 
 @pytest.mark.parametrize("op", ["Cast", "CastLike"])
@@ -97,7 +97,7 @@ def test_casts_to_non_floats_pass_no_gradient(op, dst):
     y = execute("Cast", x, to=np.dtype(dst)) if op == "Cast" else execute("CastLike", x, np.zeros(1, dst))
     assert not y.requires_grad
     (g,) = autograd.gradient(execute("Mul", x, x), [x])  # x itself is still differentiable
-    np.testing.assert_allclose(g.data, 2 * x.data)
+    np.testing.assert_allclose(g.array, 2 * x.array)
     assert autograd.gradient(y, [x]) == [None]
 
 
@@ -121,11 +121,11 @@ def test_second_order_through_a_narrowing_cast():
     y = execute("Sigmoid", execute("Cast", execute("Mul", x, x), to=np.dtype(np.float32)))
     (g,) = autograd.gradient(y, [x], create_graph=True)
     assert g.dtype == np.float64
-    s = 1 / (1 + np.exp(-x.data ** 2))
-    np.testing.assert_allclose(g.data, 2 * x.data * s * (1 - s), rtol=1e-6)
+    s = 1 / (1 + np.exp(-x.array ** 2))
+    np.testing.assert_allclose(g.array, 2 * x.array * s * (1 - s), rtol=1e-6)
     (gg,) = autograd.gradient(g, [x])
-    expected = 2 * s * (1 - s) + 4 * x.data ** 2 * s * (1 - s) * (1 - 2 * s)
-    np.testing.assert_allclose(gg.data, expected, rtol=1e-5)
+    expected = 2 * s * (1 - s) + 4 * x.array ** 2 * s * (1 - s) * (1 - 2 * s)
+    np.testing.assert_allclose(gg.array, expected, rtol=1e-5)
 
 
 # -- no gradient -------------------------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def test_labels_get_no_gradient():
     # mean reduction: each row of the scores gradient is (softmax - onehot) * w[label] / sum(w[labels])
     p = np.exp(scores - np.log(np.exp(scores).sum(axis=1, keepdims=True)))
     expected = (p - np.eye(4)[labels]) * (weights[labels] / weights[labels].sum())[:, None]
-    np.testing.assert_allclose(ds.data, expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ds.array, expected, rtol=1e-12, atol=1e-15)
     assert dw.shape == (4,)
 
 
@@ -105,4 +105,4 @@ def test_low_precision(op, dtype, tol):
         results.append(autograd.gradient(list(out), [s, w]))
     for g, ref, a in zip(*results, low):
         assert g.dtype == a.dtype
-        np.testing.assert_allclose(g.data.astype(np.float64), ref.data, rtol=tol, atol=tol)
+        np.testing.assert_allclose(g.array.astype(np.float64), ref.array, rtol=tol, atol=tol)

@@ -66,24 +66,24 @@ def test_third_order(op):
 
 def test_erf_derivative_formula():
     x = np.linspace(-3, 3, 13)
-    np.testing.assert_allclose(grad_of("Erf", x).data, 2 / math.sqrt(math.pi) * np.exp(-x * x), rtol=1e-15)
+    np.testing.assert_allclose(grad_of("Erf", x).array, 2 / math.sqrt(math.pi) * np.exp(-x * x), rtol=1e-15)
 
 
 def test_near_domain_edges():
     # (1 - x)(1 + x) and (x - 1)(x + 1) stay accurate where x**2 - 1 would cancel.
     x = np.array([1 - 2.0 ** -30, -(1 - 2.0 ** -30)])
     one_minus_sq = (1 - x) * (1 + x)
-    np.testing.assert_allclose(grad_of("Asin", x).data, 1 / np.sqrt(one_minus_sq), rtol=1e-15)
-    np.testing.assert_allclose(grad_of("Atanh", x).data, 1 / one_minus_sq, rtol=1e-15)
+    np.testing.assert_allclose(grad_of("Asin", x).array, 1 / np.sqrt(one_minus_sq), rtol=1e-15)
+    np.testing.assert_allclose(grad_of("Atanh", x).array, 1 / one_minus_sq, rtol=1e-15)
     x = np.array([1 + 2.0 ** -30])
-    np.testing.assert_allclose(grad_of("Acosh", x).data, 1 / np.sqrt((x - 1) * (x + 1)), rtol=1e-15)
+    np.testing.assert_allclose(grad_of("Acosh", x).array, 1 / np.sqrt((x - 1) * (x + 1)), rtol=1e-15)
 
 
 def test_poles_give_ieee_values():
     # As torch: d sqrt(x)/dx and d log(x)/dx are inf at 0; d asin(x)/dx is inf at +-1.
-    assert grad_of("Sqrt", np.array([0.0])).data[0] == np.inf
-    assert grad_of("Log", np.array([0.0])).data[0] == np.inf
-    np.testing.assert_array_equal(grad_of("Asin", np.array([-1.0, 1.0])).data, [np.inf, np.inf])
+    assert grad_of("Sqrt", np.array([0.0])).array[0] == np.inf
+    assert grad_of("Log", np.array([0.0])).array[0] == np.inf
+    np.testing.assert_array_equal(grad_of("Asin", np.array([-1.0, 1.0])).array, [np.inf, np.inf])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
@@ -93,6 +93,6 @@ def test_gradients_keep_the_input_dtype(op, dtype):
     w = RNG.standard_normal((2, 3)).astype(dtype)
     g = grad_of(op, x, w)
     assert g.dtype == x.dtype and g.shape == x.shape
-    expected = grad_of(op, x.astype(np.float64), w.astype(np.float64)).data
+    expected = grad_of(op, x.astype(np.float64), w.astype(np.float64)).array
     tol = {np.float32: 1e-5, np.float16: 1e-2, ml_dtypes.bfloat16: 6e-2}[dtype]
-    np.testing.assert_allclose(g.data.astype(np.float64), expected, rtol=tol, atol=tol * np.abs(expected).max())
+    np.testing.assert_allclose(g.array.astype(np.float64), expected, rtol=tol, atol=tol * np.abs(expected).max())

@@ -22,8 +22,8 @@ def _mlp_step(params, x, labels, lr):
     loss = execute("SoftmaxCrossEntropyLoss", logits, labels)[0]
     grads = gradient(loss, params)
     for p, g in zip(params, grads):
-        p.data -= lr * g.data  # plain SGD on the leaves
-    return float(loss.data)
+        p.array -= lr * g.array  # plain SGD on the leaves
+    return float(loss.array)
 
 
 def test_two_thousand_steps_do_not_grow_live_tensors_or_bytes():

@@ -35,7 +35,7 @@ def check_low_precision(op_type, inputs, attrs, tol, wrt=None, outputs=(0,)):
     approx = engine_grads(op_type, inputs, attrs, wrt, outputs)
     for j, g, ref in zip(wrt, approx, exact):
         assert g.dtype == inputs[j].dtype, f"{op_type}: gradient of input {j} has dtype {g.dtype}"
-        np.testing.assert_allclose(g.data.astype(np.float64), ref.data, rtol=tol, atol=tol,
+        np.testing.assert_allclose(g.array.astype(np.float64), ref.array, rtol=tol, atol=tol,
                                    err_msg=f"{op_type} d/d input {j}")
 
 
@@ -75,14 +75,14 @@ def test_batch_norm_running_stats_are_not_differentiable():
     # Gradients arriving at running_mean/running_var are ignored; the statistics inputs get none in training.
     grads = engine_grads("BatchNormalization", bn_inputs((4, 3)), {"training_mode": 1}, wrt=[0, 3, 4],
                          outputs=(1, 2))
-    np.testing.assert_array_equal(grads[0].data, 0.0)
+    np.testing.assert_array_equal(grads[0].array, 0.0)
     assert grads[1] is None and grads[2] is None
 
 
 def test_batch_norm_training_gradient_sums_to_zero_over_the_batch():
     # Y is invariant to a per-channel shift of X, so dX sums to zero over every axis but the channel axis.
     (dx,) = engine_grads("BatchNormalization", bn_inputs((3, 2, 4)), {"training_mode": 1}, wrt=[0])
-    np.testing.assert_allclose(dx.data.sum(axis=(0, 2)), 0.0, atol=1e-12)
+    np.testing.assert_allclose(dx.array.sum(axis=(0, 2)), 0.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("training_mode", [0, 1])
@@ -95,7 +95,7 @@ def test_batch_norm_constant_inputs(training_mode):
         y = execute("BatchNormalization", *args, training_mode=training_mode)[0]
         results.append(autograd.gradient([y], args[:2]))
     for g, ref in zip(*results):
-        np.testing.assert_array_equal(g.data, ref.data)
+        np.testing.assert_array_equal(g.array, ref.array)
 
 
 @pytest.mark.parametrize("training_mode", [0, 1])
@@ -162,7 +162,7 @@ def test_layer_norm_statistics_outputs(shape, axis):
         expected[idx] = (stats_part(hi) - stats_part(lo)) / 2e-6
     (dx_y,) = autograd.gradient([execute("LayerNormalization", *tensors, axis=axis, epsilon=eps)[0]],
                                 [tensors[0]], [Tensor(wy)])
-    np.testing.assert_allclose(dx.data - dx_y.data, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(dx.array - dx_y.array, expected, rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("shape, axis, with_b", [((2, 3), -1, True), ((2, 2, 3), 1, True), ((3, 4), -1, False)])
@@ -187,7 +187,7 @@ def test_layer_norm_bfloat16_stash():
     x = Tensor(randn(2, 3), requires_grad=True)
     _, mean, inv = execute("LayerNormalization", x, Tensor(randn(3)), stash_type=16)
     (dx,) = autograd.gradient([mean, inv], [x])
-    assert dx.dtype == np.float64 and np.isfinite(dx.data).all()
+    assert dx.dtype == np.float64 and np.isfinite(dx.array).all()
 
 
 # -- GroupNormalization / InstanceNormalization ---------------------------------------------------------------
@@ -250,7 +250,7 @@ def test_mean_variance_norm_constant_slice():
     t = Tensor(x, requires_grad=True)
     g = randn(2, 4)
     (dx,) = autograd.gradient([execute("MeanVarianceNormalization", t, axes=[1])], [t], [Tensor(g)])
-    np.testing.assert_allclose(dx.data[1], (g[1] - g[1].mean()) * 1e9, rtol=1e-12)
+    np.testing.assert_allclose(dx.array[1], (g[1] - g[1].mean()) * 1e9, rtol=1e-12)
     check_gradient("MeanVarianceNormalization", [x[:1]], {"axes": [1]})
 
 
@@ -283,8 +283,8 @@ def test_lp_norm_zero_slice_gets_zero_gradient(p):
     x[1] = 0.0
     t = Tensor(x, requires_grad=True)
     (dx,) = autograd.gradient([execute("LpNormalization", t, p=p)], [t], [Tensor(randn(3, 4))])
-    np.testing.assert_array_equal(dx.data[1], 0.0)
-    assert np.isfinite(dx.data).all()
+    np.testing.assert_array_equal(dx.array[1], 0.0)
+    assert np.isfinite(dx.array).all()
 
 
 @pytest.mark.parametrize("p", [1, 2])

@@ -45,14 +45,14 @@ def test_max_pool_ties_go_to_the_first_position():
     x = Tensor(np.array([[[[1.0, 1.0, 0.0], [1.0, 0.5, 1.0]]]]), requires_grad=True)
     y, _ = execute("MaxPool", x, kernel_shape=[2, 2], strides=[1, 1])
     (g,) = autograd.gradient(y, [x], [Tensor(np.array([[[[1.0, 10.0]]]]))])
-    np.testing.assert_array_equal(g.data, [[[[1.0, 10.0, 0.0], [0.0, 0.0, 0.0]]]])
+    np.testing.assert_array_equal(g.array, [[[[1.0, 10.0, 0.0], [0.0, 0.0, 0.0]]]])
 
 
 def test_max_pool_overlapping_windows_accumulate():
     x = Tensor(np.array([[[0.0, 5.0, 1.0, 2.0]]]), requires_grad=True)
     y, _ = execute("MaxPool", x, kernel_shape=[3], strides=[1], pads=[1, 1])
     (g,) = autograd.gradient(y, [x], [Tensor(np.array([[[1.0, 2.0, 4.0, 8.0]]]))])
-    np.testing.assert_array_equal(g.data, [[[0.0, 7.0, 0.0, 8.0]]])
+    np.testing.assert_array_equal(g.array, [[[0.0, 7.0, 0.0, 8.0]]])
 
 
 def test_max_pool_second_order_vanishes():
@@ -134,7 +134,7 @@ def test_global_pools_second_order():
 def test_global_max_pool_ties_go_to_the_first_position():
     x = Tensor(np.array([[[[2.0, 1.0], [2.0, 0.0]]]]), requires_grad=True)
     (g,) = autograd.gradient(execute("GlobalMaxPool", x), [x], [Tensor(np.full((1, 1, 1, 1), 3.0))])
-    np.testing.assert_array_equal(g.data, [[[[3.0, 0.0], [0.0, 0.0]]]])
+    np.testing.assert_array_equal(g.array, [[[[3.0, 0.0], [0.0, 0.0]]]])
 
 
 @pytest.mark.parametrize("shape", [(2, 5), (2, 5, 3), (1, 6, 2, 2)])
@@ -160,7 +160,7 @@ def test_half_precision_gradients_keep_dtype(op, attrs):
         y = y[0] if isinstance(y, tuple) else y
         (grads[dtype],) = autograd.gradient(y, [xt])
     assert grads[np.float16].dtype == np.float16
-    np.testing.assert_allclose(grads[np.float16].data.astype(np.float64), grads[np.float64].data,
+    np.testing.assert_allclose(grads[np.float16].array.astype(np.float64), grads[np.float64].array,
                                rtol=1e-2, atol=1e-2)
 
 
@@ -168,10 +168,10 @@ def test_max_pool_windows_entirely_in_padding_pass_nothing():
     x = Tensor(np.array([[[1.0, 2.0]], [[3.0, 4.0]]]), requires_grad=True)
     y, _ = execute("MaxPool", x, kernel_shape=[1], pads=[1, 1])
     (g,) = autograd.gradient(y, [x], [Tensor(np.arange(1.0, 9.0).reshape(2, 1, 4))])
-    np.testing.assert_array_equal(g.data, [[[2.0, 3.0]], [[6.0, 7.0]]])
+    np.testing.assert_array_equal(g.array, [[[2.0, 3.0]], [[6.0, 7.0]]])
     # dilated taps that skip over the input: the window at -1 reads -1 and 2, both padding
     x = Tensor(np.array([[[5.0, 6.0]]]), requires_grad=True)
     y, _ = execute("MaxPool", x, kernel_shape=[2], dilations=[3], pads=[2, 2])
-    np.testing.assert_array_equal(y.data, [[[6.0, -np.inf, 5.0]]])
+    np.testing.assert_array_equal(y.array, [[[6.0, -np.inf, 5.0]]])
     (g,) = autograd.gradient(y, [x], [Tensor(np.array([[[1.0, 2.0, 4.0]]]))])
-    np.testing.assert_array_equal(g.data, [[[4.0, 1.0]]])
+    np.testing.assert_array_equal(g.array, [[[4.0, 1.0]]])

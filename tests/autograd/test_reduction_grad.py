@@ -80,7 +80,7 @@ def test_reduce_prod_with_zeros(x, axes):
 def test_reduce_prod_with_zeros_explicit():
     x = Tensor(np.array([[2.0, 0.0, 4.0], [0.0, 3.0, 0.0], [1.0, 2.0, 3.0]]), requires_grad=True)
     (g,) = autograd.gradient(execute("ReduceProd", x, i64(1), keepdims=0), [x])
-    np.testing.assert_array_equal(g.data, [[0.0, 8.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]])
+    np.testing.assert_array_equal(g.array, [[0.0, 8.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]])
 
 
 @pytest.mark.parametrize(("op", "x", "expected"), [
@@ -92,21 +92,21 @@ def test_reduce_max_min_ties_split_evenly(op, x, expected):
     # As torch.amax/amin: the gradient is shared evenly among the tied extremes.
     t = Tensor(np.array(x), requires_grad=True)
     (g,) = autograd.gradient(execute(op, t, keepdims=0), [t])
-    np.testing.assert_allclose(g.data, expected)
+    np.testing.assert_allclose(g.array, expected)
 
 
 def test_reduce_max_ties_per_row():
     t = Tensor(np.array([[1.0, 1.0], [2.0, 0.0]]), requires_grad=True)
     y = execute("ReduceMax", t, i64(1), keepdims=1)
     (g,) = autograd.gradient(y, [t], [Tensor(np.array([[4.0], [6.0]]))])
-    np.testing.assert_allclose(g.data, [[2.0, 2.0], [6.0, 0.0]])
+    np.testing.assert_allclose(g.array, [[2.0, 2.0], [6.0, 0.0]])
 
 
 def test_reduce_l2_of_a_zero_vector_has_zero_gradient():
     # torch's norm subgradient at 0 (rather than 0/0 = NaN).
     t = Tensor(np.array([[0.0, 0.0], [3.0, 4.0]]), requires_grad=True)
     (g,) = autograd.gradient(execute("ReduceL2", t, i64(1), keepdims=0), [t])
-    np.testing.assert_allclose(g.data, [[0.0, 0.0], [0.6, 0.8]])
+    np.testing.assert_allclose(g.array, [[0.0, 0.0], [0.6, 0.8]])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
@@ -118,7 +118,7 @@ def test_reduction_low_precision_matches_float64(op, dtype):
         t = Tensor(x64.astype(dt), requires_grad=True)
         (g,) = autograd.gradient(execute(op, t, i64(1), keepdims=0), [t], [Tensor(np.linspace(-1, 1, 3).astype(dt))])
         assert g.dtype == dt
-        grads.append(g.data.astype(np.float64))
+        grads.append(g.array.astype(np.float64))
     tol = 1e-5 if dtype == np.float32 else 2e-2
     np.testing.assert_allclose(grads[1], grads[0], rtol=tol, atol=tol)
 

@@ -74,7 +74,7 @@ def test_resize_grad_with_infinite_gradient_stays_local():
     v = np.ones(y.shape)
     v[0, 0, 0] = np.inf
     (g,) = autograd.gradient(y, [x], [Tensor(v)])
-    assert np.isinf(g.data[0, 0, 0]) and np.isfinite(g.data[0, 0, 2:]).all()
+    assert np.isinf(g.array[0, 0, 0]) and np.isfinite(g.array[0, 0, 2:]).all()
 
 
 @pytest.mark.parametrize("mode, coords", [("linear", "half_pixel"), ("cubic", "align_corners"),
@@ -113,4 +113,4 @@ def test_low_precision_gradients_keep_dtype(dtype):
         y = execute("Resize", xt, None, scales(1, 1, 2, 1.5), None, mode="cubic")
         (grads[dt],) = autograd.gradient(y, [xt])
     assert grads[dtype].dtype == dtype
-    np.testing.assert_allclose(grads[dtype].data.astype(np.float64), grads[np.float64].data, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(grads[dtype].array.astype(np.float64), grads[np.float64].array, rtol=1e-2, atol=1e-2)

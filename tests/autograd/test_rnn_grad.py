@@ -67,7 +67,7 @@ def test_padded_steps_get_no_gradient():
     x = Tensor(ins[0], requires_grad=True)
     y, _, _ = execute("LSTM", x, *ins[1:], direction="bidirectional")
     (gx,) = autograd.gradient([y], [x])
-    assert np.all(gx.data[1:, 0] == 0) and np.all(gx.data[:, 1] != 0)
+    assert np.all(gx.array[1:, 0] == 0) and np.all(gx.array[:, 1] != 0)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -110,7 +110,7 @@ def test_gradient_is_zero_where_everything_is_clipped(op):
     outs = execute(op, *tensors, **attrs)
     grads = autograd.gradient(list(outs), [tensors[i] for i in (0, 1, 2)])
     for g in grads:
-        assert g is None or not np.any(g.data)
+        assert g is None or not np.any(g.array)
 
 
 ACTIVATION_CASES = {
@@ -170,7 +170,7 @@ def test_low_precision_gradients(op, dtype):
     tol = 2e-5 if dtype == np.float32 else 3e-2
     for e, g in zip(exact, low):
         assert g.dtype == dtype
-        np.testing.assert_allclose(g.data.astype(np.float64), e.data, rtol=tol, atol=tol)
+        np.testing.assert_allclose(g.array.astype(np.float64), e.array, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("op,attrs", [
@@ -206,7 +206,7 @@ def test_gradient_tape_second_order():
         (gx,) = inner.gradient(total, [x])
         s = execute("ReduceSum", gx, np.zeros(0, np.int64), keepdims=0)
     (ggx,) = outer.gradient(s, [x])
-    assert ggx is not None and ggx.shape == x.shape and np.all(np.isfinite(ggx.data))
+    assert ggx is not None and ggx.shape == x.shape and np.all(np.isfinite(ggx.array))
 
 
 def test_stacked_layers_sharing_weights():
@@ -230,9 +230,9 @@ def test_stacked_layers_sharing_weights():
         for idx in np.ndindex(arrays[j].shape):
             orig = arrays[j][idx]
             arrays[j][idx] = orig + 1e-6
-            hi = float(f(*arrays)[0].data)
+            hi = float(f(*arrays)[0].array)
             arrays[j][idx] = orig - 1e-6
-            lo = float(f(*arrays)[0].data)
+            lo = float(f(*arrays)[0].array)
             arrays[j][idx] = orig
             num[idx] = (hi - lo) / 2e-6
-        np.testing.assert_allclose(g.data, num, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(g.array, num, rtol=1e-5, atol=1e-7)

@@ -220,7 +220,7 @@ def test_gradients_keep_the_input_dtype(dtype, op, inputs, attrs):
     g = grad_of_sum(dtype)
     assert g.dtype == dtype and g.shape == values.shape
     # These ops copy input elements, so the gradient of the sum counts the reads of each: exact in any float type.
-    np.testing.assert_array_equal(g.data.astype(np.float64), grad_of_sum(np.float64).data)
+    np.testing.assert_array_equal(g.array.astype(np.float64), grad_of_sum(np.float64).array)
 
 
 @pytest.mark.parametrize(("op", "inputs", "attrs"), [
@@ -242,5 +242,5 @@ def test_second_order_through_slice_of_a_nonlinear_function():
     (g,) = autograd.gradient([y], [data], [w], create_graph=True)
     (h,) = autograd.gradient([g], [data], [Tensor(np.ones(6))])
     expected = np.zeros(6)
-    expected[[5, 3, 1]] = 2 * w.data
-    np.testing.assert_allclose(h.data, expected)
+    expected[[5, 3, 1]] = 2 * w.array
+    np.testing.assert_allclose(h.array, expected)

@@ -93,7 +93,7 @@ def trace_graph(fn, *arrays):
     graph.input.extend(trace.captures)
     updates = list(trace.updates.items())
     keep = list(graph.output) + [v for _, v in updates]
-    return graph, keep, [t.data for t in trace.captures.values()], updates, [o.data.copy() for o in outs]
+    return graph, keep, [t.array for t in trace.captures.values()], updates, [o.array.copy() for o in outs]
 
 
 def check_plan(graph, keep):
@@ -260,8 +260,8 @@ def test_functions_match_eager_at_every_level(case, level):
     for _ in range(3):  # the tracing call, then compiled runs on new inputs
         args = make_args()
         copies = [a.copy() for a in args]
-        expected = [o.data for o in _outputs_tuple(fn(*[Tensor(a) for a in args]))]
-        got = [o.data for o in _outputs_tuple(compiled(*[Tensor(a) for a in args]))]
+        expected = [o.array for o in _outputs_tuple(fn(*[Tensor(a) for a in args]))]
+        got = [o.array for o in _outputs_tuple(compiled(*[Tensor(a) for a in args]))]
         assert len(got) == len(expected)
         for g, e in zip(got, expected):
             assert g.dtype == e.dtype and g.shape == e.shape
@@ -273,16 +273,16 @@ def test_functions_match_eager_at_every_level(case, level):
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
 def test_training_step_matches_eager_at_every_level(level):
     step, params, args = train_program()
-    start = [p.data.copy() for p in params]
-    eager_losses = [float(step(*[Tensor(a) for a in args]).data) for _ in range(3)]
-    eager_params = [p.data.copy() for p in params]
+    start = [p.array.copy() for p in params]
+    eager_losses = [float(step(*[Tensor(a) for a in args]).array) for _ in range(3)]
+    eager_params = [p.array.copy() for p in params]
     for p, s in zip(params, start):
-        p.data = s.copy()
+        p.array = s.copy()
     compiled = function(step, opt_level=level)
-    losses = [float(compiled(*[Tensor(a) for a in args]).data) for _ in range(3)]
+    losses = [float(compiled(*[Tensor(a) for a in args]).array) for _ in range(3)]
     assert losses == eager_losses
     for p, e in zip(params, eager_params):
-        np.testing.assert_array_equal(p.data, e)
+        np.testing.assert_array_equal(p.array, e)
 
 
 @pytest.mark.parametrize("level", [2, 3])

@@ -42,8 +42,8 @@ def traced(fn, *args):
         trace.set_outputs(outs)
     g = trace.graph
     g.input.extend(trace.captures)
-    feeds = list(args) + [t.data for t in trace.captures.values()]
-    return g, feeds, [t.data for t in outs]
+    feeds = list(args) + [t.array for t in trace.captures.values()]
+    return g, feeds, [t.array for t in outs]
 
 
 # -- ops ---------------------------------------------------------------------------------------

@@ -297,8 +297,8 @@ def test_levels_match_eager(program, level):
     for _ in range(2):  # runs the graph; twice, so that reused buffers are exercised
         got = compiled(*tensors)
         for g, w in zip(got, want, strict=True):
-            assert g.data.dtype == w.data.dtype and g.data.shape == w.data.shape
-            np.testing.assert_array_equal(g.data, w.data)
+            assert g.array.dtype == w.array.dtype and g.array.shape == w.array.shape
+            np.testing.assert_array_equal(g.array, w.array)
     concrete = compiled.get_concrete_function(*tensors)
     if level:
         assert len(concrete.graph_def.op) < len(concrete.raw_graph.op)
@@ -307,19 +307,19 @@ def test_levels_match_eager(program, level):
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
 def test_levels_match_eager_with_state_updates(level):
     fn, args, params = _step(np.random.default_rng(6))
-    start = [p.data.copy() for p in params]
+    start = [p.array.copy() for p in params]
     tensors = [Tensor(a) for a in args]
     want = []
     for _ in range(3):
-        want.append((fn(*tensors).data, [p.data.copy() for p in params]))
+        want.append((fn(*tensors).array, [p.array.copy() for p in params]))
     for p, s in zip(params, start):
-        p.data = s.copy()
+        p.array = s.copy()
     compiled = function(fn, opt_level=level)
     for loss, values in want:
         got = compiled(*tensors)
-        np.testing.assert_array_equal(got.data, loss)
+        np.testing.assert_array_equal(got.array, loss)
         for p, v in zip(params, values):
-            np.testing.assert_array_equal(p.data, v)
+            np.testing.assert_array_equal(p.array, v)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
@@ -329,9 +329,9 @@ def test_levels_keep_the_random_stream(level):
     compiled = function(fn, opt_level=level)
     compiled(*tensors)
     seed(11)
-    want = fn(*tensors).data
+    want = fn(*tensors).array
     seed(11)
-    np.testing.assert_array_equal(compiled(*tensors).data, want)
+    np.testing.assert_array_equal(compiled(*tensors).array, want)
 
 
 def test_optimize_does_not_mutate_and_keeps_the_interface():

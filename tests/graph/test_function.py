@@ -35,11 +35,13 @@ class FrontTensor(Tensor):
         return execute("Add", self, self)
 
 
+FrontTensor.result_class = FrontTensor
+
 def leaves_equal(a, b):
     """Structure, classes and values of two results agree exactly."""
     assert type(a) is type(b), (type(a), type(b))
     if isinstance(a, Tensor):
-        np.testing.assert_array_equal(a.data, b.data, strict=True)
+        np.testing.assert_array_equal(a.array, b.array, strict=True)
     elif isinstance(a, np.ndarray):
         np.testing.assert_array_equal(a, b, strict=True)
     elif isinstance(a, dict):
@@ -74,7 +76,7 @@ def test_one_trace_per_signature():
     g(t(rand(rng, 2, 4), np.float64), t(rand(rng, 2, 4), np.float64))  # new dtype
     assert g.tracing_count == 3
     out = g(t(np.ones((3, 4))), t(np.full((3, 4), 2.0)))  # known signature: no retrace
-    np.testing.assert_array_equal(out.data, np.full((3, 4), 6.0, np.float32))
+    np.testing.assert_array_equal(out.array, np.full((3, 4), 6.0, np.float32))
     assert g.tracing_count == 3
 
 
@@ -85,10 +87,10 @@ def test_non_tensor_arguments_select_the_trace():
 
     g = function(f)
     x = t([1.0, 2.0])
-    np.testing.assert_array_equal(g(x, 2).data, [3.0, 4.0])
-    np.testing.assert_array_equal(g(x, 3).data, [4.0, 5.0])
-    np.testing.assert_array_equal(g(x, 3, mode="mul").data, [3.0, 6.0])
-    np.testing.assert_array_equal(g(x, 3, mode="mul").data, [3.0, 6.0])
+    np.testing.assert_array_equal(g(x, 2).array, [3.0, 4.0])
+    np.testing.assert_array_equal(g(x, 3).array, [4.0, 5.0])
+    np.testing.assert_array_equal(g(x, 3, mode="mul").array, [3.0, 6.0])
+    np.testing.assert_array_equal(g(x, 3, mode="mul").array, [3.0, 6.0])
     assert g.tracing_count == 3
     # 1, 1.0 and True are equal in Python but are different signatures.
     g(x, 1), g(x, 1.0), g(x, True)
@@ -106,10 +108,10 @@ def test_unhashable_argument_is_a_clear_error():
 def test_repeated_tensor_is_one_input_and_aliasing_retraces():
     g = function(lambda a, b: execute("Add", a, b))
     x, y = t([1.0, 1.0]), t([2.0, 2.0])
-    np.testing.assert_array_equal(g(x, x).data, [2.0, 2.0])
-    np.testing.assert_array_equal(g(x, y).data, [3.0, 3.0])  # not the (x, x) trace
-    np.testing.assert_array_equal(g(y, y).data, [4.0, 4.0])
-    np.testing.assert_array_equal(g(y, x).data, [3.0, 3.0])
+    np.testing.assert_array_equal(g(x, x).array, [2.0, 2.0])
+    np.testing.assert_array_equal(g(x, y).array, [3.0, 3.0])  # not the (x, x) trace
+    np.testing.assert_array_equal(g(y, y).array, [4.0, 4.0])
+    np.testing.assert_array_equal(g(y, x).array, [3.0, 3.0])
     assert g.tracing_count == 2
     assert len(g.get_concrete_function(x, x).input_names) == 1
 
@@ -119,7 +121,7 @@ def test_tensor_class_is_part_of_the_signature_and_outputs_keep_it():
     for _ in range(3):
         y = g(FrontTensor(np.array([-1.0, 2.0], np.float32)))
         assert type(y) is FrontTensor
-        np.testing.assert_array_equal(y.data, [0.0, 4.0])
+        np.testing.assert_array_equal(y.array, [0.0, 4.0])
     assert g.tracing_count == 1
     h = function(lambda x: execute("Neg", x))
     assert type(h(t([1.0]))) is Tensor
@@ -134,8 +136,8 @@ def test_get_concrete_function_then_call():
     concrete = g.get_concrete_function(t([1.0]))
     assert isinstance(concrete, ConcreteFunction)
     # The tracing run's result must not leak into a later call.
-    np.testing.assert_array_equal(g(t([5.0])).data, [10.0])
-    np.testing.assert_array_equal(concrete(t([7.0])).data, [14.0])
+    np.testing.assert_array_equal(g(t([5.0])).array, [10.0])
+    np.testing.assert_array_equal(concrete(t([7.0])).array, [14.0])
     assert g.tracing_count == 1
 
 
@@ -189,7 +191,7 @@ def test_input_names_follow_the_arguments():
 def test_python_scalar_and_array_results():
     def f(x):
         y = execute("Exp", x)
-        return 2.5, y.data, [y, "text"]
+        return 2.5, y.array, [y, "text"]
 
     g = function(f)
     for v in ([0.0, 1.0], [2.0, 3.0]):
@@ -209,15 +211,15 @@ def test_varargs_and_methods():
             return execute("Mul", x, self.w)
 
     m1, m2 = Model(), Model()
-    m2.w.data[:] = 10.0
+    m2.w.array[:] = 10.0
     for _ in range(2):
-        np.testing.assert_array_equal(m1.forward(t([1.0, 1.0])).data, [2.0, 3.0])
-        np.testing.assert_array_equal(m2.forward(t([1.0, 1.0])).data, [10.0, 10.0])
+        np.testing.assert_array_equal(m1.forward(t([1.0, 1.0])).array, [2.0, 3.0])
+        np.testing.assert_array_equal(m2.forward(t([1.0, 1.0])).array, [10.0, 10.0])
     assert Model.forward.tracing_count == 2  # one trace per instance
 
     g = function(lambda *xs: execute("Sum", *xs))
     assert g.get_concrete_function(t([1.0]), t([2.0])).input_names == ["xs[0]", "xs[1]"]
-    np.testing.assert_array_equal(g(t([1.0]), t([2.0]), t([3.0])).data, [6.0])
+    np.testing.assert_array_equal(g(t([1.0]), t([2.0]), t([3.0])).array, [6.0])
 
 
 # -- captures and state --------------------------------------------------------------------------------------------
@@ -227,12 +229,12 @@ def test_captures_are_read_by_reference(level):
     b = t([0.5, 0.5, 0.5])
     g = function(lambda x: execute("Add", execute("Mul", x, w), b), opt_level=level)
     x = t([1.0, 1.0, 1.0])
-    np.testing.assert_array_equal(g(x).data, [1.5, 2.5, 3.5])
-    np.testing.assert_array_equal(g(x).data, [1.5, 2.5, 3.5])
-    w.data[:] = 2.0  # in place
-    np.testing.assert_array_equal(g(x).data, [2.5, 2.5, 2.5])
-    b.data = np.zeros(3, np.float32)  # a new array of the same shape
-    np.testing.assert_array_equal(g(x).data, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(g(x).array, [1.5, 2.5, 3.5])
+    np.testing.assert_array_equal(g(x).array, [1.5, 2.5, 3.5])
+    w.array[:] = 2.0  # in place
+    np.testing.assert_array_equal(g(x).array, [2.5, 2.5, 2.5])
+    b.array = np.zeros(3, np.float32)  # a new array of the same shape
+    np.testing.assert_array_equal(g(x).array, [2.0, 2.0, 2.0])
     assert g.tracing_count == 1
     assert [type(c) for _, c in g.get_concrete_function(x).captures] == [Tensor, Tensor]
 
@@ -241,7 +243,7 @@ def test_capture_with_a_new_shape_is_a_clear_error():
     w = t([1.0, 2.0])
     g = function(lambda x: execute("Mul", x, w))
     g(t([1.0, 1.0]))
-    w.data = np.ones(3, np.float32)
+    w.array = np.ones(3, np.float32)
     with pytest.raises(ShapeError, match=r"\(2,\)"):
         g(t([1.0, 1.0]))
 
@@ -261,9 +263,9 @@ def test_assign_updates_apply_every_call_and_reads_see_them(level):
     g = function(f, opt_level=level)
     for i in range(5):
         before, after = g(t([1.0, 2.0]))
-        assert float(before.data) == i and float(after.data) == i + 1
-    assert float(counter.data) == 5
-    np.testing.assert_array_equal(total.data, [15.0, 30.0])
+        assert float(before.array) == i and float(after.array) == i + 1
+    assert float(counter.array) == 5
+    np.testing.assert_array_equal(total.array, [15.0, 30.0])
     assert g.tracing_count == 1
     concrete = g.get_concrete_function(t([1.0, 2.0]))
     assert len(concrete.updates) == 2
@@ -271,13 +273,13 @@ def test_assign_updates_apply_every_call_and_reads_see_them(level):
 
 def test_assign_numpy_value_and_in_place_write():
     state = t([1.0, 2.0])
-    view = state.data[:1]  # a view sees in-place writes
+    view = state.array[:1]  # a view sees in-place writes
     g = function(lambda x: (assign(state, np.array([7.0, 8.0])), execute("Add", x, state))[1])
-    np.testing.assert_array_equal(g(t([1.0, 1.0])).data, [8.0, 9.0])
-    state.data[:] = 0.0
-    np.testing.assert_array_equal(g(t([1.0, 1.0])).data, [8.0, 9.0])
-    np.testing.assert_array_equal(state.data, [7.0, 8.0])
-    assert view[0] == 7.0 and state.data.dtype == np.float32
+    np.testing.assert_array_equal(g(t([1.0, 1.0])).array, [8.0, 9.0])
+    state.array[:] = 0.0
+    np.testing.assert_array_equal(g(t([1.0, 1.0])).array, [8.0, 9.0])
+    np.testing.assert_array_equal(state.array, [7.0, 8.0])
+    assert view[0] == 7.0 and state.array.dtype == np.float32
 
 
 def test_assign_to_an_argument_or_intermediate_is_an_error():
@@ -333,7 +335,7 @@ def run_training(make_step, fresh_params, batches, level):
     for x, labels in batches:
         leaves_equal(traced(Tensor(x), Tensor(labels)), eager(Tensor(x), Tensor(labels)))
     for p, q in zip(eager_params, graph_params):
-        np.testing.assert_array_equal(q.data, p.data, strict=True)
+        np.testing.assert_array_equal(q.array, p.array, strict=True)
     assert traced.tracing_count == 1
     return eager_params
 
@@ -345,7 +347,7 @@ def test_mlp_training_step_matches_eager(level):
     batches = [(rand(rng, 6, 8), rng.integers(0, 4, 6)) for _ in range(20)]
     before = fresh()
     after = run_training(mlp_step, fresh, batches, level)
-    assert not np.array_equal(before[0].data, after[0].data)  # it did train
+    assert not np.array_equal(before[0].array, after[0].array)  # it did train
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -373,8 +375,8 @@ def test_random_ops_draw_new_values_each_call(level):
     got = [g(x) for _ in range(4)]
     for e, r in zip(expected, got):
         leaves_equal(r, e)  # same draws, in the same order, from the engine generator
-    assert not np.array_equal(got[1][0].data, got[2][0].data)
-    assert not np.array_equal(got[1][1].data, got[2][1].data)
+    assert not np.array_equal(got[1][0].array, got[2][0].array)
+    assert not np.array_equal(got[1][1].array, got[2][1].array)
 
 
 # -- nesting -------------------------------------------------------------------------------------------------------
@@ -386,18 +388,18 @@ def test_function_called_inside_a_trace_is_inlined():
         return execute("Add", inner(x, x), x)
 
     for v in (1.0, 2.0, 3.0):
-        np.testing.assert_array_equal(outer(t([v])).data, [v * v + v])
+        np.testing.assert_array_equal(outer(t([v])).array, [v * v + v])
     assert inner.tracing_count == 0 and outer.tracing_count == 1
-    np.testing.assert_array_equal(inner(t([3.0]), t([4.0])).data, [12.0])
-    np.testing.assert_array_equal(outer(t([4.0])).data, [20.0])
+    np.testing.assert_array_equal(inner(t([3.0]), t([4.0])).array, [12.0])
+    np.testing.assert_array_equal(outer(t([4.0])).array, [20.0])
     concrete = inner.get_concrete_function(t([3.0]), t([4.0]))
 
     @function
     def outer2(x):
         return execute("Neg", concrete(x, x))
 
-    np.testing.assert_array_equal(outer2(t([2.0])).data, [-4.0])
-    np.testing.assert_array_equal(outer2(t([5.0])).data, [-25.0])
+    np.testing.assert_array_equal(outer2(t([2.0])).array, [-4.0])
+    np.testing.assert_array_equal(outer2(t([5.0])).array, [-25.0])
 
 
 # -- errors --------------------------------------------------------------------------------------------------------
@@ -425,7 +427,7 @@ def test_errors_in_the_traced_function_propagate_and_leave_no_trace():
     with pytest.raises(ShapeError, match="Add"):
         g(t(np.ones(3)))
     assert g.tracing_count == 0
-    assert execute("Neg", t([1.0])).data[0] == -1.0  # no trace left recording
+    assert execute("Neg", t([1.0])).array[0] == -1.0  # no trace left recording
 
 
 def test_opt_levels():
@@ -451,10 +453,10 @@ def test_seeded_random_op_continues_its_stream_like_eager(level):
 
     x = Tensor(np.zeros(4, np.float32))
     with Workspace().as_default():
-        eager = [draw(x).data for _ in range(3)]
+        eager = [draw(x).array for _ in range(3)]
     with Workspace().as_default():
         traced = function(draw, opt_level=level)
-        graph = [traced(x).data for _ in range(3)]
+        graph = [traced(x).array for _ in range(3)]
     for e, g in zip(eager, graph):
         np.testing.assert_array_equal(g, e)
     assert not np.array_equal(graph[0], graph[1])

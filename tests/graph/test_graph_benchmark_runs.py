@@ -20,7 +20,7 @@ def test_traced_chain_computes_what_eager_does(level):
     chain, x = graph_mode.chain_function(np.random.default_rng(0), length=8)
     compiled = graph_mode.traced(chain, (x,), level)
     assert compiled.tracing_count == 1
-    np.testing.assert_array_equal(compiled(x).data, chain(x).data)
+    np.testing.assert_array_equal(compiled(x).array, chain(x).array)
 
 
 @pytest.mark.parametrize("level", [0, 3])
@@ -30,9 +30,9 @@ def test_traced_mlp_step_trains_as_eager_does(level):
     compiled = graph_mode.traced(step, args, level)  # two steps: the tracing run and one graph run
     for _ in range(2):
         eager_step(*eager_args)
-    before = [p.data.copy() for p in params]
+    before = [p.array.copy() for p in params]
     loss, eager_loss = compiled(*args), eager_step(*eager_args)
-    assert all(not np.array_equal(b, p.data) for b, p in zip(before, params))  # the updates reached the state
-    np.testing.assert_array_equal(loss.data, eager_loss.data)
+    assert all(not np.array_equal(b, p.array) for b, p in zip(before, params))  # the updates reached the state
+    np.testing.assert_array_equal(loss.array, eager_loss.array)
     for p, q in zip(params, eager_params):
-        np.testing.assert_array_equal(p.data, q.data)
+        np.testing.assert_array_equal(p.array, q.array)

@@ -113,7 +113,7 @@ def test_traced_random_stream_matches_eager():
 
     x = Tensor(X)
     seed(3)
-    want = f(x).data
+    want = f(x).array
     with Trace("t") as trace:
         trace.add_input(x)
         trace.set_outputs([f(x)])
@@ -142,7 +142,7 @@ def test_traced_state_updates_keep_their_values():
     out = pruned(g, keep=list(g.output) + updates)
     assert types(out) == ["Add", "Mul"]
     assert list(out.input) == list(g.input)
-    feeds = [X] + [t.data for t in trace.captures.values()]
+    feeds = [X] + [t.array for t in trace.captures.values()]
     assert_same_results(g, out, *feeds, extra=updates)
 
 

@@ -164,7 +164,7 @@ def test_function_save_load_round_trip(tmp_path, model, level):
     assert list(loaded.input_names) == concrete.input_names == ["x"]
     for _ in range(3):
         x = batch()
-        expected = [t.data for t in flat(f(Tensor(x)))]
+        expected = [t.array for t in flat(f(Tensor(x)))]
         with Workspace().as_default():
             got = loaded(x)
         assert len(got) == len(expected)
@@ -173,10 +173,10 @@ def test_function_save_load_round_trip(tmp_path, model, level):
     # The snapshot holds the values at save time: later changes to the weights do not reach it.
     x = batch()
     before = loaded(x)
-    params[0].data *= 2
+    params[0].array *= 2
     for g, b in zip(loaded(x), before):
         np.testing.assert_array_equal(g, b)
-    assert not np.array_equal(flat(f(Tensor(x)))[0].data, before[0])
+    assert not np.array_equal(flat(f(Tensor(x)))[0].array, before[0])
 
 
 def test_saving_bakes_current_captures_and_drops_state_updates(tmp_path):
@@ -192,23 +192,23 @@ def test_saving_bakes_current_captures_and_drops_state_updates(tmp_path):
 
     x = Tensor(np.array([10.0, 10.0], np.float32))
     f(x), f(x)
-    np.testing.assert_array_equal(scale.data, [3.0, 4.0])
+    np.testing.assert_array_equal(scale.array, [3.0, 4.0])
     f.get_concrete_function(x).save(tmp_path / "f.pb")
     graph = load_graph(tmp_path / "f.pb")
     assert list(graph.input) == ["x"] and not any(op.type == "Add" for op in graph.op)
     with Workspace().as_default():
-        (y,) = CompiledGraph(graph)(x.data)
-        CompiledGraph(graph)(x.data)
+        (y,) = CompiledGraph(graph)(x.array)
+        CompiledGraph(graph)(x.array)
     np.testing.assert_array_equal(y, [30.0, 40.0])
-    np.testing.assert_array_equal(f(x).data, y)  # the function computes the same, then updates its state
-    np.testing.assert_array_equal(scale.data, [4.0, 5.0])
-    assert float(calls.data) == 3  # the loaded graph's runs changed nothing
+    np.testing.assert_array_equal(f(x).array, y)  # the function computes the same, then updates its state
+    np.testing.assert_array_equal(scale.array, [4.0, 5.0])
+    assert float(calls.array) == 3  # the loaded graph's runs changed nothing
 
 
 def test_saving_after_a_capture_changed_shape_is_an_error(tmp_path):
     w = Tensor(np.ones(2, np.float32))
     f = function(lambda x: execute("Mul", x, w))
     concrete = f.get_concrete_function(Tensor(np.ones(2, np.float32)))
-    w.data = np.ones(3, np.float32)
+    w.array = np.ones(3, np.float32)
     with pytest.raises(ShapeError, match="trace the function again"):
         concrete.save(tmp_path / "f.pb")

@@ -31,7 +31,7 @@ def run(trace, *feeds):
     graph.CopyFrom(trace.graph)
     graph.input.extend(trace.captures)
     updates = list(trace.updates.values())
-    return CompiledGraph(graph, extra_outputs=updates)(*feeds, *[c.data for c in trace.captures.values()])
+    return CompiledGraph(graph, extra_outputs=updates)(*feeds, *[c.array for c in trace.captures.values()])
 
 
 def test_inputs_captures_constants_and_value_infos():
@@ -60,7 +60,7 @@ def test_inputs_captures_constants_and_value_infos():
     assert infos[const.name] == ((1,), dtypes.onnx_code(dtypes.int64))
     names = defined_names(graph)
     assert len(names) == len(set(names))  # SSA
-    np.testing.assert_array_equal(run(trace, x.data)[0], z.data)
+    np.testing.assert_array_equal(run(trace, x.array)[0], z.array)
 
 
 def test_generated_names_never_collide_with_input_names():
@@ -74,7 +74,7 @@ def test_generated_names_never_collide_with_input_names():
             trace.add_input(t([0.0]), "v2")
     names = defined_names(trace.graph)
     assert len(names) == len(set(names))
-    np.testing.assert_array_equal(run(trace, x.data, y.data)[0], [3.0])
+    np.testing.assert_array_equal(run(trace, x.array, y.array)[0], [3.0])
 
 
 def test_multi_output_ops_and_absent_outputs():
@@ -88,10 +88,10 @@ def test_multi_output_ops_and_absent_outputs():
     topk, _, batchnorm = trace.graph.op
     assert len(topk.output) == 2 and all(topk.output)
     assert list(batchnorm.output) == [trace.graph.output[2]]  # absent trailing outputs are not named
-    got = run(trace, x.data)
+    got = run(trace, x.array)
     np.testing.assert_array_equal(got[0], [[0, 2]])
     np.testing.assert_array_equal(got[1], [[3.0, 2.0]])
-    np.testing.assert_array_equal(got[2], normed[0].data)
+    np.testing.assert_array_equal(got[2], normed[0].array)
 
 
 def test_backward_ops_are_recorded_and_rewrapped_arrays_resolve():
@@ -102,9 +102,9 @@ def test_backward_ops_are_recorded_and_rewrapped_arrays_resolve():
         (g,) = gradient(execute("ReduceSum", y, keepdims=0), [x])
         # A new wrapper around a recorded array is that value, not a capture; so is the bare array.
         same = stop_gradient(y)
-        out = execute("Add", execute("Add", g, same), y.data)
+        out = execute("Add", execute("Add", g, same), y.array)
         trace.set_outputs([out])
-    assert not trace.captures or all(c.data.shape == () for c in trace.captures.values())  # seed ones only
+    assert not trace.captures or all(c.array.shape == () for c in trace.captures.values())  # seed ones only
     types = [op.type for op in trace.graph.op]
     assert types[:2] == ["Tanh", "ReduceSum"] and len(types) > 4
     for v in ([0.5, -1.0, 2.0], [0.0, 3.0, -0.25]):
@@ -119,12 +119,12 @@ def test_numpy_reshape_of_a_traced_value_is_a_reshape_and_other_views_are_errors
     with Trace() as trace:
         trace.add_input(x, "x")
         y = execute("Neg", x)
-        flat = execute("Add", y.data.reshape(-1), np.ones(6, np.float32))
+        flat = execute("Add", y.array.reshape(-1), np.ones(6, np.float32))
         trace.set_outputs([flat])
         with pytest.raises(OpInputError, match="numpy view"):
-            execute("Neg", y.data[:, 1:])
+            execute("Neg", y.array[:, 1:])
         with pytest.raises(OpInputError, match="numpy view"):
-            execute("Neg", x.data.T)
+            execute("Neg", x.array.T)
     assert [op.type for op in trace.graph.op] == ["Neg", "Reshape", "Add"]
     feed = np.arange(10, 16, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(run(trace, feed)[0], 1 - np.arange(10, 16))
@@ -151,12 +151,12 @@ def test_assign_under_trace_records_an_update_and_later_reads_see_it():
         assign(state, execute("Add", state, x))
         second = execute("Mul", state, np.asarray(2.0, np.float32))
         trace.set_outputs([first, second])
-    np.testing.assert_array_equal(state.data, [11.0, 22.0])  # the tracing run wrote eagerly
+    np.testing.assert_array_equal(state.array, [11.0, 22.0])  # the tracing run wrote eagerly
     (capture,) = trace.captures
     assert trace.updates == {capture: trace.graph.op[1].output[0]}
     assert trace.graph.op[2].input[0] == trace.graph.op[1].output[0]  # the read after assign
-    state.data = np.array([1.0, 2.0], np.float32)
-    a, b, new_state = run(trace, x.data)
+    state.array = np.array([1.0, 2.0], np.float32)
+    a, b, new_state = run(trace, x.array)
     np.testing.assert_array_equal(a, [2.0, 4.0])
     np.testing.assert_array_equal(b, [22.0, 44.0])
     np.testing.assert_array_equal(new_state, [11.0, 22.0])
@@ -173,26 +173,26 @@ def test_assign_errors_under_trace():
             assign(y, x)
         with pytest.raises(OpInputError, match="only tensors created outside"):
             assign(stop_gradient(y), x)  # a wrapper around a computed value is that value
-    np.testing.assert_array_equal(x.data, [1.0])  # nothing was written
+    np.testing.assert_array_equal(x.array, [1.0])  # nothing was written
 
 
 def test_assign_eager_semantics():
     target = t([1.0, 2.0, 3.0])
-    view = target.data[1:]
+    view = target.array[1:]
     out = assign(target, np.array([4, 5, 6]))  # int64 value, cast into float32 in place
-    assert out is target and target.data.dtype == np.float32
+    assert out is target and target.array.dtype == np.float32
     np.testing.assert_array_equal(view, [5.0, 6.0])
     assign(target, t([7.0, 8.0]))  # another shape: replaced by a copy, same dtype
-    assert target.data.shape == (2,) and target.data.dtype == np.float32
+    assert target.array.shape == (2,) and target.array.dtype == np.float32
     source = np.array([1.0, 1.0], np.float32)
     assign(target, source)
     source[0] = 9.0
-    assert target.data[0] == 1.0  # copied, not shared
+    assert target.array[0] == 1.0  # copied, not shared
     frozen = np.zeros(2, np.float32)
     frozen.flags.writeable = False
-    target.data = frozen
+    target.array = frozen
     assign(target, np.ones(2, np.float32))  # read-only storage is replaced, not written
-    assert target.data[0] == 1.0 and frozen[0] == 0.0
+    assert target.array[0] == 1.0 and frozen[0] == 0.0
 
 
 def test_trace_stack_is_per_thread_and_exits_on_error():

@@ -36,6 +36,10 @@ class GraphReleasedError(VfwError, RuntimeError):
     """Backward through a graph whose saved values were already freed."""
 
 
+class SavedTensorModifiedError(VfwError, RuntimeError):
+    """A tensor saved for backward was modified in place after it was saved."""
+
+
 class NoGradientError(VfwError, LookupError):
     """An op on the path from targets to sources has no gradient maker."""
 
@@ -134,9 +138,19 @@ class Node:
         Creation number; nodes are created in topological order.
     needs_input_grad : tuple[bool, ...]
         Per input, whether backward must produce its gradient (set during backward).
+    hooks : dict[int, list[callable]] or None
+        Per output slot, functions ``hook(grad) -> grad or None`` applied to the
+        output's gradient before the node's backward uses it (a frontend's
+        tensor hooks on non-leaf tensors).
+    versions : tuple[int or None, ...] or None
+        Per input, the version its gradient maker needs (``None``: not saved).
+        A frontend that writes tensors in place keeps a counter shared by a
+        tensor and its views in ``tensor._version_counter`` (a one-item list);
+        backward refuses to use an input whose counter has moved since.
     """
 
-    __slots__ = ("op", "inputs", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad", "__weakref__")
+    __slots__ = ("op", "inputs", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad",
+                 "hooks", "versions", "__weakref__")
 
     def __init__(self, op, inputs, output_arrays, backward_fn=None):
         self.op = op
@@ -146,6 +160,8 @@ class Node:
         self.seq = next(_counter)
         self.backward_fn = backward_fn
         self.needs_input_grad = ()
+        self.hooks = None
+        self.versions = None
 
     def __repr__(self):
         name = self.op.schema.op_type if self.op is not None else "CustomGradient"
@@ -175,6 +191,30 @@ class Node:
         self.inputs = None
         self._outputs = None
 
+    def add_hook(self, slot, hook):
+        """Apply ``hook`` to the gradient of output ``slot`` during backward."""
+        if self.hooks is None:
+            self.hooks = {}
+        self.hooks.setdefault(slot, []).append(hook)
+
+    def _check_versions(self):
+        for x, value in zip(self.inputs, self.versions):
+            counter = getattr(x, "_version_counter", None)
+            if value is not None and (counter[0] if counter else 0) != value:
+                name = self.op.schema.op_type if self.op is not None else "CustomFunction"
+                raise SavedTensorModifiedError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: an input of {name}Backward is at version {counter[0]}; expected version "
+                    f"{value} instead. Hint: the inplace operation happened after it was saved for backward.")
+
+    def _run_hooks(self, out_grads):
+        for slot, hooks in self.hooks.items():
+            for hook in hooks:
+                if out_grads[slot] is not None:
+                    new = hook(out_grads[slot])
+                    if new is not None:
+                        out_grads[slot] = new
+
     def _check_alive(self):
         if self.inputs is None:
             raise GraphReleasedError(
@@ -192,14 +232,14 @@ def record(op, inputs, outputs):
     if op.schema.differentiable is False:
         return
     if type(outputs) is not tuple:
-        if outputs.data.dtype in dt.FLOATS:
+        if outputs.array.dtype in dt.FLOATS:
             outputs.requires_grad = True
-            outputs.grad_node = Node(op, inputs, (outputs.data,))
+            outputs.grad_node = Node(op, inputs, (outputs.array,))
             outputs.grad_slot = 0
         return
-    node = Node(op, inputs, tuple([None if o is None else o.data for o in outputs]))
+    node = Node(op, inputs, tuple([None if o is None else o.array for o in outputs]))
     for i, out in enumerate(outputs):
-        if out is not None and out.data.dtype in dt.FLOATS:
+        if out is not None and out.array.dtype in dt.FLOATS:
             out.requires_grad = True
             out.grad_node = node
             out.grad_slot = i
@@ -223,9 +263,9 @@ def custom_gradient(fn):
             multi = isinstance(outputs, tuple)
             outs = outputs if multi else (outputs,)
             node = Node(None, tuple(x if isinstance(x, Tensor) else None for x in inputs),
-                        tuple(o.data for o in outs), backward_fn=grad_fn)
+                        tuple(o.array for o in outs), backward_fn=grad_fn)
             for i, out in enumerate(outs):
-                if out.data.dtype in dt.FLOATS:
+                if out.array.dtype in dt.FLOATS:
                     out.requires_grad = True
                     out.grad_node = node
                     out.grad_slot = i
@@ -237,7 +277,7 @@ def custom_gradient(fn):
 
 def stop_gradient(x):
     """A tensor with the value of ``x`` that is cut from the graph (no gradient flows through it)."""
-    return Tensor.wrap(x.data) if isinstance(x, Tensor) else Tensor(x)
+    return Tensor.wrap(x.array) if isinstance(x, Tensor) else Tensor(x)
 
 
 # -- backward ----------------------------------------------------------------------
@@ -265,6 +305,28 @@ def _zeros(shape, dtype):
 def _accumulate(grads, key, g):
     prev = grads.get(key)
     grads[key] = g if prev is None else _eager.execute("Add", prev, g)
+
+
+def graph_leaves(targets):
+    """The distinct leaf tensors that require grad and that ``targets`` were computed from.
+
+    In first-met order; a target that is itself such a leaf is included.  This is what a
+    PyTorch-style ``backward()`` accumulates into.
+    """
+    leaves = {}
+    seen = set()
+    stack = list(targets)
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, Tensor) or not x.requires_grad:
+            continue
+        node = x.grad_node
+        if node is None:
+            leaves.setdefault(id(x), x)
+        elif node.seq not in seen and node.inputs is not None:
+            seen.add(node.seq)
+            stack.extend(node.inputs)
+    return list(leaves.values())
 
 
 def _reachable(targets, source_keys, first_seq, last_seq):
@@ -297,7 +359,7 @@ def _reachable(targets, source_keys, first_seq, last_seq):
                 continue
             sub = x.grad_node
             if sub is None:  # a leaf: needed when it is a (float) source
-                needs.append(id(x) in source_keys and x.data.dtype in floats)
+                needs.append(id(x) in source_keys and x.array.dtype in floats)
             else:  # recorded outputs are always float
                 needs.append(sub.seq in leads or (sub.seq, x.grad_slot) in source_keys)
         if True in needs:
@@ -349,15 +411,15 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
     source_keys = {_key(s): i for i, s in enumerate(sources) if isinstance(s, Tensor)}
     grads = {}
     for t, g in zip(targets, output_grads):
-        if not is_differentiable_dtype(t.data.dtype):
+        if not is_differentiable_dtype(t.array.dtype):
             continue
         if g is None:
-            g = Tensor.wrap(_ones(t.data.shape, t.data.dtype))
+            g = Tensor.wrap(_ones(t.array.shape, t.array.dtype))
         elif not isinstance(g, Tensor):
-            g = Tensor(np.asarray(g, t.data.dtype))
-        if g.data.shape != t.data.shape:
-            raise OpInputError(f"gradient: output gradient of shape {g.data.shape} for a target of shape "
-                               f"{t.data.shape}")
+            g = Tensor(np.asarray(g, t.array.dtype))
+        if g.array.shape != t.array.shape:
+            raise OpInputError(f"gradient: output gradient of shape {g.array.shape} for a target of shape "
+                               f"{t.array.shape}")
         _accumulate(grads, _key(t), g)
     nodes, released = _reachable(targets, source_keys, first_seq, last_seq)
     prev_mode = is_grad_enabled()
@@ -380,6 +442,10 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
                 for i, g in enumerate(out_grads):
                     if g is None and node._outputs[i] is not None:
                         out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
+            if node.versions is not None:
+                node._check_versions()
+            if node.hooks is not None:
+                node._run_hooks(out_grads)
             in_grads = _call_maker(node, out_grads)
             for x, g, need in zip(node.inputs, in_grads, node.needs_input_grad):
                 if need and g is not None:
@@ -453,7 +519,7 @@ class GradientTape:
         """Make ``tensor`` (a float :class:`Tensor`) differentiable for this tape."""
         if not isinstance(tensor, Tensor):
             raise DTypeError(f"GradientTape.watch: expected a Tensor, got {type(tensor).__name__}")
-        if is_differentiable_dtype(tensor.data.dtype) and not tensor.requires_grad:
+        if is_differentiable_dtype(tensor.array.dtype) and not tensor.requires_grad:
             self._watched.append((tensor, tensor.requires_grad))
             tensor.requires_grad = True
 

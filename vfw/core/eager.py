@@ -46,8 +46,9 @@ def run(op, *inputs, out=None, **attrs):
 def execute(op, *inputs, **attrs):
     """Run ``op`` on tensors and return output :class:`Tensor` object(s).
 
-    Outputs have the class of the first tensor input (so frontend tensor
-    subclasses flow through), or :class:`Tensor` when no input is one.
+    Outputs have the ``result_class`` of the first tensor input (so frontend
+    tensor classes flow through while subclasses such as parameters give plain
+    tensors), or :class:`Tensor` when no input is one.
 
     Parameters
     ----------
@@ -67,9 +68,9 @@ def execute(op, *inputs, **attrs):
     for x in inputs:
         if isinstance(x, Tensor):
             if cls is Tensor:
-                cls = type(x)
+                cls = x.result_class
             needs_grad = needs_grad or x.requires_grad
-            arrays.append(x.data)
+            arrays.append(x.array)
         else:
             arrays.append(x)
     result = op(*arrays)
@@ -77,7 +78,7 @@ def execute(op, *inputs, **attrs):
         outputs = tuple([None if r is None else cls.wrap(r) for r in result])
     else:  # Tensor.wrap inlined: this is the hottest path of eager execution
         outputs = _new(cls)
-        outputs.data = result
+        outputs.array = result
         outputs.requires_grad = False
         outputs.grad_node = None
     if needs_grad and autograd.is_grad_enabled():

@@ -21,7 +21,7 @@ class Tensor:
 
     Attributes
     ----------
-    data : numpy.ndarray
+    array : numpy.ndarray
         The array the kernels read and write.
     requires_grad : bool
     grad_node : vfw.core.autograd.Node or None
@@ -30,10 +30,10 @@ class Tensor:
         Which output of ``grad_node`` this tensor is (set with ``grad_node``).
     """
 
-    __slots__ = ("data", "requires_grad", "grad_node", "grad_slot", "__weakref__")
+    __slots__ = ("array", "requires_grad", "grad_node", "grad_slot", "__weakref__")
 
     def __init__(self, data, requires_grad=False):
-        self.data = data if type(data) is np.ndarray else np.asarray(data)
+        self.array = data if type(data) is np.ndarray else np.asarray(data)
         self.requires_grad = requires_grad
         self.grad_node = None
 
@@ -41,7 +41,7 @@ class Tensor:
     def wrap(cls, array):
         """Wrap an ndarray without any checks (the executors' fast path)."""
         t = object.__new__(cls)
-        t.data = array
+        t.array = array
         t.requires_grad = False
         t.grad_node = None
         return t
@@ -49,32 +49,37 @@ class Tensor:
     @property
     def shape(self):
         """tuple[int, ...]: the dimensions."""
-        return self.data.shape
+        return self.array.shape
 
     @property
     def dtype(self):
         """numpy.dtype: the element type."""
-        return self.data.dtype
+        return self.array.dtype
 
     @property
     def ndim(self):
         """int: the number of dimensions."""
-        return self.data.ndim
+        return self.array.ndim
 
     @property
     def nbytes(self):
         """int: bytes held by the array."""
-        return self.data.nbytes
+        return self.array.nbytes
 
     def numpy(self):
         """Return the underlying numpy array (shared, not copied)."""
-        return self.data
+        return self.array
 
     def __array__(self, dtype=None, copy=None):
-        if dtype is not None and dtype != self.data.dtype:
-            return self.data.astype(dtype)
-        return self.data.copy() if copy else self.data
+        if dtype is not None and dtype != self.array.dtype:
+            return self.array.astype(dtype)
+        return self.array.copy() if copy else self.array
 
     def __repr__(self):
         grad = ", requires_grad=True" if self.requires_grad else ""
-        return f"Tensor({describe(self.data)}{grad})"
+        return f"Tensor({describe(self.array)}{grad})"
+
+
+# The class of op results computed from a tensor of a class (a frontend sets its own,
+# which its subclasses, e.g. parameters, inherit).
+Tensor.result_class = Tensor

@@ -56,7 +56,7 @@ class Workspace:
         OpInputError
             If there is no such tensor.
         """
-        return self.get_tensor(name).data
+        return self.get_tensor(name).array
 
     def get_tensor(self, name):
         """Return the :class:`Tensor` stored under ``name``."""
@@ -139,7 +139,7 @@ class Workspace:
             ``{"tensors": int, "graphs": int, "total": int, "by_name": dict[str, int]}``;
             graphs count the buffers of compiled graphs that report ``nbytes``.
         """
-        by_name = {name: t.data.nbytes for name, t in self._tensors.items()}
+        by_name = {name: t.array.nbytes for name, t in self._tensors.items()}
         graphs = sum(int(getattr(g, "nbytes", 0)) for g in self._graphs.values())
         tensors = sum(by_name.values())
         return {"tensors": tensors, "graphs": graphs, "total": tensors + graphs, "by_name": by_name}

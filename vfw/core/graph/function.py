@@ -17,7 +17,7 @@ objects, as ``tf.function`` does) and every other value is part of the
 signature, baked in.  Tensors the function reads without receiving them are
 captures: the graph reads their current arrays on every call.
 Results may be nested the same way; Python values in them (and Python values
-computed from tensors, such as ``float(loss.data)``) are those of the tracing
+computed from tensors, such as ``float(loss.array)``) are those of the tracing
 run.  Tensor results keep the tensor class they had when traced.
 
 A function called while another is being traced is inlined: its ops are
@@ -240,9 +240,9 @@ class ConcreteFunction:
     def _run(self, leaves):
         if self._distinct is False:
             leaves = [leaves[i] for i in self._feed_index]
-        feeds = [x.data if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
+        feeds = [x.array if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
         if self._capture_tensors:
-            feeds += [t.data for t in self._capture_tensors]
+            feeds += [t.array for t in self._capture_tensors]
         results = self.compiled(*feeds)
         n = self._n_out
         if self._update_targets:
@@ -273,7 +273,7 @@ class ConcreteFunction:
         del graph.input[:]
         graph.input.extend(n for n in self.raw_graph.input if n not in capture_names)
         for name, tensor in self.captures:
-            data = tensor.data
+            data = tensor.array
             shape, code = infos[name]
             if data.shape != shape:
                 raise ShapeError(f"vfw.function {self.name!r}: captured tensor {name!r} was traced with shape "
@@ -361,7 +361,7 @@ class Function:
                 break
         if fast:
             # All-tensor positional arguments: the signature is their classes, shapes and dtypes.
-            key = tuple([(type(a), a.data.shape, a.data.dtype) for a in args])
+            key = tuple([(type(a), a.array.shape, a.array.dtype) for a in args])
             if len(args) > 1 and len({id(a) for a in args}) < len(args):
                 fast = False  # repeated tensors: the full signature tells the aliasing apart
             else:

@@ -96,10 +96,10 @@ class Trace:
 
     def _bind(self, tensor, name, new=True):
         self._names[id(tensor)] = name
-        self._bind_array(tensor.data, name)
+        self._bind_array(tensor.array, name)
         self._alive.append(tensor)
         if new:
-            self._value_info(name, tensor.data)
+            self._value_info(name, tensor.array)
 
     def _bind_array(self, array, name):
         self._arrays[id(array)] = name
@@ -141,7 +141,7 @@ class Trace:
         if isinstance(value, Tensor):
             name = self._names.get(id(value))
             if name is None:
-                name = self._arrays.get(id(value.data))
+                name = self._arrays.get(id(value.array))
                 if name is not None:  # a new wrapper around a recorded array
                     self._bind(value, name, new=False)
                     return name
@@ -152,7 +152,7 @@ class Trace:
             return name
         if isinstance(value, np.ndarray):
             name = self._arrays.get(id(value))
-            if name is not None:  # the array of a traced value, passed bare (e.g. ``t.data``)
+            if name is not None:  # the array of a traced value, passed bare (e.g. ``t.array``)
                 return name
             if value.base is not None and any(np.may_share_memory(value, a)
                                               for a in self._owners.get(id(_owner(value)), ())):
@@ -226,7 +226,7 @@ class Trace:
     def rebind(self, tensor, name):
         """Note that ``tensor``'s (possibly new) array now holds value ``name`` (after an in-place write)."""
         self._names[id(tensor)] = name
-        self._bind_array(tensor.data, name)
+        self._bind_array(tensor.array, name)
         self._alive.append(tensor)
 
     def set_outputs(self, tensors):
@@ -269,7 +269,7 @@ def assign(target, value):
     Tensor
         ``target``.
     """
-    array = value.data if isinstance(value, Tensor) else np.asarray(value)
+    array = value.array if isinstance(value, Tensor) else np.asarray(value)
     trace = current_trace()
     name = None
     if trace is not None:
@@ -282,8 +282,8 @@ def assign(target, value):
 
 def write(target, array):
     """Store ``array`` into ``target``: in place when the shape allows, else as a new array of ``target``'s dtype."""
-    data = target.data
+    data = target.array
     if data.shape == array.shape and data.flags.writeable:
         np.copyto(data, array, casting="unsafe")
     else:
-        target.data = np.array(array, dtype=data.dtype)
+        target.array = np.array(array, dtype=data.dtype)

@@ -138,7 +138,7 @@ def unbroadcast(grad, shape):
     -------
     Tensor
     """
-    gshape = grad.data.shape
+    gshape = grad.array.shape
     if gshape == tuple(shape):
         return grad
     lead = len(gshape) - len(shape)
@@ -167,7 +167,7 @@ def padded_inputs(node, count):
 
 def array_of(x):
     """The numpy array of a saved input (a Tensor, a constant array, or None)."""
-    return x.data if isinstance(x, Tensor) else x
+    return x.array if isinstance(x, Tensor) else x
 
 
 @functools.cache

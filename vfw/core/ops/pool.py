@@ -428,7 +428,7 @@ def _global_max_pool_grad(node, g):
     """The gradient goes to the maximum of each (n, c) plane; the first one on ties, as MaxPool's."""
     x = array_of(node.inputs[0])
     planes = x.shape[:2] + (math.prod(x.shape[2:]),)
-    first = execute("ArgMax", x.reshape(planes), axis=2, keepdims=1).data
+    first = execute("ArgMax", x.reshape(planes), axis=2, keepdims=1).array
     gx = execute("ScatterElements", np.zeros(planes, g.dtype), first,
                  execute("Reshape", g, int64s(x.shape[:2] + (1,))), axis=2)
     return (execute("Reshape", gx, int64s(x.shape)),)
