@@ -4,6 +4,7 @@
 frontends; ``vfw.core`` is the engine and ``vfw.onnx_io`` the ONNX bridge.
 """
 
+from vfw import _aliases
 from vfw.core import (  # noqa: F401
     Attr,
     OpSchema,
@@ -21,3 +22,5 @@ from vfw.core.autograd import GradientTape, custom_gradient, gradient, no_grad, 
 from vfw.core.graph import assign, function  # noqa: F401
 
 __version__ = "0.1.0"
+
+_aliases.install()

@@ -181,3 +181,42 @@ def test_gradient_to_an_intermediate_after_its_upstream_graph_was_freed():
     np.testing.assert_allclose(gh.array, np.full(3, 2.0))
     with pytest.raises(GraphReleasedError):
         gradient(execute("Mul", h, Tensor(np.full(3, 2.0))), [x])
+
+
+def test_node_hooks_replace_output_gradients():
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    y = execute("Mul", x, x)
+    seen = []
+    y.grad_node.add_hook(0, lambda g: seen.append(g.array.copy()))  # returning None keeps the gradient
+    y.grad_node.add_hook(0, lambda g: execute("Mul", g, np.array(3.0)))
+    (gx,) = gradient(execute("ReduceSum", y, keepdims=0), [x])
+    np.testing.assert_array_equal(seen[0], [1.0, 1.0])
+    np.testing.assert_array_equal(gx.array, 3 * 2 * x.array)
+
+
+def test_saved_versions_refuse_a_modified_input():
+    class Versioned(Tensor):
+        __slots__ = ("_version_counter",)
+
+    x = Versioned(np.array([1.0, 2.0]), requires_grad=True)
+    x._version_counter = [0]
+    y = execute("Mul", x, x)
+    y.grad_node.versions = (0, 0)
+    x._version_counter[0] += 1
+    with pytest.raises(autograd.SavedTensorModifiedError, match="modified by an inplace operation") as info:
+        gradient(y, [x], [Tensor(np.ones(2))])
+    assert isinstance(info.value, RuntimeError)
+    x._version_counter[0] -= 1
+    (gx,) = gradient(y, [x], [Tensor(np.ones(2))])
+    np.testing.assert_array_equal(gx.array, 2 * x.array)
+
+
+def test_graph_leaves_lists_each_grad_requiring_leaf_once():
+    a = Tensor(np.ones(2), requires_grad=True)
+    b = Tensor(np.ones(2), requires_grad=True)
+    c = Tensor(np.ones(2))
+    y = execute("Add", execute("Mul", a, b), execute("Mul", a, c))
+    leaves = autograd.graph_leaves([y])
+    assert sorted(map(id, leaves)) == sorted([id(a), id(b)])
+    assert autograd.graph_leaves([a]) == [a]
+    assert autograd.graph_leaves([c]) == []
