@@ -130,12 +130,18 @@ def _aliases(leaves):
     return tuple([first.setdefault(id(x), i) for i, x in enumerate(leaves)])
 
 
+def _leaf_array(x):
+    """The array of a tensor or array leaf."""
+    return x.array if isinstance(x, Tensor) else x
+
+
 def _signature(spec, leaves):
     try:
         hash(spec)
     except TypeError:
         raise OpInputError("vfw.function: non-tensor arguments must be hashable (they select the trace)") from None
-    return spec, tuple([(type(x), x.shape, x.dtype) for x in leaves]), _aliases(leaves)
+    arrays = [_leaf_array(x) for x in leaves]
+    return spec, tuple([(type(x), a.shape, a.dtype) for x, a in zip(leaves, arrays)]), _aliases(leaves)
 
 
 def _describe(shape, dtype):
@@ -181,7 +187,7 @@ class ConcreteFunction:
         self.name = name
         self._fn = fn
         self._spec = spec
-        self._leaf_sig = [(x.shape, x.dtype) for x in leaves]
+        self._leaf_sig = [(a.shape, a.dtype) for a in map(_leaf_array, leaves)]
         self._aliases = _aliases(leaves)
         self._feed_index = [i for i, j in enumerate(self._aliases) if i == j]
         paths = _argument_paths(fn, spec, len(leaves))
@@ -226,12 +232,13 @@ class ConcreteFunction:
             raise OpInputError(f"vfw.function {self.name!r}: the arguments do not have the structure and "
                                "non-tensor values this concrete function was traced with")
         for path, x, (shape, dtype) in zip(self._paths, leaves, self._leaf_sig):
-            if x.dtype != dtype:
+            a = _leaf_array(x)
+            if a.dtype != dtype:
                 raise DTypeError(f"vfw.function {self.name!r}: argument {path!r} must be "
-                                 f"{_describe(shape, dtype)}, got {_describe(x.shape, x.dtype)}")
-            if x.shape != shape:
+                                 f"{_describe(shape, dtype)}, got {_describe(a.shape, a.dtype)}")
+            if a.shape != shape:
                 raise ShapeError(f"vfw.function {self.name!r}: argument {path!r} must be "
-                                 f"{_describe(shape, dtype)}, got {_describe(x.shape, x.dtype)}")
+                                 f"{_describe(shape, dtype)}, got {_describe(a.shape, a.dtype)}")
         if _aliases(leaves) != self._aliases:
             raise OpInputError(f"vfw.function {self.name!r}: arguments that were one tensor when traced must "
                                "still be one tensor, and others distinct")

@@ -155,7 +155,7 @@ def reshape_to(x, shape):
 
 def cast_to(t, dtype):
     """Tensor ``t`` as ``dtype`` (a Cast only when it differs; None stays None)."""
-    return t if t is None or t.dtype == dtype else execute("Cast", t, to=dtype)
+    return t if t is None or array_of(t).dtype == dtype else execute("Cast", t, to=dtype)
 
 
 def padded_inputs(node, count):
@@ -185,7 +185,8 @@ def zeros(shape, dtype):
 
 def zeros_like(x):
     """A zero gradient shaped and typed like the saved input ``x``."""
-    return zeros(x.shape, x.dtype)
+    a = array_of(x)
+    return zeros(a.shape, a.dtype)
 
 
 @functools.cache

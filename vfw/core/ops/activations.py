@@ -32,7 +32,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import copy_out, execute, same_as_first, unbroadcast
+from vfw.core.ops._common import array_of, copy_out, execute, same_as_first, unbroadcast
 from vfw.core.ops._special import erfc
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -95,7 +95,7 @@ def _sigmoid(x, out=None):
 # --- gradient helpers: engine ops only, constants as 0-d arrays of the gradient's dtype --
 
 def _k(value, like):
-    return np.asarray(value, like.dtype)
+    return np.asarray(value, array_of(like).dtype)
 
 
 def _mul(a, b):
@@ -255,7 +255,7 @@ def _prelu_grad(node, g):
     need_x, need_slope = node.needs_input_grad
     pos = _gt(x, 0)
     gx = _where(pos, g, _mul(g, slope)) if need_x else None
-    gs = unbroadcast(_where(pos, _k(0, g), _mul(g, x)), slope.shape) if need_slope else None
+    gs = unbroadcast(_where(pos, _k(0, g), _mul(g, x)), slope.array.shape) if need_slope else None
     return gx, gs
 
 
@@ -517,13 +517,13 @@ def _gelu_grad(node, g):
         return (_mul(g, _add(cdf, _mul(x, pdf))),)
     # x * s(u), u = K * x * (1 + c * x**2), s = sigmoid: s + x * s * (1 - s) * du/dx.  Half types
     # work in float32 (as the kernel), where x**2 cannot overflow.
-    half = x.dtype.itemsize == 2
+    half = x.array.dtype.itemsize == 2
     xw = execute("Cast", x, to=_F32) if half else x
     x2 = _mul(xw, xw)
     s = execute("Sigmoid", _scaled(_mul(xw, _add(_scaled(x2, 0.044715), _k(1, xw))), _TANH_K))
     du = _add(_scaled(x2, 3 * 0.044715 * _TANH_K), _k(_TANH_K, xw))
     d = _mul(s, _add(_k(1, xw), _mul(_mul(xw, execute("Sub", _k(1, s), s)), du)))
-    return (_mul(g, execute("Cast", d, to=x.dtype) if half else d),)
+    return (_mul(g, execute("Cast", d, to=x.array.dtype) if half else d),)
 
 
 # --- Shrink ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import (
+    array_of,
     bound_op,
     broadcast_infer,
     cast_to,
@@ -41,7 +42,7 @@ from vfw.core.tensor import Tensor
 
 def _masked(mask, g):
     """``g`` where ``mask`` holds, else 0 (``Where``, so inf/nan in ``g`` stay out of unselected places)."""
-    return execute("Where", mask, g, scalar(0, g.dtype))
+    return execute("Where", mask, g, scalar(0, g.array.dtype))
 
 
 # ``out=...`` makes a ufunc return a 0-d array (not a numpy scalar) for 0-d inputs,
@@ -83,16 +84,16 @@ def _add_sub_grad(node, g):
     need_a, need_b = node.needs_input_grad
     gb = None
     if need_b:
-        gb = unbroadcast(g if node.op.schema.op_type == "Add" else execute("Neg", g), b.shape)
-    return (unbroadcast(g, a.shape) if need_a else None), gb
+        gb = unbroadcast(g if node.op.schema.op_type == "Add" else execute("Neg", g), b.array.shape)
+    return (unbroadcast(g, a.array.shape) if need_a else None), gb
 
 
 @register_gradient("Mul")
 def _mul_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    return (unbroadcast(execute(bound_op("Mul"), g, b), a.shape) if need_a else None,
-            unbroadcast(execute(bound_op("Mul"), g, a), b.shape) if need_b else None)
+    return (unbroadcast(execute(bound_op("Mul"), g, b), a.array.shape) if need_a else None,
+            unbroadcast(execute(bound_op("Mul"), g, a), b.array.shape) if need_b else None)
 
 
 @register_gradient("Neg")
@@ -155,7 +156,8 @@ def _div_grad(node, g):
     need_a, need_b = node.needs_input_grad
     ga = execute("Div", g, b)  # d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b
     gb = execute("Neg", execute("Mul", ga, node.output(0))) if need_b else None
-    return (unbroadcast(ga, a.shape) if need_a else None), (None if gb is None else unbroadcast(gb, b.shape))
+    return ((unbroadcast(ga, a.array.shape) if need_a else None),
+            None if gb is None else unbroadcast(gb, b.array.shape))
 
 
 # -- Mod --------------------------------------------------------------------------------------
@@ -185,8 +187,8 @@ def _mod_grad(node, g):
     gb = None
     if need_b:
         q = execute("Round", execute("Div", execute("Sub", a, node.output(0)), b))
-        gb = unbroadcast(execute("Neg", execute("Mul", g, q)), b.shape)
-    return (unbroadcast(g, a.shape) if need_a else None), gb
+        gb = unbroadcast(execute("Neg", execute("Mul", g, q)), b.array.shape)
+    return (unbroadcast(g, a.array.shape) if need_a else None), gb
 
 
 # -- Pow --------------------------------------------------------------------------------------
@@ -247,7 +249,7 @@ def _pow_grad(node, g):
     """
     x, y = node.inputs
     need_x, need_y = node.needs_input_grad
-    ftype = g.dtype
+    ftype = g.array.dtype
     zero = scalar(0, ftype)
     if not isinstance(y, Tensor):  # a constant exponent: its helper values are constants too
         yx = np.asarray(y, ftype)
@@ -257,14 +259,14 @@ def _pow_grad(node, g):
         e = execute("Sub", yx, execute("Cast", execute("Not", execute("Equal", yx, zero)), to=ftype))
     gx = gy = None
     if need_x:
-        gx = unbroadcast(execute("Mul", g, execute("Mul", yx, execute("Pow", x, e))), x.shape)
+        gx = unbroadcast(execute("Mul", g, execute("Mul", yx, execute("Pow", x, e))), x.array.shape)
     if need_y:
         at_zero = execute("And", execute("Equal", x, zero), execute("GreaterOrEqual", yx, zero))
         log_x = execute("Log", execute("Add", x, execute("Cast", at_zero, to=ftype)))
         gy = execute("Mul", g, execute("Mul", node.output(0), log_x))
-        if y.dtype != ftype:
-            gy = execute("Cast", gy, to=y.dtype)
-        gy = unbroadcast(gy, y.shape)
+        if y.array.dtype != ftype:
+            gy = execute("Cast", gy, to=y.array.dtype)
+        gy = unbroadcast(gy, y.array.shape)
     return gx, gy
 
 
@@ -325,17 +327,18 @@ def _min_max_grad(node, g):
         return (g,)
     out = node.output(0)
     masks = [execute("Equal", x, out) for x in xs]
-    count = execute("Cast", masks[0], to=g.dtype)
+    count = execute("Cast", masks[0], to=g.array.dtype)
     for m in masks[1:]:
-        count = execute("Add", count, execute("Cast", m, to=g.dtype))
+        count = execute("Add", count, execute("Cast", m, to=g.array.dtype))
     share = execute("Div", g, count)
-    return tuple(unbroadcast(_masked(m, share), x.shape) if need else None
+    return tuple(unbroadcast(_masked(m, share), x.array.shape) if need else None
                  for x, m, need in zip(xs, masks, node.needs_input_grad))
 
 
 @register_gradient("Sum")
 def _sum_grad(node, g):
-    return tuple(unbroadcast(g, x.shape) if need else None for x, need in zip(node.inputs, node.needs_input_grad))
+    return tuple(unbroadcast(g, x.array.shape) if need else None
+                 for x, need in zip(node.inputs, node.needs_input_grad))
 
 
 @defop("Mean", inputs="data_0*:T", outputs="mean:T", types={"T": dt.FLOATS}, infer=broadcast_infer)
@@ -354,8 +357,9 @@ def mean():
 
 @register_gradient("Mean")
 def _mean_grad(node, g):
-    share = execute("Div", g, scalar(len(node.inputs), g.dtype))
-    return tuple(unbroadcast(share, x.shape) if need else None for x, need in zip(node.inputs, node.needs_input_grad))
+    share = execute("Div", g, scalar(len(node.inputs), g.array.dtype))
+    return tuple(unbroadcast(share, x.array.shape) if need else None
+                 for x, need in zip(node.inputs, node.needs_input_grad))
 
 
 # -- Clip -------------------------------------------------------------------------------------
@@ -401,8 +405,8 @@ def _clip_grad(node, g):
     if lo is None and hi is None:
         return (g,)
     # The bounds have one element but maybe some rank: as 0-d they broadcast to x's shape only.
-    lo0 = lo if lo is None or not lo.ndim else execute("Reshape", lo, int64s([]))
-    hi0 = hi if hi is None or not hi.ndim else execute("Reshape", hi, int64s([]))
+    lo0 = lo if lo is None or not array_of(lo).ndim else execute("Reshape", lo, int64s([]))
+    hi0 = hi if hi is None or not array_of(hi).ndim else execute("Reshape", hi, int64s([]))
     if hi is None:
         keep, to_lo, to_hi = execute("GreaterOrEqual", x, lo0), execute("Less", x, lo0), None
     elif lo is None:
@@ -412,8 +416,8 @@ def _clip_grad(node, g):
         to_lo = execute("And", execute("Less", x, lo0), execute("LessOrEqual", lo0, hi0))
         to_hi = execute("Or", execute("Greater", x, hi0), execute("Greater", lo0, hi0))
     return (_masked(keep, g) if need[0] else None,
-            _scalar_sum(_masked(to_lo, g), lo.shape) if need[1] else None,
-            _scalar_sum(_masked(to_hi, g), hi.shape) if need[2] else None)
+            _scalar_sum(_masked(to_lo, g), lo.array.shape) if need[1] else None,
+            _scalar_sum(_masked(to_hi, g), hi.array.shape) if need[2] else None)
 
 
 # -- BitShift ---------------------------------------------------------------------------------

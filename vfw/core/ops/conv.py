@@ -418,7 +418,7 @@ def _crop_ends(t, ends):
     axes = [2 + i for i, e in enumerate(ends) if e < 0]
     if not axes:
         return t
-    stops = [t.shape[a] + ends[a - 2] for a in axes]
+    stops = [t.array.shape[a] + ends[a - 2] for a in axes]
     if min(stops) <= 0:
         return None
     return execute("Slice", t, int64s([0] * len(axes)), int64s(stops), int64s(axes))
@@ -440,8 +440,8 @@ def _conv_transpose_grad(node, g):
     if need_x or need_w:
         gc = _crop_ends(g, ends)
         if gc is None:  # every input lands outside the (cropped) output along some axis
-            gx = zeros(xs, g.dtype) if need_x else None
-            gw = zeros(ws, g.dtype) if need_w else None
+            gx = zeros(xs, g.array.dtype) if need_x else None
+            gw = zeros(ws, g.array.dtype) if need_w else None
         else:
             gx = execute("Conv", gc, w, **attrs) if need_x else None
             gw = execute("ConvGradFilter", gc, x, kernel_shape=list(kernel), **attrs) if need_w else None

@@ -17,7 +17,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import IndexOutOfRangeError, OpInputError, ShapeError
-from vfw.core.ops._common import execute, int64s, normalize_axis, require, reshape_to
+from vfw.core.ops._common import array_of, execute, int64s, normalize_axis, require, reshape_to
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ANY = dt.ALL | {dt.string}  # pure data-movement ops also move strings (object arrays)
@@ -111,12 +111,12 @@ def _as_float(condition, dtype):
 def _scatter_add_along(shape, positions, g, ax):
     """Zeros of ``shape`` with the slices of ``g`` (``shape`` with ``ax`` of length m) added along ``ax`` at
     ``positions`` (m indices; repeated positions accumulate)."""
-    m = positions.shape[0]
+    m = positions.array.shape[0]
     slab = shape[:ax] + (m,) + shape[ax + 1:]
     g = reshape_to(g, slab)
-    zeros = _filled(shape, 0, g.dtype)
+    zeros = _filled(shape, 0, g.array.dtype)
     if ax == 0:  # whole slices: ScatterND adds them without materializing per-element indices
-        if positions.dtype != _INT64:
+        if positions.array.dtype != _INT64:
             positions = execute("Cast", positions, to=_INT64)
         return execute("ScatterND", zeros, reshape_to(positions, (m, 1)), g, reduction="add")
     index = execute("Expand", reshape_to(positions, (1,) * ax + (m,) + (1,) * (len(shape) - ax - 1)), int64s(slab))
@@ -155,9 +155,10 @@ def _gather_grad(node, g):
     data, indices = node.inputs
     if not node.needs_input_grad[0]:
         return None, None
-    ax = normalize_axis("Gather", node.attrs["axis"], len(data.shape))
-    positions = reshape_to(indices, (math.prod(indices.shape),))
-    return _scatter_add_along(data.shape, positions, g, ax), None
+    shape = data.array.shape
+    ax = normalize_axis("Gather", node.attrs["axis"], len(shape))
+    positions = reshape_to(indices, (math.prod(array_of(indices).shape),))
+    return _scatter_add_along(shape, positions, g, ax), None
 
 
 # -- GatherElements --------------------------------------------------------------
@@ -193,8 +194,8 @@ def _gather_elements_grad(node, g):
     data, indices = node.inputs
     if not node.needs_input_grad[0]:
         return None, None
-    return execute("ScatterElements", _filled(data.shape, 0, g.dtype), indices, g, axis=node.attrs["axis"],
-                   reduction="add"), None
+    return execute("ScatterElements", _filled(data.array.shape, 0, g.array.dtype), indices, g,
+                   axis=node.attrs["axis"], reduction="add"), None
 
 
 # -- GatherND --------------------------------------------------------------------
@@ -261,10 +262,11 @@ def _gather_nd_grad(node, g):
         return None, None
     b = node.attrs["batch_dims"]
     if b:  # ScatterND has no batch_dims: prefix each index tuple with its batch coordinates
-        lead = indices.shape[:-1]
-        grids = [np.broadcast_to(a, lead) for a in _batch_grids(indices.shape[:b], len(lead))]
+        ishape = array_of(indices).shape
+        lead = ishape[:-1]
+        grids = [np.broadcast_to(a, lead) for a in _batch_grids(ishape[:b], len(lead))]
         indices = execute("Concat", np.stack(grids, axis=-1).astype(_INT64), indices, axis=-1)
-    return execute("ScatterND", _filled(data.shape, 0, g.dtype), indices, g, reduction="add"), None
+    return execute("ScatterND", _filled(data.array.shape, 0, g.array.dtype), indices, g, reduction="add"), None
 
 
 # -- ScatterElements / ScatterND ---------------------------------------------------
@@ -341,28 +343,29 @@ def _scatter_grads(node, g, scatter, gather):
     data, _, updates = node.inputs
     need_data, _, need_updates = node.needs_input_grad
     reduction = node.attrs["reduction"]
-    dtype = g.dtype
+    dtype = g.array.dtype
+    dshape, ushape = array_of(data).shape, array_of(updates).shape
     gd = gu = None
     if reduction == "add":
         gd = g if need_data else None
         gu = gather(g) if need_updates else None
     elif reduction == "none":
         if need_data:
-            gd = scatter(g, _filled(updates.shape, 0, dtype), "none")
+            gd = scatter(g, _filled(ushape, 0, dtype), "none")
         if need_updates:  # duplicates: the update whose id survives the scatter is the one that was written
-            ids = np.arange(math.prod(updates.shape), dtype=_INT64).reshape(updates.shape)
-            winner = gather(scatter(_filled(data.shape, -1, _INT64), ids, "none"))
+            ids = np.arange(math.prod(ushape), dtype=_INT64).reshape(ushape)
+            winner = gather(scatter(_filled(dshape, -1, _INT64), ids, "none"))
             gu = execute("Mul", gather(g), _as_float(execute("Equal", winner, ids), dtype))
     elif reduction == "mul":
         if need_data:
-            gd = execute("Mul", g, scatter(_filled(data.shape, 1, dtype), updates, "mul"))
+            gd = execute("Mul", g, scatter(_filled(dshape, 1, dtype), updates, "mul"))
         if need_updates:
             # d out / d u_i = data * prod_{j != i} u_j: divide by u_i only where it is non-zero and no other
             # update of its position is zero; a zero u_i gets the product of the others if it is the only zero.
             is_zero = execute("Equal", updates, np.zeros((), dtype))
             safe = execute("Add", updates, _as_float(is_zero, dtype))
             rest = scatter(data, safe, "mul")
-            n_zero = gather(scatter(_filled(data.shape, 0, _INT64), execute("Cast", is_zero, to=_INT64), "add"))
+            n_zero = gather(scatter(_filled(dshape, 0, _INT64), execute("Cast", is_zero, to=_INT64), "add"))
             divide = execute("And", execute("Not", is_zero), execute("Equal", n_zero, np.zeros((), _INT64)))
             keep = execute("And", is_zero, execute("Equal", n_zero, np.ones((), _INT64)))
             coef = execute("Add", execute("Div", _as_float(divide, dtype), safe), _as_float(keep, dtype))
@@ -371,7 +374,7 @@ def _scatter_grads(node, g, scatter, gather):
         out = node.output(0)
         hit_data = _as_float(execute("Equal", data, out), dtype)
         hit_updates = _as_float(execute("Equal", updates, gather(out)), dtype)
-        share = execute("Div", g, execute("Add", hit_data, scatter(_filled(data.shape, 0, dtype), hit_updates, "add")))
+        share = execute("Div", g, execute("Add", hit_data, scatter(_filled(dshape, 0, dtype), hit_updates, "add")))
         gd = execute("Mul", share, hit_data) if need_data else None
         gu = execute("Mul", gather(share), hit_updates) if need_updates else None
     return gd, None, gu
@@ -589,13 +592,14 @@ def _compress_grad(node, g):
     if not node.needs_input_grad[0]:
         return None, None
     axis = node.attrs["axis"]
-    ax = 0 if axis is None else normalize_axis("Compress", axis, len(data.shape))
+    shape = data.array.shape
+    ax = 0 if axis is None else normalize_axis("Compress", axis, len(shape))
     # NonZero of the condition: the kernel already checked that entries beyond the axis are false
-    positions = reshape_to(execute("NonZero", condition), (g.shape[ax],))
+    positions = reshape_to(execute("NonZero", condition), (g.array.shape[ax],))
     if axis is None:
-        flat = _scatter_add_along((math.prod(data.shape),), positions, g, 0)
-        return reshape_to(flat, data.shape), None
-    return _scatter_add_along(data.shape, positions, g, ax), None
+        flat = _scatter_add_along((math.prod(shape),), positions, g, 0)
+        return reshape_to(flat, shape), None
+    return _scatter_add_along(shape, positions, g, ax), None
 
 
 not_differentiable("NonZero", "Unique", "OneHot")

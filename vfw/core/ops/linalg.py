@@ -9,7 +9,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import NoGradientError, register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
-from vfw.core.ops._common import broadcast_shapes, execute, int64s, require, reshape_to, unbroadcast
+from vfw.core.ops._common import array_of, broadcast_shapes, execute, int64s, require, reshape_to, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
@@ -270,26 +270,27 @@ def einsum(equation):
 # -- gradients ----------------------------------------------------------------------------
 def _swap_last(x):
     """``x`` with its last two dims swapped."""
-    perm = list(range(x.ndim))
+    perm = list(range(array_of(x).ndim))
     perm[-2:] = perm[-1], perm[-2]
     return execute("Transpose", x, perm=perm)
 
 
 def _reshaped(x, shape):
-    return x if x.shape == tuple(shape) else reshape_to(x, shape)
+    return x if array_of(x).shape == tuple(shape) else reshape_to(x, shape)
 
 
 @register_gradient("MatMul")
 def _matmul_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    sa, sb = a.shape, b.shape
+    sa, sb = array_of(a).shape, array_of(b).shape
     if len(sa) == 1 and len(sb) == 1:  # dot product: g is a scalar
         return (execute("Mul", g, b) if need_a else None), (execute("Mul", g, a) if need_b else None)
     # numpy's promotion of 1-D operands: (k,) is (1, k) on the left and (k, 1) on the right.
     a2 = sa if len(sa) > 1 else (1,) + sa
     b2 = sb if len(sb) > 1 else sb + (1,)
-    g2 = _reshaped(g, g.shape[:len(g.shape) - (len(sa) > 1) - (len(sb) > 1)] + (a2[-2], b2[-1]))
+    gs = g.array.shape
+    g2 = _reshaped(g, gs[:len(gs) - (len(sa) > 1) - (len(sb) > 1)] + (a2[-2], b2[-1]))
     ga = gb = None
     if len(a2) == 2 and len(b2) == 2:
         # Gemm reads transposed operands in place.
@@ -329,9 +330,9 @@ def _gemm_grad(node, g):
               else execute("Gemm", a, g, alpha=alpha, transA=1 - trans_a))
     if needs[2] and c is not None:
         if beta == 0:  # C is not read at all
-            gc = execute("ConstantOfShape", int64s(c.shape), value=np.zeros(1, c.dtype))
+            gc = execute("ConstantOfShape", int64s(c.array.shape), value=np.zeros(1, c.array.dtype))
         else:
-            gc = unbroadcast(g if beta == 1 else execute("Mul", g, np.asarray(beta, g.dtype)), c.shape)
+            gc = unbroadcast(g if beta == 1 else execute("Mul", g, np.asarray(beta, g.array.dtype)), c.array.shape)
     return ga, gb, gc
 
 
@@ -342,7 +343,7 @@ def _einsum_operand_grad(i, terms, output, inputs, g, sizes, spare):
     matrix linking the two; labels summed only inside term ``i`` (or size-1 broadcast dims) are
     absent from the other terms, so the einsum leaves them out and an Expand restores them.
     """
-    dtype = inputs[i].dtype
+    dtype = inputs[i].array.dtype
     target, extra_terms, extra = [], [], []
     spare = iter(spare)
     for label in terms[i]:
@@ -362,7 +363,7 @@ def _einsum_operand_grad(i, terms, output, inputs, g, sizes, spare):
     known = set("".join(lhs))
     result = "".join(c for c in target if c in known)
     grad = execute("Einsum", *[inputs[j] for j in others], g, *extra, equation=",".join(lhs) + "->" + result)
-    shape = inputs[i].shape
+    shape = inputs[i].array.shape
     if len(result) < len(target):
         grad = _reshaped(grad, [sizes[c] if c in known else 1 for c in target])
         grad = execute("Expand", grad, int64s(shape))
@@ -373,7 +374,7 @@ def _einsum_operand_grad(i, terms, output, inputs, g, sizes, spare):
 def _einsum_grad(node, g):
     terms, output, _ = _parse_equation(node.attrs["equation"])
     inputs = node.inputs
-    shapes = [x.shape for x in inputs]
+    shapes = [array_of(x).shape for x in inputs]
     free = [c for c in sorted(_LETTERS) if c not in set("".join(terms) + output)]
     # Ellipsis dims get explicit labels: one per broadcast dim, and a label of its own for a size-1
     # dim that broadcasts (it is summed over in that input's gradient).

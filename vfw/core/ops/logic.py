@@ -18,7 +18,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import broadcast_shapes, execute, ufunc_kernel, unbroadcast
+from vfw.core.ops._common import array_of, broadcast_shapes, execute, ufunc_kernel, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop
 
 # Engine dtypes usable by comparisons (ONNX also allows strings for Equal and Where,
@@ -106,9 +106,9 @@ def _bit_select(condition, x, y):
 def _where_grad(node, g):
     condition, x, y = node.inputs
     need_x, need_y = node.needs_input_grad[1:]
-    zero = np.zeros((), g.dtype)
-    gx = unbroadcast(execute("Where", condition, g, zero), x.shape) if need_x else None
-    gy = unbroadcast(execute("Where", condition, zero, g), y.shape) if need_y else None
+    zero = np.zeros((), g.array.dtype)
+    gx = unbroadcast(execute("Where", condition, g, zero), x.array.shape) if need_x else None
+    gy = unbroadcast(execute("Where", condition, zero, g), y.array.shape) if need_y else None
     return None, gx, gy
 
 
@@ -146,9 +146,10 @@ def cast(to, saturate, round_mode):
 
 def _cast_back(x, g):
     """Gradient of a cast of ``x``: ``g`` cast back to x's dtype, or None unless both types are floats."""
-    if x.dtype not in dt.FLOATS or g.dtype not in dt.FLOATS:
+    x_dtype, g_dtype = array_of(x).dtype, g.array.dtype
+    if x_dtype not in dt.FLOATS or g_dtype not in dt.FLOATS:
         return None
-    return g if g.dtype == x.dtype else execute("Cast", g, to=x.dtype)
+    return g if g_dtype == x_dtype else execute("Cast", g, to=x_dtype)
 
 
 @register_gradient("Cast")

@@ -108,12 +108,13 @@ def _picked_grads(node, g_loss, logp, weight, need_logp, need_weight, cdt):
     ``coef * (-logp_n [- loss])`` over the positions labelled k.
     """
     labels, reduction = node.inputs[1], node.attrs["reduction"]
-    c = logp.shape[1]
+    logp_shape = array_of(logp).shape
+    c = logp_shape[1]
     mask = _one_hot(labels, c, node.attrs["ignore_index"], cdt)
     if weight is None:
         picked_w = execute("ReduceSum", mask, _AXIS1, keepdims=0)
     else:
-        w = execute("Reshape", cast_to(weight, cdt), int64s((1, c) + (1,) * (logp.ndim - 2)))
+        w = execute("Reshape", cast_to(weight, cdt), int64s((1, c) + (1,) * (len(logp_shape) - 2)))
         picked_w = execute("ReduceSum", execute("Mul", mask, w), _AXIS1, keepdims=0)
     coef = cast_to(g_loss, cdt)
     if reduction == "mean":
@@ -128,8 +129,9 @@ def _picked_grads(node, g_loss, logp, weight, need_logp, need_weight, cdt):
             loss = execute("Div", execute("ReduceSum", execute("Mul", picked_w, nll), _ALL, keepdims=0), denom)
             nll = execute("Sub", nll, loss)
         per_position = execute("Unsqueeze", execute("Mul", coef, nll), _AXIS1)
-        axes = int64s((0,) + tuple(range(2, logp.ndim)))
-        dweight = cast_to(execute("ReduceSum", execute("Mul", mask, per_position), axes, keepdims=0), weight.dtype)
+        axes = int64s((0,) + tuple(range(2, len(logp_shape))))
+        dweight = cast_to(execute("ReduceSum", execute("Mul", mask, per_position), axes, keepdims=0),
+                          weight.array.dtype)
     return dlogp, dweight
 
 
@@ -177,8 +179,9 @@ def softmax_cross_entropy_loss(ignore_index, reduction):
 def _softmax_cross_entropy_grad(node, g_loss, g_logp):
     """Gradient to scores (through the loss and the log_prob output) and to weights (labels get none)."""
     (scores, labels, weights), (need_scores, _, need_weights) = padded_inputs(node, 3)
-    cdt = _F64 if scores.dtype == _F64 else _F32
-    if scores.dtype == cdt:
+    scores_dtype = array_of(scores).dtype
+    cdt = _F64 if scores_dtype == _F64 else _F32
+    if scores_dtype == cdt:
         logp = node.output(1)
     else:  # log_prob was rounded to half precision: recompute it in float32
         logp = execute("LogSoftmax", cast_to(scores, cdt), axis=1)
@@ -188,7 +191,7 @@ def _softmax_cross_entropy_grad(node, g_loss, g_logp):
         dlogp = execute("Add", dlogp, cast_to(g_logp, cdt))
         # log-softmax backward: dlogp - softmax * sum_c(dlogp)
         total = execute("ReduceSum", dlogp, _AXIS1, keepdims=1)
-        dscores = cast_to(execute("Sub", dlogp, execute("Mul", execute("Exp", logp), total)), scores.dtype)
+        dscores = cast_to(execute("Sub", dlogp, execute("Mul", execute("Exp", logp), total)), scores_dtype)
     return dscores, None, dweights
 
 
@@ -212,6 +215,7 @@ def negative_log_likelihood_loss(ignore_index, reduction):
 def _negative_log_likelihood_grad(node, g_loss):
     """Gradient to input and weight (target gets none)."""
     (x, _, weight), (need_x, _, need_weight) = padded_inputs(node, 3)
-    cdt = _F64 if x.dtype == _F64 else _F32
+    x_dtype = array_of(x).dtype
+    cdt = _F64 if x_dtype == _F64 else _F32
     dx, dweight = _picked_grads(node, g_loss, cast_to(x, cdt), weight, need_x, need_weight, cdt)
-    return (None if dx is None else cast_to(dx, x.dtype)), None, dweight
+    return (None if dx is None else cast_to(dx, x_dtype)), None, dweight

@@ -33,7 +33,7 @@ for _name, _ufunc in _UNARY:
 
 # -- gradients (engine ops only, so they differentiate again; ``y`` is the op's output) --
 def _one(g):
-    return scalar(1, g.dtype)
+    return scalar(1, g.array.dtype)
 
 
 def _one_minus_sq(g, x):
@@ -137,7 +137,7 @@ def erf():
 def _erf_grad(node, g):
     x = node.inputs[0]
     density = execute("Exp", execute("Neg", execute("Mul", x, x)))
-    return (execute("Mul", g, execute("Mul", density, scalar(2 / math.sqrt(math.pi), g.dtype))),)
+    return (execute("Mul", g, execute("Mul", density, scalar(2 / math.sqrt(math.pi), g.array.dtype))),)
 
 
 def _bool_like_first(attrs, infos):

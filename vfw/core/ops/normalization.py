@@ -111,10 +111,11 @@ def _mean_t(x, axes, inv_n):
 
 def _standardized_t(x, axes, n, eps):
     """``(xhat, inv)``: ``x`` standardized over ``axes`` (groups of ``n``) and ``1 / sqrt(var + eps)`` (kept)."""
-    inv_n = _k(1.0 / n if n else 0.0, x.dtype)
+    dtype = array_of(x).dtype
+    inv_n = _k(1.0 / n if n else 0.0, dtype)
     d = execute("Sub", x, _mean_t(x, axes, inv_n))
     var = _mean_t(execute("Mul", d, d), axes, inv_n)
-    inv = execute("Div", _k(1.0, x.dtype), execute("Sqrt", execute("Add", var, _k(eps, x.dtype))))
+    inv = execute("Div", _k(1.0, dtype), execute("Sqrt", execute("Add", var, _k(eps, dtype))))
     return execute("Mul", d, inv), inv
 
 
@@ -124,7 +125,7 @@ def _standardized_grad(gxhat, xhat, inv, axes, n, g_mean=None, g_inv=None):
     ``dx = inv * (gxhat - mean(gxhat) - xhat * (mean(gxhat * xhat) + g_inv * inv / n)) + g_mean / n``: with
     ``d = x - mean``, ``d inv / d x = -inv**3 d / n`` and ``sum(d) = 0``.
     """
-    inv_n = _k(1.0 / n if n else 0.0, xhat.dtype)
+    inv_n = _k(1.0 / n if n else 0.0, xhat.array.dtype)
     proj = execute("ReduceSum", execute("Mul", gxhat, xhat), axes, keepdims=1)
     if g_inv is not None:
         proj = execute("Add", proj, execute("Mul", g_inv, inv))
@@ -215,7 +216,8 @@ def _batch_norm_grad(node, gy, *_running):
     """
     x, scale, b, mean, var = node.inputs
     need_x, need_scale, need_b, need_mean, need_var = node.needs_input_grad
-    nd, c = x.ndim, x.shape[1]
+    x_shape = array_of(x).shape
+    nd, c = len(x_shape), x_shape[1]
     cdt = _grad_dtype(x, scale, mean)
     axes = int64s((0,) + tuple(range(2, nd)))
     per_channel = _channel_shape(c, nd)
@@ -230,28 +232,29 @@ def _batch_norm_grad(node, gy, *_running):
             xhat, inv = _standardized_t(xs, axes, n, node.attrs["epsilon"])
             if need_x:
                 gxhat = execute("Mul", g, execute("Reshape", s, per_channel))
-                grads[0] = cast_to(_standardized_grad(gxhat, xhat, inv, axes, n), x.dtype)
+                grads[0] = cast_to(_standardized_grad(gxhat, xhat, inv, axes, n), x.array.dtype)
             if need_scale:
-                grads[1] = cast_to(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
+                grads[1] = cast_to(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0),
+                                   scale.array.dtype)
     else:
         # Y = (x - mean) * a + B with a = scale * r and r = 1 / sqrt(var + eps), per channel.
         std = execute("Sqrt", execute("Add", cast_to(var, cdt), _k(node.attrs["epsilon"], cdt)))
         r = execute("Div", _k(1.0, cdt), std)
         a = execute("Mul", s, r)
         if need_x:
-            grads[0] = cast_to(execute("Mul", g, execute("Reshape", a, per_channel)), x.dtype)
+            grads[0] = cast_to(execute("Mul", g, execute("Reshape", a, per_channel)), x.array.dtype)
         if need_scale or need_var:
             centered = execute("Sub", xs, execute("Reshape", cast_to(mean, cdt), per_channel))
             moment = execute("ReduceSum", execute("Mul", g, centered), axes, keepdims=0)
             if need_scale:
-                grads[1] = cast_to(execute("Mul", moment, r), scale.dtype)
+                grads[1] = cast_to(execute("Mul", moment, r), scale.array.dtype)
             if need_var:  # d r / d var = -r**3 / 2
                 dvar = execute("Mul", execute("Mul", moment, a), execute("Mul", r, r))
-                grads[4] = cast_to(execute("Mul", dvar, _k(-0.5, cdt)), var.dtype)
+                grads[4] = cast_to(execute("Mul", dvar, _k(-0.5, cdt)), var.array.dtype)
         if need_mean:
-            grads[3] = cast_to(execute("Neg", execute("Mul", db, a)), mean.dtype)
+            grads[3] = cast_to(execute("Neg", execute("Mul", db, a)), mean.array.dtype)
     if need_b:
-        grads[2] = cast_to(db, b.dtype)
+        grads[2] = cast_to(db, b.array.dtype)
     return tuple(grads)
 
 
@@ -307,18 +310,19 @@ def _layer_norm_grad(node, gy, g_mean, g_inv):
     g = cast_to(gy, cdt)
     grads = [None] * 3
     if need_x or need_scale:
-        nd = x.ndim
+        x_shape = array_of(x).shape
+        nd = len(x_shape)
         ax = normalize_axis("LayerNormalization", node.attrs["axis"], nd)
-        axes, n = int64s(range(ax, nd)), math.prod(x.shape[ax:])
+        axes, n = int64s(range(ax, nd)), math.prod(x_shape[ax:])
         xhat, inv = _standardized_t(cast_to(x, cdt), axes, n, node.attrs["epsilon"])
         if need_x:
             gxhat = execute("Mul", g, cast_to(scale, cdt))
             dx = _standardized_grad(gxhat, xhat, inv, axes, n, cast_to(g_mean, cdt), cast_to(g_inv, cdt))
-            grads[0] = cast_to(dx, x.dtype)
+            grads[0] = cast_to(dx, x.array.dtype)
         if need_scale:
-            grads[1] = cast_to(unbroadcast(execute("Mul", g, xhat), scale.shape), scale.dtype)
+            grads[1] = cast_to(unbroadcast(execute("Mul", g, xhat), scale.array.shape), scale.array.dtype)
     if need_b:
-        grads[2] = cast_to(unbroadcast(g, b.shape), b.dtype)
+        grads[2] = cast_to(unbroadcast(g, b.array.shape), b.array.dtype)
     return tuple(grads)
 
 
@@ -375,23 +379,24 @@ def _grouped_grad(node, gy, groups, cdt):
     """
     x, scale, bias = node.inputs
     need_x, need_scale, need_bias = node.needs_input_grad
-    nd, (batch, c) = x.ndim, x.shape[:2]
+    x_shape = array_of(x).shape
+    nd, (batch, c) = len(x_shape), x_shape[:2]
     axes = int64s((0,) + tuple(range(2, nd)))
     g = cast_to(gy, cdt)
     grads = [None] * 3
     if need_x or need_scale:
-        n = (c // groups) * math.prod(x.shape[2:])
+        n = (c // groups) * math.prod(x_shape[2:])
         grouped, group_axis = int64s((batch, groups, n)), int64s((2,))
         xhat, inv = _standardized_t(execute("Reshape", cast_to(x, cdt), grouped), group_axis, n, node.attrs["epsilon"])
         if need_x:
             gxhat = execute("Mul", g, execute("Reshape", cast_to(scale, cdt), _channel_shape(c, nd)))
             dx = _standardized_grad(execute("Reshape", gxhat, grouped), xhat, inv, group_axis, n)
-            grads[0] = cast_to(execute("Reshape", dx, int64s(x.shape)), x.dtype)
+            grads[0] = cast_to(execute("Reshape", dx, int64s(x_shape)), x.array.dtype)
         if need_scale:
-            xhat = execute("Reshape", xhat, int64s(x.shape))
-            grads[1] = cast_to(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.dtype)
+            xhat = execute("Reshape", xhat, int64s(x_shape))
+            grads[1] = cast_to(execute("ReduceSum", execute("Mul", g, xhat), axes, keepdims=0), scale.array.dtype)
     if need_bias:
-        grads[2] = cast_to(execute("ReduceSum", g, axes, keepdims=0), bias.dtype)
+        grads[2] = cast_to(execute("ReduceSum", g, axes, keepdims=0), bias.array.dtype)
     return tuple(grads)
 
 
@@ -404,7 +409,7 @@ def _group_norm_grad(node, gy):
 @register_gradient("InstanceNormalization")
 def _instance_norm_grad(node, gy):
     x = node.inputs[0]
-    return _grouped_grad(node, gy, x.shape[1], _grad_dtype(x))
+    return _grouped_grad(node, gy, array_of(x).shape[1], _grad_dtype(x))
 
 
 # -- MeanVarianceNormalization / LpNormalization --------------------------------------------------------------
@@ -434,7 +439,7 @@ def mean_variance_normalization(axes):
 
 def _nonzero(t):
     """``t`` with its zeros replaced by ones: a safe divisor where the quotient is multiplied by zero anyway."""
-    return execute("Where", execute("Equal", t, _k(0.0, t.dtype)), _k(1.0, t.dtype), t)
+    return execute("Where", execute("Equal", t, _k(0.0, t.array.dtype)), _k(1.0, t.array.dtype), t)
 
 
 @register_gradient("MeanVarianceNormalization")
@@ -447,8 +452,9 @@ def _mean_variance_norm_grad(node, gy):
     x = node.inputs[0]
     cdt = _grad_dtype(x)
     axes = node.attrs["axes"]
-    ax = normalize_axes("MeanVarianceNormalization", axes, x.ndim) if axes else tuple(range(x.ndim))
-    n = math.prod(x.shape[a] for a in ax)
+    shape = x.array.shape
+    ax = normalize_axes("MeanVarianceNormalization", axes, len(shape)) if axes else tuple(range(len(shape)))
+    n = math.prod(shape[a] for a in ax)
     ax, inv_n = int64s(ax), _k(1.0 / n if n else 0.0, cdt)
     xs, g = cast_to(x, cdt), cast_to(gy, cdt)
     d = execute("Sub", xs, _mean_t(xs, ax, inv_n))
@@ -457,7 +463,7 @@ def _mean_variance_norm_grad(node, gy):
     y = execute("Mul", d, coef)
     dx = execute("Mul", execute("Sub", g, _mean_t(g, ax, inv_n)), coef)
     proj = execute("Div", _mean_t(execute("Mul", g, y), ax, inv_n), _nonzero(std))
-    return (cast_to(execute("Sub", dx, execute("Mul", y, proj)), x.dtype),)
+    return (cast_to(execute("Sub", dx, execute("Mul", y, proj)), x.array.dtype),)
 
 
 @defop("LpNormalization", inputs="input:T", outputs="output:T", types={"T": dt.FLOATS},
@@ -491,7 +497,7 @@ def _lp_norm_grad(node, gy):
     """
     x = node.inputs[0]
     cdt = _grad_dtype(x)
-    ax = int64s((normalize_axis("LpNormalization", node.attrs["axis"], x.ndim),))
+    ax = int64s((normalize_axis("LpNormalization", node.attrs["axis"], x.array.ndim),))
     xs, g = cast_to(x, cdt), cast_to(gy, cdt)
     if node.attrs["p"] == 1:
         norm = execute("ReduceSum", execute("Abs", xs), ax, keepdims=1)
@@ -502,4 +508,4 @@ def _lp_norm_grad(node, gy):
     u = y if node.attrs["p"] == 2 else execute("Sign", xs)
     proj = execute("ReduceSum", execute("Mul", g, y), ax, keepdims=1)
     dx = execute("Div", execute("Sub", g, execute("Mul", u, proj)), norm)
-    return (cast_to(dx, x.dtype),)
+    return (cast_to(dx, x.array.dtype),)

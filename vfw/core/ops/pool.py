@@ -215,8 +215,8 @@ def _max_pool_grad(node, g, _):
     if not inside.all():
         # a window with no tap on X (pads past the kernel) has max -inf and an Indices into padding: it passes nothing
         idx = execute("Where", inside, idx, np.zeros((), np.int64))
-        g = execute("Mul", g, inside.astype(g.dtype))
-    flat = execute("ScatterElements", np.zeros(x.size, g.dtype), execute("Reshape", idx, int64s([-1])),
+        g = execute("Mul", g, inside.astype(g.array.dtype))
+    flat = execute("ScatterElements", np.zeros(x.size, g.array.dtype), execute("Reshape", idx, int64s([-1])),
                    execute("Reshape", g, int64s([-1])), axis=0, reduction="add")
     return (execute("Reshape", flat, int64s(x.shape)),)
 
@@ -363,7 +363,7 @@ def _lp_pool_grad(node, g):
     win = {k: node.attrs[k] for k in ("auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides")}
     spec = _Spec("LpPool", win["kernel_shape"], win["strides"], win["dilations"], win["pads"], win["auto_pad"],
                  win["ceil_mode"])
-    dtype = g.dtype
+    dtype = g.array.dtype
     v = g if p == 1 else execute("Div", g, y if p == 2 else execute("Pow", y, np.asarray(p - 1, dtype)))
     # AveragePoolGrad divides by the divisor: multiplying by it first leaves the plain window sum
     divisor = _divisor(spec, shape, 1).astype(dtype)
@@ -408,7 +408,7 @@ def global_average_pool():
 @register_gradient("GlobalAveragePool")
 def _global_average_pool_grad(node, g):
     shape = array_of(node.inputs[0]).shape
-    mean = execute("Div", g, np.asarray(math.prod(shape[2:]), g.dtype))
+    mean = execute("Div", g, np.asarray(math.prod(shape[2:]), g.array.dtype))
     return (execute("Expand", mean, int64s(shape)),)
 
 
@@ -429,7 +429,7 @@ def _global_max_pool_grad(node, g):
     x = array_of(node.inputs[0])
     planes = x.shape[:2] + (math.prod(x.shape[2:]),)
     first = execute("ArgMax", x.reshape(planes), axis=2, keepdims=1).array
-    gx = execute("ScatterElements", np.zeros(planes, g.dtype), first,
+    gx = execute("ScatterElements", np.zeros(planes, g.array.dtype), first,
                  execute("Reshape", g, int64s(x.shape[:2] + (1,))), axis=2)
     return (execute("Reshape", gx, int64s(x.shape)),)
 
@@ -471,7 +471,7 @@ def _lrn_grad(node, g):
     ``dX = dY s^-beta - 2 alpha beta x * (mean over the mirrored window of dY y / s)``."""
     x, y = node.inputs[0], node.output(0)
     shape = array_of(x).shape
-    size, dtype = node.attrs["size"], g.dtype
+    size, dtype = node.attrs["size"], g.array.dtype
     before = (size - 1) // 2
     planes = int64s((shape[0], 1, shape[1], math.prod(shape[2:])))
 

@@ -299,10 +299,10 @@ def _dropout_grad(node, g, _g_mask):
     r = 0.5 if ratio is None else float(ratio.reshape(())[()])
     if r == 0.0:
         return g, None, None
-    work = _draw_dtype(g.dtype)
+    work = _draw_dtype(g.array.dtype)
     mask = execute("Cast", stop_gradient(node.output(1)), to=work)
     scaled = execute("Mul", mask, np.asarray(1.0 / (1.0 - r) if r < 1.0 else 0.0, work))
-    if g.dtype == work:
+    if g.array.dtype == work:
         return execute("Mul", g, scaled), None, None
     # half precision: scale in float32 and round once, as the kernel does
-    return execute("Cast", execute("Mul", execute("Cast", g, to=work), scaled), to=g.dtype), None, None
+    return execute("Cast", execute("Mul", execute("Cast", g, to=work), scaled), to=g.array.dtype), None, None

@@ -241,25 +241,25 @@ for _name, _types, _body, _doc in _REDUCTIONS:
 def _node_axis(node):
     """The axes a recorded reduction ran over (``None`` for all)."""
     axes = array_of(node.inputs[1]) if len(node.inputs) > 1 else None
-    return _resolve_axes(node.op.schema.op_type, axes, node.inputs[0].ndim, node.attrs["noop_with_empty_axes"])
+    return _resolve_axes(node.op.schema.op_type, axes, node.inputs[0].array.ndim, node.attrs["noop_with_empty_axes"])
 
 
 def _keepdims_shape(node):
     """Shape of the reduction's output with the reduced dims kept (as 1)."""
-    return _reduced_shape(node.inputs[0].shape, _node_axis(node), True)
+    return _reduced_shape(node.inputs[0].array.shape, _node_axis(node), True)
 
 
 def _kept(node, t):
     """``t`` (shaped like the reduction's output) reshaped to :func:`_keepdims_shape`."""
     shape = _keepdims_shape(node)
-    return t if t.shape == shape else reshape_to(t, shape)
+    return t if t.array.shape == shape else reshape_to(t, shape)
 
 
 def _grad_to_input_shape(node, g):
     """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
-    shape = node.inputs[0].shape
+    shape = node.inputs[0].array.shape
     # A 0-d gradient (a full reduction) broadcasts as it is; otherwise put the reduced dims back first.
-    return execute(bound_op("Expand"), g if not g.shape else _kept(node, g), int64s(shape))
+    return execute(bound_op("Expand"), g if not g.array.shape else _kept(node, g), int64s(shape))
 
 
 def _reduce_like(node, op_type, x):
@@ -276,9 +276,9 @@ def _reduce_sum_grad(node, g):
 @register_gradient("ReduceMean")
 def _reduce_mean_grad(node, g):
     x = node.inputs[0]
-    n = _count(x.shape, _node_axis(node))
-    scaled = execute("Mul", _kept(node, g), scalar(1 / n if n else 0, x.dtype))
-    return execute("Expand", scaled, int64s(x.shape)), None
+    n = _count(x.array.shape, _node_axis(node))
+    scaled = execute("Mul", _kept(node, g), scalar(1 / n if n else 0, x.array.dtype))
+    return execute("Expand", scaled, int64s(x.array.shape)), None
 
 
 @register_gradient("ReduceProd")
@@ -287,7 +287,7 @@ def _reduce_prod_grad(node, g):
     # with no zero in the group it is prod / x_i; with one zero it is the product of the
     # non-zeros at the zero's place and 0 elsewhere; with more zeros it is 0 everywhere.
     x = node.inputs[0]
-    dtype = x.dtype
+    dtype = x.array.dtype
     zero = execute("Equal", x, scalar(0, dtype))
     safe = execute("Where", zero, scalar(1, dtype), x)
     scaled = execute("Mul", _kept(node, g), _reduce_like(node, "ReduceProd", safe))
@@ -304,7 +304,7 @@ def _reduce_extreme_grad(node, g):
     # The gradient goes to the elements equal to the result, split evenly among ties (as
     # torch.amax/amin do; an index-based max such as torch.max(dim) picks one of them instead).
     x = node.inputs[0]
-    hits = execute("Cast", execute("Equal", x, _kept(node, node.output(0))), to=x.dtype)
+    hits = execute("Cast", execute("Equal", x, _kept(node, node.output(0))), to=x.array.dtype)
     share = execute("Div", _kept(node, g), _reduce_like(node, "ReduceSum", hits))
     return execute("Mul", share, hits), None
 
@@ -321,21 +321,21 @@ def _reduce_l2_grad(node, g):
     x = node.inputs[0]
     norm = _kept(node, node.output(0))
     ratio = execute("Div", _kept(node, g), norm)
-    ratio = execute("Where", execute("Equal", norm, scalar(0, x.dtype)), scalar(0, x.dtype), ratio)
+    ratio = execute("Where", execute("Equal", norm, scalar(0, x.array.dtype)), scalar(0, x.array.dtype), ratio)
     return execute("Mul", ratio, x), None
 
 
 @register_gradient("ReduceSumSquare")
 def _reduce_sum_square_grad(node, g):
     x = node.inputs[0]
-    return execute("Mul", execute("Mul", _kept(node, g), scalar(2, x.dtype)), x), None
+    return execute("Mul", execute("Mul", _kept(node, g), scalar(2, x.array.dtype)), x), None
 
 
 @register_gradient("ReduceLogSum")
 def _reduce_log_sum_grad(node, g):
     x = node.inputs[0]
     ratio = execute("Div", _kept(node, g), _reduce_like(node, "ReduceSum", x))
-    return execute("Expand", ratio, int64s(x.shape)), None
+    return execute("Expand", ratio, int64s(x.array.shape)), None
 
 
 @register_gradient("ReduceLogSumExp")
@@ -528,5 +528,5 @@ def _topk_grad(node, g_values, g_indices):
     # Values[..., j, ...] = X[..., Indices[..., j, ...], ...]: scatter the gradient back into zeros
     # (the indices along the axis are distinct, so no two updates collide).
     x = node.inputs[0]
-    zeros = execute("ConstantOfShape", int64s(x.shape), value=np.zeros(1, x.dtype))
+    zeros = execute("ConstantOfShape", int64s(x.array.shape), value=np.zeros(1, x.array.dtype))
     return execute("ScatterElements", zeros, node.output(1), g_values, axis=node.attrs["axis"]), None

@@ -87,7 +87,7 @@ def _stand_in(x, wanted, create, dtype):
     connected to ``x``.  Otherwise a fresh leaf that requires grad when ``wanted``.
     """
     if create and isinstance(x, Tensor) and x.requires_grad:
-        return execute("Identity", x) if x.dtype == dtype else execute("Cast", x, to=dtype)
+        return execute("Identity", x) if x.array.dtype == dtype else execute("Cast", x, to=dtype)
     # Not recording (grad mode is off here): a Cast is still an op, so graph tracing sees the value's origin.
     t = Tensor.wrap(array_of(x)) if array_of(x).dtype == dtype else execute("Cast", x, to=dtype)
     t.requires_grad = wanted
@@ -105,7 +105,7 @@ class _Replay:
     def __init__(self, op, attrs, ins, T, B, dtype):
         self.op, self.attrs, self.ins, self.T, self.B, self.dtype = op, attrs, ins, T, B, dtype
         self.D = 2 if attrs["direction"] == "bidirectional" else 1
-        self.H = ins[_R].shape[-1]
+        self.H = ins[_R].array.shape[-1]
         self.reverse = {"forward": (False,), "reverse": (True,), "bidirectional": (False, True)}[attrs["direction"]]
         k = len(_DEFAULTS[op])
         specs = _activation_specs(op, attrs["activations"], attrs["activation_alpha"], attrs["activation_beta"],
@@ -134,8 +134,8 @@ class _Replay:
         x = ins[_X]
         if layout:
             x = execute("Transpose", x, perm=(1, 0, 2))
-        x = execute("Reshape", x, int64s([T * B, x.shape[-1]]))
-        w, r = (_rows(ins[i], [-1, ins[i].shape[-1]], D) for i in (_W, _R))  # [G*H, I] and [G*H, H]
+        x = execute("Reshape", x, int64s([T * B, x.array.shape[-1]]))
+        w, r = (_rows(ins[i], [-1, ins[i].array.shape[-1]], D) for i in (_W, _R))  # [G*H, I] and [G*H, H]
         b = None if ins[_B] is None else _rows(ins[_B], [2 * D, -1], 2 * D)  # Wb and Rb, [1, G*H] each
         p = None if len(ins) <= _P or ins[_P] is None else _rows(ins[_P], [3 * D, H], 3 * D)  # [1, H] each
         init = {}
@@ -219,7 +219,7 @@ def _gemm(h, r):
 
 def _per_step(g, dims, layout, dtype):
     """Output gradient ``g`` as [B, H] pieces: Y's per (time, direction), or a state's per direction."""
-    if g.dtype != dtype:
+    if g.array.dtype != dtype:
         g = execute("Cast", g, to=dtype)
     if len(dims) == 4:  # Y: [T, D, B, H] or, layout 1, [B, T, D, H]
         if layout:
@@ -254,7 +254,7 @@ def _recurrent_grad(node, *grads):
     with autograd.enable_grad():
         ys, finals = _Replay(op, attrs, ins, T, B, dtype).run()
     D = len(finals)
-    H = finals[0][0].shape[-1]
+    H = finals[0][0].array.shape[-1]
     layout = attrs["layout"]
     targets = [y for row in ys for y in row] + [f[k] for k in range(len(finals[0])) for f in finals]
     out_grads = _per_step(grads[0], (T, D, B, H), layout, dtype)
@@ -263,7 +263,7 @@ def _recurrent_grad(node, *grads):
     found = autograd.gradient(targets, [ins[i] for i in wanted], out_grads, create_graph=create, first_seq=first)
     result = [None] * n
     for i, g in zip(wanted, found):
-        if g is not None and g.dtype != inputs[i].dtype:
-            g = execute("Cast", g, to=inputs[i].dtype)
+        if g is not None and g.array.dtype != inputs[i].array.dtype:
+            g = execute("Cast", g, to=inputs[i].array.dtype)
         result[i] = g
     return tuple(result)

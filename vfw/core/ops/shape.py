@@ -177,7 +177,7 @@ def _reshape_plan(data_shape, shape, allowzero):
 
 def _to_input_shape_grad(node, g):
     """Gradient of an op that only reshapes its first input (Reshape, Squeeze, Unsqueeze, Flatten)."""
-    return (reshape_to(g, node.inputs[0].shape),) + (None,) * (len(node.inputs) - 1)
+    return (reshape_to(g, node.inputs[0].array.shape),) + (None,) * (len(node.inputs) - 1)
 
 
 register_gradient("Reshape")(_to_input_shape_grad)
@@ -409,7 +409,7 @@ def concat(axis):
 
 @register_gradient("Concat")
 def _concat_grad(node, g):
-    sizes = [x.shape[node.attrs["axis"]] for x in node.inputs]
+    sizes = [array_of(x).shape[node.attrs["axis"]] for x in node.inputs]
     parts = execute("Split", g, int64s(sizes), axis=node.attrs["axis"])
     return tuple(p if need else None for p, need in zip(parts, node.needs_input_grad))
 
@@ -560,7 +560,7 @@ def _expand_plan(shape, dims):
 
 @register_gradient("Expand")
 def _expand_grad(node, g):
-    return unbroadcast(g, node.inputs[0].shape), None
+    return unbroadcast(g, node.inputs[0].array.shape), None
 
 
 # -- Tile -----------------------------------------------------------------------------------------------------
@@ -610,8 +610,8 @@ def _tile_plan(shape, repeats):
 
 @register_gradient("Tile")
 def _tile_grad(node, g):
-    shape = node.inputs[0].shape
-    if g.shape == shape:  # every repeat is 1 (or a scalar input)
+    shape = node.inputs[0].array.shape
+    if g.array.shape == shape:  # every repeat is 1 (or a scalar input)
         return g, None
     _, spread, _ = tile_plan(shape, array_of(node.inputs[1]).tolist())
     # Output dim i is (repeat, dim) in row-major order: sum over the repeat halves of the pairs.

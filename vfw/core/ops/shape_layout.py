@@ -137,7 +137,7 @@ def _slice_grad(node, g):
     # Scatter g back into zeros of the input's shape with engine ops only: reverse the axes with
     # negative steps (so every axis runs forward from its lowest taken index), interleave step - 1
     # zeros after each element of strided axes, then pad (or crop the trailing zeros) into place.
-    shape = node.inputs[0].shape
+    shape = node.inputs[0].array.shape
     index, dims = slice_plan(shape, *[None if x is None else x.tolist() for x in _optional_inputs(node, 5)])
     reverse, strided, axes, begins, ends = [], {}, [], [], []
     for axis, part in enumerate(index):
@@ -306,15 +306,16 @@ def _pad_grad(node, g):
         if len(node.needs_input_grad) > 2 and node.needs_input_grad[2]:
             # The constant fills every output element that does not come from the data.
             gv = execute("Sub", execute("ReduceSum", g, keepdims=0), execute("ReduceSum", gx, keepdims=0))
-            gv = execute("Reshape", gv, int64s(value.shape))
+            gv = execute("Reshape", gv, int64s(value.array.shape))
         return gx, None, gv, None
-    axes = range(data.ndim) if axes is None else normalize_axes("Pad", axes.tolist(), data.ndim)
+    shape = array_of(data).shape
+    axes = range(len(shape)) if axes is None else normalize_axes("Pad", axes.tolist(), len(shape))
     n = len(axes)
     cuts = []
     for axis, begin, end in zip(axes, pads[:n], pads[n:]):
         cut_begin, cut_end = max(-begin, 0), max(-end, 0)
         if begin > 0 or end > 0:
-            g = _pad_grad_axis(g, axis, mode, max(begin, 0), max(end, 0), data.shape[axis] - cut_begin - cut_end)
+            g = _pad_grad_axis(g, axis, mode, max(begin, 0), max(end, 0), shape[axis] - cut_begin - cut_end)
         cuts.append((axis, cut_begin, cut_end))
     cuts = [c for c in cuts if c[1] or c[2]]
     if cuts:
@@ -330,7 +331,7 @@ def _pad_grad_axis(g, axis, mode, begin, end, dim):
         front, back = -(-begin // dim) * dim, -(-end // dim) * dim
         if front != begin or back != end:
             g = _pad_axis(g, axis, front - begin, back - end)
-        shape = g.shape
+        shape = g.array.shape
         periods = shape[:axis] + ((front + dim + back) // dim, dim) + shape[axis + 1:]
         return execute("ReduceSum", execute("Reshape", g, int64s(periods)), int64s([axis]), keepdims=0)
     result = _slice_axis(g, axis, begin, begin + dim)

@@ -87,7 +87,7 @@ def log_softmax(axis):
 
 
 def _sum_along(node, t):
-    axis = normalize_axis(node.op.schema.op_type, node.attrs["axis"], t.ndim)
+    axis = normalize_axis(node.op.schema.op_type, node.attrs["axis"], t.array.ndim)
     return execute("ReduceSum", t, int64s([axis]), keepdims=1)
 
 
