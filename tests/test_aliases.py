@@ -6,9 +6,10 @@ import sys
 
 
 def test_public_names_are_the_frontend_modules():
-    import vfw.frontends.torch
     import vfw.torch
     import vfw.torch.autograd as public_autograd
+
+    import vfw.frontends.torch
     from vfw.frontends.torch import autograd
     assert vfw.torch is vfw.frontends.torch
     assert public_autograd is autograd

@@ -1,0 +1,64 @@
+"""vfw.torch: the PyTorch API over the vfw engine (``import vfw.torch as torch``).
+
+Function families live one per module (``_creation``, ``_pointwise``, ...); each
+lists its public functions in ``__all__`` and its Tensor methods in
+``TENSOR_METHODS``. This module gathers them into the ``torch`` namespace.
+"""
+
+from vfw.frontends.torch import _creation, _dtype, _methods, autograd, cuda  # noqa: F401
+from vfw.frontends.torch._device import device  # noqa: F401
+from vfw.frontends.torch._dtype import (  # noqa: F401
+    bfloat16,
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from vfw.frontends.torch._size import Size  # noqa: F401
+from vfw.frontends.torch._tensor import Tensor  # noqa: F401
+from vfw.frontends.torch._typing import (  # noqa: F401
+    can_cast,
+    finfo,
+    iinfo,
+    is_floating_point,
+    is_tensor,
+    numel,
+    promote_types,
+    result_type,
+)
+from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+__version__ = "2.13.0+vfw"
+
+for _module in _methods.FAMILIES:
+    globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
+_methods.install(Tensor)
+del _module

@@ -1,0 +1,280 @@
+"""Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full/empty(+_like), arange, linspace, eye."""
+
+import math
+
+import numpy as np
+
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _device, _dispatch, _dtype
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+           "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "scalar_tensor"]
+
+
+def _made(array, requires_grad=False, out=None, device=None, name="op"):
+    """Wrap a freshly made array with torch's factory keywords applied."""
+    _device.check(device)
+    t = _dispatch.wrap(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return _dispatch.finish(t, out, name) if out is not None else t
+
+
+def _np_dtype(dtype, default=None):
+    return _dtype.to_np(dtype) if dtype is not None else (default if default is not None else
+                                                           _dtype.default_float_np())
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (numbers, nested sequences, arrays or tensors).
+
+    The dtype is inferred as torch does (bool, int64, the default float dtype, complex) unless given.
+    """
+    if isinstance(data, CoreTensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor("
+                      "sourceTensor).", UserWarning, stacklevel=2)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    return _made(_dispatch.array_from(data, _dtype.to_np(dtype)), requires_grad, device=device)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, sharing memory with a tensor or numpy array when the dtype allows."""
+    _device.check(device)
+    np_dtype = _dtype.to_np(dtype)
+    if isinstance(data, CoreTensor):
+        return _dispatch.to_tensor(data, np_dtype)
+    if isinstance(data, np.ndarray) and (np_dtype is None or np_dtype == data.dtype):
+        return from_numpy(data)
+    return _dispatch.wrap(_dispatch.array_from(data, np_dtype))
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """Like ``as_tensor``; ``copy=True`` always copies, ``copy=False`` refuses to."""
+    t = as_tensor(obj, dtype, device)
+    if copy and (t is obj or isinstance(obj, np.ndarray) and np.shares_memory(t.array, obj)):
+        t = _dispatch.wrap(t.array.copy())
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with ``ndarray``."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_numpy_dtype(ndarray.dtype)
+    return _dispatch.wrap(ndarray)
+
+
+def _sized(fill, size, kwargs, name):
+    out = kwargs.pop("out", None)
+    dtype = kwargs.pop("dtype", None)
+    requires_grad = kwargs.pop("requires_grad", False)
+    device = kwargs.pop("device", None)
+    for k in ("layout", "pin_memory", "memory_format", "names"):
+        kwargs.pop(k, None)
+    if kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    shape = _dispatch.dims_of(size)
+    if any(d < 0 for d in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    np_dtype = _np_dtype(dtype, None if out is None else out.array.dtype)
+    return _made(fill(shape, np_dtype), requires_grad, out, device, name)
+
+
+def zeros(*size, **kwargs):
+    """A tensor of zeros of shape ``size`` (default dtype unless ``dtype`` is given)."""
+    return _sized(np.zeros, size, kwargs, "zeros")
+
+
+def ones(*size, **kwargs):
+    """A tensor of ones of shape ``size``."""
+    return _sized(np.ones, size, kwargs, "ones")
+
+
+def empty(*size, **kwargs):
+    """An uninitialized tensor of shape ``size`` (vfw fills it with zeros)."""
+    return _sized(np.zeros, size, kwargs, "empty")
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
+    np_dtype = _dtype.to_np(dtype) if dtype is not None else _dispatch.infer_dtype(
+        fill_value.item() if isinstance(fill_value, CoreTensor) else fill_value)
+    value = fill_value.array if isinstance(fill_value, CoreTensor) else fill_value
+    return _sized(lambda shape, dt: np.full(shape, _dispatch.scalar_array(value, dt), dt), (size,),
+                  {"out": out, "dtype": np_dtype, "device": device, "requires_grad": requires_grad}, "full")
+
+
+def _like(fill, input, dtype, requires_grad, device, name):
+    if not isinstance(input, CoreTensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    np_dtype = _dtype.to_np(dtype) if dtype is not None else input.array.dtype
+    return _made(fill(input.array.shape, np_dtype), requires_grad, device=device)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    """Zeros shaped (and typed, unless ``dtype``) like ``input``."""
+    return _like(np.zeros, input, dtype, requires_grad, device, "zeros_like")
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    """Ones shaped like ``input``."""
+    return _like(np.ones, input, dtype, requires_grad, device, "ones_like")
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    """An uninitialized tensor shaped like ``input`` (vfw fills it with zeros)."""
+    return _like(np.zeros, input, dtype, requires_grad, device, "empty_like")
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    """``input``-shaped tensor filled with ``fill_value`` (``input``'s dtype unless ``dtype``)."""
+    def fill(shape, dt):
+        return np.full(shape, _dispatch.scalar_array(fill_value, dt), dt)
+    return _like(fill, input, dtype, requires_grad, device, "full_like")
+
+
+def _number(x, name, fn):
+    if isinstance(x, CoreTensor):
+        if x.array.size != 1:
+            raise RuntimeError(f"{fn}(): argument '{name}' must be a scalar, got a tensor of shape "
+                               f"{list(x.array.shape)}")
+        return x.array.reshape(()).item()
+    if not isinstance(x, (int, float, np.number, bool)):
+        raise TypeError(f"{fn}(): argument '{name}' must be Number, not {type(x).__name__}")
+    return x.item() if isinstance(x, np.number) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Values from ``start`` up to (not including) ``end`` in steps of ``step``.
+
+    int64 when all bounds are integers, else the default float dtype (unless ``dtype``).
+    """
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_number(v, n, "arange") for v, n in ((start, "start"), (end, "end"), (step, "step")))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if any(isinstance(v, float) for v in (start, end, step)):
+        np_dtype = _np_dtype(dtype)
+    else:
+        np_dtype = _dtype.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    n = math.ceil((end - start) / step)
+    values = start + step * np.arange(n, dtype=np.float64 if np_dtype.kind == "f" or isinstance(step, float)
+                                      else np.int64)
+    return _made(values.astype(np_dtype), requires_grad, out, device, "arange")
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
+          requires_grad=False):
+    """Deprecated torch.range: like arange but including ``end``; default float dtype."""
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    values = start + step * np.arange(n, dtype=np.float64)
+    return _made(values.astype(_np_dtype(dtype)), requires_grad, out, device, "range")
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    start, end = _number(start, "start", "linspace"), _number(end, "end", "linspace")
+    steps = _steps(steps, "linspace")
+    np_dtype = _np_dtype(dtype)
+    values = np.linspace(start, end, steps, dtype=np.float64)
+    if np_dtype.kind in "iu":
+        values = np.trunc(values)
+    return _made(values.astype(np_dtype), requires_grad, out, device, "linspace")
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    """``steps`` values from ``base**start`` to ``base**end``, evenly spaced in the exponent."""
+    start, end = _number(start, "start", "logspace"), _number(end, "end", "logspace")
+    steps = _steps(steps, "logspace")
+    values = np.power(float(base), np.linspace(start, end, steps, dtype=np.float64))
+    return _made(values.astype(_np_dtype(dtype)), requires_grad, out, device, "logspace")
+
+
+def _steps(steps, fn):
+    if isinstance(steps, CoreTensor):
+        steps = int(steps.array)
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool):
+        raise TypeError(f"{fn}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return int(steps)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """An ``n x m`` identity matrix (``m = n`` by default)."""
+    m = n if m is None else m
+    for v, name in ((n, "n"), (m, "m")):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    return _made(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, out, device, "eye")
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A 0-dim tensor holding ``s`` (default float dtype unless ``dtype``)."""
+    return _made(_dispatch.scalar_array(_number(s, "s", "scalar_tensor"), _np_dtype(dtype)), requires_grad,
+                 device=device)
+
+
+def _new_factory(fill):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return fill(*size, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+
+
+def zero_(self):
+    """Fill with zeros in place; returns self."""
+    _dispatch.check_inplace(self, "zero_")
+    return _dispatch.assign(self, _dispatch.wrap(np.zeros((), self.array.dtype)), "zero_")
+
+
+def fill_(self, value):
+    """Fill with ``value`` (a number or a 0-dim tensor, whose gradient flows) in place; returns self."""
+    _dispatch.check_inplace(self, "fill_")
+    if isinstance(value, CoreTensor):
+        if value.array.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.array.ndim} dimensions.")
+        return copy_(self, value)
+    return _dispatch.assign(self, _dispatch.wrap(_dispatch.scalar_array(value, self.array.dtype)), "fill_")
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast, converted to this dtype) into this tensor in place; gradients flow to ``src``."""
+    _dispatch.check_inplace(self, "copy_")
+    src = _dispatch.to_tensor(src)
+    try:
+        fits = np.broadcast_shapes(src.array.shape, self.array.shape) == self.array.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"copy_: the size of tensor a {list(src.array.shape)} cannot be broadcast to the size "
+                           f"of tensor b {list(self.array.shape)}")
+    return _dispatch.assign(self, _dispatch.cast(src, self.array.dtype), "copy_")
+
+
+TENSOR_METHODS = {"new_zeros": _new_factory(zeros), "new_ones": _new_factory(ones), "new_empty": _new_factory(empty),
+                  "new_full": _new_full, "new_tensor": _new_tensor, "zero_": zero_, "fill_": fill_, "copy_": copy_}

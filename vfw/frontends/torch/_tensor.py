@@ -1,0 +1,509 @@
+"""torch.Tensor over the engine tensor: properties, conversions and the autograd API.
+
+Math methods (``x.add``, ``x.sum``, operators...) are bound from the function
+modules by ``_methods.py``; this file holds what is specific to the tensor
+object itself.
+"""
+
+import numpy as np
+
+from vfw.core import autograd
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _device, _dispatch, _dtype
+from vfw.frontends.torch._size import Size
+
+_new = object.__new__
+
+
+class Tensor(CoreTensor):
+    """A multi-dimensional array with torch semantics (dtype promotion, views, autograd).
+
+    ``torch.Tensor(data)`` copies ``data`` into a tensor of the default dtype;
+    ``torch.Tensor(*sizes)`` gives an uninitialized tensor of that shape.
+    Prefer ``torch.tensor`` / ``torch.empty``, as in torch.
+    """
+
+    __slots__ = ("_grad", "_base", "_has_views", "_version_counter", "_hooks", "_retains_grad")
+
+    def __init__(self, *args, device=None):
+        _device.check(device)
+        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            self.array = _dispatch.array_from(args[0], _dtype.default_float_np())
+        else:
+            self.array = np.empty(_dispatch.dims_of(args), _dtype.default_float_np())
+        self.requires_grad = False
+        self.grad_node = None
+
+    # -- what it is --------------------------------------------------------------------
+    @property
+    def data(self):
+        """Tensor: the same memory, detached from autograd (assigning replaces the values)."""
+        return _dispatch.wrap(self.array)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, CoreTensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self.array = value.array
+
+    @property
+    def shape(self):
+        """torch.Size: the dimensions."""
+        return Size(self.array.shape)
+
+    def size(self, dim=None):
+        """The shape (``torch.Size``), or the length of dimension ``dim``."""
+        if dim is None:
+            return Size(self.array.shape)
+        return self.array.shape[_dim(dim, self.array.ndim, "size")]
+
+    @property
+    def dtype(self):
+        """torch.dtype: the element type."""
+        return _dtype._FROM_NP[self.array.dtype]
+
+    @property
+    def device(self):
+        """torch.device: always the CPU."""
+        return _device.CPU
+
+    __array_priority__ = 1000  # numpy defers binary operators to the tensor's (``np.float32(2) * t``)
+    is_cuda = False
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    is_mps = False
+    is_nested = False
+    layout = "torch.strided"
+
+    @property
+    def ndim(self):
+        """int: the number of dimensions."""
+        return self.array.ndim
+
+    def dim(self):
+        """int: the number of dimensions."""
+        return self.array.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        """int: the number of elements."""
+        return self.array.size
+
+    nelement = numel
+
+    def element_size(self):
+        """int: bytes per element."""
+        return self.array.itemsize
+
+    @property
+    def itemsize(self):
+        """int: bytes per element."""
+        return self.array.itemsize
+
+    @property
+    def nbytes(self):
+        """int: bytes of the elements."""
+        return self.array.nbytes
+
+    def is_floating_point(self):
+        """bool: whether the dtype is a floating point type."""
+        return _dtype._FROM_NP[self.array.dtype].is_floating_point
+
+    def is_complex(self):
+        """bool: whether the dtype is complex."""
+        return self.array.dtype.kind == "c"
+
+    def is_signed(self):
+        return _dtype._FROM_NP[self.array.dtype].is_signed
+
+    def is_contiguous(self, memory_format=None):
+        """bool: whether the elements are laid out row-major without gaps."""
+        return self.array.flags.c_contiguous
+
+    def get_device(self):
+        """int: -1 for CPU tensors."""
+        return -1
+
+    def data_ptr(self):
+        """int: the address of the first element."""
+        return self.array.ctypes.data
+
+    def stride(self, dim=None):
+        """Strides in elements (tuple, or one dimension's)."""
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[_dim(dim, self.array.ndim, "stride")]
+
+    def storage_offset(self):
+        base = self.array
+        while base.base is not None and isinstance(base.base, np.ndarray):
+            base = base.base
+        return (self.array.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // \
+            self.array.itemsize
+
+    def _version_value(self):
+        counter = getattr(self, "_version_counter", None)
+        return counter[0] if counter else 0
+
+    _version = property(_version_value, doc="int: how many in-place writes this tensor (or a view of it) saw.")
+
+    # -- Python protocol ---------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        from vfw.frontends.torch._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __len__(self):
+        if self.array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.array.shape[0]
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        if self.array.size != 1:
+            what = "no values" if self.array.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        return bool(self.array.reshape(()))
+
+    def _scalar(self, kind):
+        if self.array.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return kind(self.array.reshape(()))
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if self.array.dtype.kind not in "iub" or self.array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.array.reshape(()))
+
+    def __array__(self, dtype=None, copy=None):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return CoreTensor.__array__(self, dtype, copy)
+
+    def __deepcopy__(self, memo):
+        if self.grad_node is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = type(self).__new__(type(self))
+        new.array = self.array.copy()
+        new.requires_grad = self.requires_grad
+        new.grad_node = None
+        grad = getattr(self, "_grad", None)
+        if grad is not None:
+            new._grad = grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (type(self), self.array, self.requires_grad))
+
+    # -- conversions -------------------------------------------------------------------
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self.array.size != 1:
+            raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
+        return self.array.reshape(()).item()
+
+    def tolist(self):
+        """The values as (nested) Python lists of numbers."""
+        return self.array.tolist()
+
+    def numpy(self, *, force=False):
+        """The values as a numpy array sharing memory (refused while the tensor requires grad)."""
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self.array.copy() if force and self.requires_grad else self.array
+
+    def to(self, *args, **kwargs):
+        """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``, ``to(device=...)``."""
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        for a in args:
+            if isinstance(a, _dtype.dtype):
+                dtype = a
+            elif isinstance(a, CoreTensor):
+                dtype = _dtype._FROM_NP[a.array.dtype]
+            elif isinstance(a, (str, _device.device, int)) and not isinstance(a, bool):
+                dev = a
+            elif isinstance(a, bool):
+                continue  # non_blocking given positionally
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        _device.check(dev)
+        if dtype is None or _dtype.to_np(dtype) == self.array.dtype:
+            return self.clone() if copy else self
+        return _dispatch.cast(self, _dtype.to_np(dtype))
+
+    def type(self, dtype=None, non_blocking=False):
+        """The type name (``'torch.FloatTensor'``) or, given a dtype, a converted tensor."""
+        if dtype is None:
+            return _TYPE_NAMES.get(self.array.dtype, "torch.Tensor")
+        if isinstance(dtype, str):
+            names = {v: k for k, v in _TYPE_NAMES.items()}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            return _dispatch.cast(self, names[dtype])
+        return self.to(dtype)
+
+    def type_as(self, other):
+        """This tensor converted to ``other``'s dtype."""
+        return self.to(other.dtype)
+
+    def cpu(self, memory_format=None):
+        """This tensor (it already lives on the CPU)."""
+        return self
+
+    def cuda(self, device=None, non_blocking=False):
+        _device.check("cuda")
+
+    def float(self):
+        return _dispatch.cast(self, _dtype.float32.np)
+
+    def double(self):
+        return _dispatch.cast(self, _dtype.float64.np)
+
+    def half(self):
+        return _dispatch.cast(self, _dtype.float16.np)
+
+    def bfloat16(self):
+        return _dispatch.cast(self, _dtype.bfloat16.np)
+
+    def int(self):
+        return _dispatch.cast(self, _dtype.int32.np)
+
+    def long(self):
+        return _dispatch.cast(self, _dtype.int64.np)
+
+    def short(self):
+        return _dispatch.cast(self, _dtype.int16.np)
+
+    def char(self):
+        return _dispatch.cast(self, _dtype.int8.np)
+
+    def byte(self):
+        return _dispatch.cast(self, _dtype.uint8.np)
+
+    def bool(self):
+        return _dispatch.cast(self, _dtype.bool.np)
+
+    def clone(self, *, memory_format=None):
+        """A copy with its own memory (differentiable)."""
+        out = _dispatch.call("Identity", self)
+        if out.array is self.array:
+            out.array = self.array.copy()
+        return out
+
+    def contiguous(self, memory_format=None):
+        """This tensor, or a row-major copy of it."""
+        return self if self.array.flags.c_contiguous else self.clone()
+
+    # -- autograd ----------------------------------------------------------------------
+    @property
+    def is_leaf(self):
+        """bool: not the result of a recorded op (all tensors that do not require grad are leaves)."""
+        return self.grad_node is None
+
+    @property
+    def grad_fn(self):
+        """The recorded op that produced this tensor (``None`` for leaves)."""
+        node = self.grad_node
+        return None if node is None else GradFn(node, self.grad_slot)
+
+    @property
+    def grad(self):
+        """Tensor or None: the gradient accumulated by ``backward()`` (leaves and ``retain_grad()`` tensors)."""
+        return getattr(self, "_grad", None)
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, CoreTensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.array.shape != self.array.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: {list(value.array.shape)} vs "
+                                   f"{list(self.array.shape)}")
+            if value.array.dtype != self.array.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        """bool: whether ``retain_grad()`` was called on this non-leaf tensor."""
+        return getattr(self, "_retains_grad", False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place (floating point leaves only); returns self."""
+        if requires_grad and not (self.array.dtype.kind == "f" or self.array.dtype == _dtype.bfloat16.np):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if not requires_grad and self.grad_node is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def detach(self):
+        """The same memory as a new leaf that does not require grad (shares the version counter)."""
+        out = _dispatch.wrap(self.array)
+        out._version_counter = _dispatch.version_counter(self)
+        return out
+
+    def detach_(self):
+        """Make this tensor a leaf that does not require grad; returns self."""
+        self.grad_node = None
+        self.requires_grad = False
+        return self
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` during ``backward()``."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_node is None or getattr(self, "_retains_grad", False):
+            return
+        self._retains_grad = True
+        target = self
+
+        def keep(g):
+            from vfw.frontends.torch.autograd import _engine
+            _engine.accumulate_grad(target, g, create_graph=autograd.is_grad_enabled())
+
+        self.grad_node.add_hook(self.grad_slot, keep)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` with this tensor's gradient in backward; a returned tensor replaces it.
+
+        Returns a handle whose ``remove()`` unregisters the hook.
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_node is None:
+            hooks = getattr(self, "_hooks", None)
+            if hooks is None:
+                hooks = self._hooks = []
+            hooks.append(hook)
+            return _Handle(hooks, hook)
+
+        def call(g):
+            return hook(_dispatch.as_torch(g))
+
+        self.grad_node.add_hook(self.grad_slot, call)
+        return _Handle(self.grad_node.hooks[self.grad_slot], call)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves it depends on."""
+        from vfw.frontends.torch.autograd import _engine
+        _engine.backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+
+
+def _rebuild(cls, array, requires_grad):
+    t = _new(cls)
+    t.array = array
+    t.requires_grad = requires_grad
+    t.grad_node = None
+    return t
+
+
+Tensor.result_class = Tensor
+_dispatch.Tensor = Tensor
+
+_TYPE_NAMES = {np.dtype(k): v for k, v in [
+    (np.float32, "torch.FloatTensor"), (np.float64, "torch.DoubleTensor"), (np.float16, "torch.HalfTensor"),
+    (np.int64, "torch.LongTensor"), (np.int32, "torch.IntTensor"), (np.int16, "torch.ShortTensor"),
+    (np.int8, "torch.CharTensor"), (np.uint8, "torch.ByteTensor"), (np.bool_, "torch.BoolTensor")]}
+_TYPE_NAMES[_dtype.bfloat16.np] = "torch.BFloat16Tensor"
+
+
+def _dim(dim, ndim, fn):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+class _Handle:
+    """What ``register_hook`` returns: ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+# Engine op names -> torch's backward node names (others show as <Op>Backward0).
+_GRAD_FN_NAMES = {"MatMul": "Mm", "Gemm": "Addmm", "ReduceSum": "Sum", "ReduceMean": "Mean", "Cast": "ToCopy",
+                  "Reshape": "View", "Transpose": "Permute", "Identity": "Clone", "Expand": "Expand",
+                  "ReduceMax": "Max", "ReduceMin": "Min", "Pow": "Pow", "Softmax": "Softmax",
+                  "LogSoftmax": "LogSoftmax", "Where": "Where", "Relu": "Relu", "Concat": "Cat", "Gather": "Index",
+                  "Slice": "Slice", "Unsqueeze": "Unsqueeze", "Squeeze": "Squeeze", "Neg": "Neg"}
+
+
+class GradFn:
+    """``tensor.grad_fn``: a view of the recorded op that produced a tensor."""
+
+    __slots__ = ("_node", "_slot")
+
+    def __init__(self, node, slot=0):
+        self._node, self._slot = node, slot
+
+    def name(self):
+        """str: the node's name, e.g. ``'AddBackward0'``."""
+        if self._node.op is None:
+            fn = getattr(self._node.backward_fn, "function_name", "CustomFunction")
+            return f"{fn}Backward"
+        op_type = self._node.op.schema.op_type
+        return f"{_GRAD_FN_NAMES.get(op_type, op_type)}Backward0"
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self._node))}>"
+
+    def __eq__(self, other):
+        return isinstance(other, GradFn) and other._node is self._node
+
+    def __hash__(self):
+        return hash(id(self._node))
+
+    @property
+    def next_functions(self):
+        """tuple[(GradFn or None, int)]: the nodes of this node's inputs (None for leaves and constants)."""
+        return tuple((GradFn(x.grad_node, x.grad_slot) if isinstance(x, CoreTensor) and x.grad_node is not None
+                      else None, 0) for x in self._node.inputs or ())

@@ -1,0 +1,153 @@
+"""torch.autograd.backward / grad over the engine's gradient(): leaves, hooks, accumulation, torch's errors."""
+
+import numpy as np
+
+from vfw.core import autograd
+from vfw.core.errors import VfwError
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _dispatch
+
+
+def _targets(tensors, grads, fn):
+    tensors = [tensors] if isinstance(tensors, CoreTensor) else list(tensors)
+    if grads is None:
+        grads = [None] * len(tensors)
+    elif isinstance(grads, CoreTensor):
+        grads = [grads]
+    else:
+        grads = list(grads)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"{fn}: got {len(grads)} tensors and {len(tensors)} gradients")
+    seeds = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.array.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t.array.dtype.kind not in "fV" and t.array.dtype != np.dtype("bfloat16"):
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            seeds.append(None)
+        else:
+            g = _dispatch.to_tensor(g)
+            if g.array.shape != t.array.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g.array.shape)} and "
+                                   f"output[{i}] has a shape of {tuple(t.array.shape)}.")
+            seeds.append(g)
+    return tensors, seeds
+
+
+def _run(tensors, seeds, sources, retain_graph, create_graph):
+    try:
+        return autograd.gradient(tensors, sources, seeds, retain_graph=retain_graph, create_graph=create_graph)
+    except VfwError as e:
+        raise _dispatch.translate(e) from None
+
+
+def _leaf_hooks(leaf, g):
+    for hook in getattr(leaf, "_hooks", None) or ():
+        new = hook(g)
+        if new is not None:
+            g = _dispatch.to_tensor(new)
+    return g
+
+
+def accumulate_grad(leaf, g, create_graph=False):
+    """Add ``g`` into ``leaf.grad``: in place when no graph is built, as torch does."""
+    g = _dispatch.as_torch(g)
+    if not create_graph and g.grad_node is not None:
+        g = _dispatch.wrap(g.array)
+    prev = getattr(leaf, "_grad", None)
+    if prev is None:
+        arr = g.array
+        # Gradients may be read-only broadcasts, views of other gradients or shared between inputs:
+        # .grad gets memory of its own, which optimizers then update in place.
+        if not arr.flags.writeable or arr.base is not None or not arr.flags.c_contiguous or arr.shape != \
+                leaf.array.shape:
+            arr = np.array(np.broadcast_to(arr, leaf.array.shape))
+            g = _dispatch.wrap(arr) if g.grad_node is None else g
+        leaf._grad = g if g.grad_node is not None else _dispatch.wrap(arr)
+    elif create_graph or prev.grad_node is not None or not prev.array.flags.writeable:
+        leaf._grad = prev + g
+    else:
+        np.add(prev.array, g.array, out=prev.array)
+        _dispatch.bump_version(prev)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the graph leaves (or of ``inputs``)."""
+    tensors, seeds = _targets(tensors, grad_tensors, "backward")
+    if inputs is not None:
+        sources = [inputs] if isinstance(inputs, CoreTensor) else list(inputs)
+        if not sources:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    else:
+        sources = autograd.graph_leaves(tensors)
+    grads = _run(tensors, seeds, sources, retain_graph, create_graph)
+    given = set()
+    for leaf, g in zip(sources, grads):
+        if g is None:
+            continue
+        if id(g.array) in given:  # one array handed to two leaves (e.g. both inputs of an add)
+            g = _dispatch.wrap(g.array.copy()) if g.grad_node is None else g
+        given.add(id(g.array))
+        g = _leaf_hooks(leaf, _dispatch.as_torch(g))
+        if leaf.grad_node is None or not getattr(leaf, "_retains_grad", False):  # else its hook stored it
+            accumulate_grad(leaf, g, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of ``outputs`` with respect to ``inputs`` (returned, not accumulated).
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+    inputs : Tensor or sequence of Tensor
+    grad_outputs : Tensor or sequence of (Tensor or None), optional
+        The vector of the vector-Jacobian product (ones for scalar outputs).
+    retain_graph : bool, optional
+        Keep the graph for another backward (defaults to ``create_graph``).
+    create_graph : bool
+        Record the backward so the result can be differentiated again.
+    allow_unused : bool, optional
+        Return ``None`` for inputs the outputs do not depend on instead of raising.
+    materialize_grads : bool
+        Return zeros instead of ``None`` for unused inputs.
+
+    Returns
+    -------
+    tuple[Tensor or None, ...]
+    """
+    if is_grads_batched:
+        raise NotImplementedError("torch.autograd.grad(is_grads_batched=True) is not supported by vfw.torch")
+    single = isinstance(inputs, CoreTensor)
+    sources = [inputs] if single else list(inputs)
+    for x in sources:
+        if not isinstance(x, CoreTensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(x).__name__}")
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
+    tensors, seeds = _targets(outputs, grad_outputs, "grad")
+    grads = _run(tensors, seeds, sources, retain_graph, create_graph)
+    result = []
+    for x, g in zip(sources, grads):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                g = _dispatch.wrap(np.zeros_like(x.array))
+        else:
+            g = _dispatch.as_torch(g)
+            if x.grad_node is None:
+                g = _leaf_hooks(x, g)
+            if not create_graph and g.grad_node is not None:
+                g = _dispatch.wrap(g.array)
+        result.append(g)
+    return tuple(result)
