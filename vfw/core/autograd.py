@@ -133,7 +133,11 @@ class Node:
     op : Op or None
         The bound op (``None`` for a custom gradient).
     inputs : tuple[Tensor or None, ...]
-        The input tensors (saved for the gradient maker).
+        The input tensors (saved for the gradient maker; ``None`` once released).
+    edges : tuple[tuple or None, ...]
+        Per input, where its gradient flows, as it was when the op ran: ``(node, slot)``
+        for a recorded tensor, ``(None, tensor)`` for a leaf that requires grad, ``None``
+        for anything else.  Kept after release, as the graph's structure.
     seq : int
         Creation number; nodes are created in topological order.
     needs_input_grad : tuple[bool, ...]
@@ -142,19 +146,30 @@ class Node:
         Per output slot, functions ``hook(grad) -> grad or None`` applied to the
         output's gradient before the node's backward uses it (a frontend's
         tensor hooks on non-leaf tensors).
-    versions : tuple[int or None, ...] or None
-        Per input, the version its gradient maker needs (``None``: not saved).
-        A frontend that writes tensors in place keeps a counter shared by a
-        tensor and its views in ``tensor._version_counter`` (a one-item list);
-        backward refuses to use an input whose counter has moved since.
+    versions : tuple[tuple[list, int], ...] or None
+        ``(counter, version)`` per input the gradient maker reads: a frontend that
+        writes tensors in place keeps a one-item version counter list shared by a
+        tensor and its views, and backward refuses a node whose saved inputs were
+        written since (a counter that moved).
+    output_versions : tuple[tuple[list, int] or None, ...] or None
+        The same per output, checked when the maker reads the output (:meth:`output`).
     """
 
-    __slots__ = ("op", "inputs", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad",
-                 "hooks", "versions", "__weakref__")
+    __slots__ = ("op", "inputs", "edges", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad",
+                 "hooks", "versions", "output_versions", "__weakref__")
 
     def __init__(self, op, inputs, output_arrays, backward_fn=None):
         self.op = op
         self.inputs = inputs
+        # Where each input's gradient goes, fixed now: a frontend may later rebind a tensor to a
+        # new node (an in-place op), which must not reroute the gradients of earlier consumers.
+        edges = []
+        for x in inputs:
+            if isinstance(x, Tensor) and x.requires_grad:
+                edges.append((x.grad_node, x.grad_slot) if x.grad_node is not None else (None, x))
+            else:
+                edges.append(None)
+        self.edges = tuple(edges)
         self._outputs = output_arrays
         self.n_outputs = len(output_arrays)
         self.seq = next(_counter)
@@ -162,6 +177,7 @@ class Node:
         self.needs_input_grad = ()
         self.hooks = None
         self.versions = None
+        self.output_versions = None
 
     def __repr__(self):
         name = self.op.schema.op_type if self.op is not None else "CustomGradient"
@@ -175,6 +191,8 @@ class Node:
     def output(self, i=0):
         """Output ``i`` as a tensor attached to this node (so makers can differentiate through it)."""
         self._check_alive()
+        if self.output_versions is not None and self.output_versions[i] is not None:
+            self._check_version(*self.output_versions[i])
         t = Tensor.wrap(self._outputs[i])
         t.requires_grad = True
         t.grad_node = self
@@ -187,7 +205,7 @@ class Node:
         return self._outputs[i].shape
 
     def release(self):
-        """Free the saved tensors (after a backward that does not retain the graph)."""
+        """Free the saved tensors (after a backward that does not retain the graph); the edges stay."""
         self.inputs = None
         self._outputs = None
 
@@ -198,14 +216,16 @@ class Node:
         self.hooks.setdefault(slot, []).append(hook)
 
     def _check_versions(self):
-        for x, value in zip(self.inputs, self.versions):
-            counter = getattr(x, "_version_counter", None)
-            if value is not None and (counter[0] if counter else 0) != value:
-                name = self.op.schema.op_type if self.op is not None else "CustomFunction"
-                raise SavedTensorModifiedError(
-                    "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: an input of {name}Backward is at version {counter[0]}; expected version "
-                    f"{value} instead. Hint: the inplace operation happened after it was saved for backward.")
+        for counter, value in self.versions:
+            self._check_version(counter, value)
+
+    def _check_version(self, counter, value):
+        if counter[0] != value:
+            name = self.op.schema.op_type if self.op is not None else "CustomFunction"
+            raise SavedTensorModifiedError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: a tensor saved by {name}Backward is at version {counter[0]}; expected version "
+                f"{value} instead. Hint: the inplace operation happened after it was saved for backward.")
 
     def _run_hooks(self, out_grads):
         for slot, hooks in self.hooks.items():
@@ -286,6 +306,11 @@ def _key(t):
     return id(t) if node is None else (node.seq, t.grad_slot)
 
 
+def _edge_key(edge):
+    node, slot = edge
+    return id(slot) if node is None else (node.seq, slot)
+
+
 @functools.lru_cache(maxsize=64)
 def _scalar_one(dtype):
     one = np.ones((), dtype)
@@ -315,59 +340,61 @@ def graph_leaves(targets):
     """
     leaves = {}
     seen = set()
-    stack = list(targets)
+    stack = []
+    for t in targets:
+        if isinstance(t, Tensor) and t.requires_grad:
+            if t.grad_node is None:
+                leaves.setdefault(id(t), t)
+            else:
+                stack.append(t.grad_node)
     while stack:
-        x = stack.pop()
-        if not isinstance(x, Tensor) or not x.requires_grad:
+        node = stack.pop()
+        if node.seq in seen:
             continue
-        node = x.grad_node
-        if node is None:
-            leaves.setdefault(id(x), x)
-        elif node.seq not in seen and node.inputs is not None:
-            seen.add(node.seq)
-            stack.extend(node.inputs)
+        seen.add(node.seq)
+        for edge in node.edges:
+            if edge is None:
+                continue
+            if edge[0] is None:
+                leaves.setdefault(id(edge[1]), edge[1])
+            else:
+                stack.append(edge[0])
     return list(leaves.values())
 
 
 def _reachable(targets, source_keys, first_seq, last_seq):
     """Nodes between targets and sources (within [first_seq, last_seq]), newest first.
 
-    Also sets each returned node's ``needs_input_grad``: which inputs lead to a source, and
-    returns the released nodes met on the way.  Iterative, so graphs of any depth work.
+    Also sets each returned node's ``needs_input_grad``: which inputs lead to a source.
+    Iterative, so graphs of any depth work.
     """
     found = {}
-    released = []
     stack = [t.grad_node for t in targets]
     while stack:
         node = stack.pop()
         if node is None or node.seq in found or not first_seq <= node.seq <= last_seq:
             continue
-        if node.inputs is None:  # freed by an earlier backward: an error only if a gradient needed it
-            released.append(node)
-            continue
         found[node.seq] = node
-        stack.extend(x.grad_node for x in node.inputs if isinstance(x, Tensor))
+        stack.extend([edge[0] for edge in node.edges if edge is not None])
     leads = set()  # seqs of nodes from which a source is reachable
     result = []
     floats = dt.FLOATS
     for seq in sorted(found):  # creation order: a node's inputs come before it
         node = found[seq]
         needs = []
-        for x in node.inputs:
-            if not isinstance(x, Tensor):
+        for edge in node.edges:
+            if edge is None:
                 needs.append(False)
-                continue
-            sub = x.grad_node
-            if sub is None:  # a leaf: needed when it is a (float) source
-                needs.append(id(x) in source_keys and x.array.dtype in floats)
+            elif edge[0] is None:  # a leaf: needed when it is a (float) source
+                needs.append(id(edge[1]) in source_keys and edge[1].array.dtype in floats)
             else:  # recorded outputs are always float
-                needs.append(sub.seq in leads or (sub.seq, x.grad_slot) in source_keys)
+                needs.append(edge[0].seq in leads or (edge[0].seq, edge[1]) in source_keys)
         if True in needs:
             leads.add(seq)
             node.needs_input_grad = tuple(needs)
             result.append(node)
     result.reverse()
-    return result, released
+    return result
 
 
 def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
@@ -421,7 +448,7 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
             raise OpInputError(f"gradient: output gradient of shape {g.array.shape} for a target of shape "
                                f"{t.array.shape}")
         _accumulate(grads, _key(t), g)
-    nodes, released = _reachable(targets, source_keys, first_seq, last_seq)
+    nodes = _reachable(targets, source_keys, first_seq, last_seq)
     prev_mode = is_grad_enabled()
     _local.enabled = create_graph
     try:
@@ -436,9 +463,10 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
                 if g is None:
                     missing = True
                 out_grads.append(g)
+            if missing and all(g is None for g in out_grads):
+                continue
+            node._check_alive()  # freed by an earlier backward, yet a gradient needs it
             if missing:
-                if all(g is None for g in out_grads):
-                    continue
                 for i, g in enumerate(out_grads):
                     if g is None and node._outputs[i] is not None:
                         out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
@@ -447,17 +475,14 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
             if node.hooks is not None:
                 node._run_hooks(out_grads)
             in_grads = _call_maker(node, out_grads)
-            for x, g, need in zip(node.inputs, in_grads, node.needs_input_grad):
+            for edge, g, need in zip(node.edges, in_grads, node.needs_input_grad):
                 if need and g is not None:
-                    _accumulate(grads, _key(x), g)
+                    _accumulate(grads, _edge_key(edge), g)
             if not retain_graph:
                 node.release()
     finally:
         _local.enabled = prev_mode
-    result = [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
-    if released and any(r is None for r in result):
-        released[0]._check_alive()  # a source may sit behind the freed part of the graph
-    return result
+    return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
 
 
 def _call_maker(node, out_grads):

@@ -30,6 +30,7 @@ from vfw.core.ops._common import (
     execute,
     int64s,
     require,
+    reshape_to,
     same_as_first,
     scalar,
     ufunc_kernel,
@@ -405,8 +406,8 @@ def _clip_grad(node, g):
     if lo is None and hi is None:
         return (g,)
     # The bounds have one element but maybe some rank: as 0-d they broadcast to x's shape only.
-    lo0 = lo if lo is None or not array_of(lo).ndim else execute("Reshape", lo, int64s([]))
-    hi0 = hi if hi is None or not array_of(hi).ndim else execute("Reshape", hi, int64s([]))
+    lo0 = lo if lo is None or not array_of(lo).ndim else reshape_to(lo, [])
+    hi0 = hi if hi is None or not array_of(hi).ndim else reshape_to(hi, [])
     if hi is None:
         keep, to_lo, to_hi = execute("GreaterOrEqual", x, lo0), execute("Less", x, lo0), None
     elif lo is None:

@@ -21,7 +21,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive, same_as_first
+from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive, reshape_to, same_as_first
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
@@ -216,9 +216,9 @@ def _max_pool_grad(node, g, _):
         # a window with no tap on X (pads past the kernel) has max -inf and an Indices into padding: it passes nothing
         idx = execute("Where", inside, idx, np.zeros((), np.int64))
         g = execute("Mul", g, inside.astype(g.array.dtype))
-    flat = execute("ScatterElements", np.zeros(x.size, g.array.dtype), execute("Reshape", idx, int64s([-1])),
-                   execute("Reshape", g, int64s([-1])), axis=0, reduction="add")
-    return (execute("Reshape", flat, int64s(x.shape)),)
+    flat = execute("ScatterElements", np.zeros(x.size, g.array.dtype), reshape_to(idx, [-1]),
+                   reshape_to(g, [-1]), axis=0, reduction="add")
+    return (reshape_to(flat, x.shape),)
 
 
 # -------------------------------------------------------------------------------------- AveragePool
@@ -430,8 +430,8 @@ def _global_max_pool_grad(node, g):
     planes = x.shape[:2] + (math.prod(x.shape[2:]),)
     first = execute("ArgMax", x.reshape(planes), axis=2, keepdims=1).array
     gx = execute("ScatterElements", np.zeros(planes, g.array.dtype), first,
-                 execute("Reshape", g, int64s(x.shape[:2] + (1,))), axis=2)
-    return (execute("Reshape", gx, int64s(x.shape)),)
+                 reshape_to(g, x.shape[:2] + (1,)), axis=2)
+    return (reshape_to(gx, x.shape),)
 
 
 # ---------------------------------------------------------------------------------------------- LRN
@@ -479,7 +479,7 @@ def _lrn_grad(node, g):
         # channels [c - lo, c + hi] as a (size, 1) window over (N, 1, C, rest); padding counts as zeros
         t = execute("AveragePool", execute("Reshape", t, planes), kernel_shape=[size, 1], pads=[lo, 0, hi, 0],
                     count_include_pad=1)
-        return execute("Reshape", t, int64s(shape))
+        return reshape_to(t, shape)
 
     def const(v):
         return np.asarray(v, dtype)

@@ -26,7 +26,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
-from vfw.core.ops._common import array_of, execute, int64s
+from vfw.core.ops._common import array_of, execute, int64s, reshape_to
 from vfw.core.ops.rnn import _activation_specs
 from vfw.core.tensor import Tensor
 
@@ -96,7 +96,7 @@ def _stand_in(x, wanted, create, dtype):
 
 def _rows(a, shape, n):
     """``a`` reshaped to 2-D ``shape`` and split into ``n`` equal row blocks."""
-    return _split(execute("Reshape", a, int64s(shape)), n, 0)
+    return _split(reshape_to(a, shape), n, 0)
 
 
 class _Replay:
@@ -123,9 +123,9 @@ class _Replay:
         lens = ins[_LENS]
         if lens is not None:
             steps = np.arange(T, dtype=array_of(lens).dtype).reshape(T, 1)
-            valid = execute("Less", steps, execute("Reshape", lens, int64s([1, B])))  # [T, B]
+            valid = execute("Less", steps, reshape_to(lens, [1, B]))  # [T, B]
             self.masks = _rows(valid, [T * B, 1], T)  # [B, 1] per time index
-            self.empty = execute("Equal", execute("Reshape", lens, int64s([B, 1])), np.zeros((), steps.dtype))
+            self.empty = execute("Equal", reshape_to(lens, [B, 1]), np.zeros((), steps.dtype))
 
     def run(self):
         """Step outputs ``ys[time][direction]`` and final states ``finals[direction]``, each [B, H]."""
@@ -134,7 +134,7 @@ class _Replay:
         x = ins[_X]
         if layout:
             x = execute("Transpose", x, perm=(1, 0, 2))
-        x = execute("Reshape", x, int64s([T * B, x.array.shape[-1]]))
+        x = reshape_to(x, [T * B, x.array.shape[-1]])
         w, r = (_rows(ins[i], [-1, ins[i].array.shape[-1]], D) for i in (_W, _R))  # [G*H, I] and [G*H, H]
         b = None if ins[_B] is None else _rows(ins[_B], [2 * D, -1], 2 * D)  # Wb and Rb, [1, G*H] each
         p = None if len(ins) <= _P or ins[_P] is None else _rows(ins[_P], [3 * D, H], 3 * D)  # [1, H] each

@@ -615,7 +615,7 @@ def _tile_grad(node, g):
         return g, None
     _, spread, _ = tile_plan(shape, array_of(node.inputs[1]).tolist())
     # Output dim i is (repeat, dim) in row-major order: sum over the repeat halves of the pairs.
-    return execute("ReduceSum", execute("Reshape", g, int64s(spread)), int64s(range(0, len(spread), 2)),
+    return execute("ReduceSum", reshape_to(g, spread), int64s(range(0, len(spread), 2)),
                    keepdims=0), None
 
 

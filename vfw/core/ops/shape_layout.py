@@ -9,7 +9,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpInputError, ShapeError
-from vfw.core.ops._common import array_of, copy_out, execute, int64s, normalize_axes, positive
+from vfw.core.ops._common import array_of, copy_out, execute, int64s, normalize_axes, positive, reshape_to
 from vfw.core.ops.shape import DATA, cached, int_list, known_length, known_value, pad_infos
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -169,10 +169,10 @@ def _slice_grad(node, g):
             if axis in strided:
                 split.append(1)
                 new_axes.append(len(split) - 1)
-        g = execute("Reshape", g, int64s(split))
+        g = reshape_to(g, split)
         g = execute("Pad", g, int64s([0] * len(new_axes) + [strided[a] - 1 for a in sorted(strided)]), None,
                     int64s(new_axes))
-        g = execute("Reshape", g, int64s(merged))
+        g = reshape_to(g, merged)
     if any(begins) or any(ends):
         g = execute("Pad", g, int64s(begins + ends), None, int64s(axes))
     return (g,)
@@ -306,7 +306,7 @@ def _pad_grad(node, g):
         if len(node.needs_input_grad) > 2 and node.needs_input_grad[2]:
             # The constant fills every output element that does not come from the data.
             gv = execute("Sub", execute("ReduceSum", g, keepdims=0), execute("ReduceSum", gx, keepdims=0))
-            gv = execute("Reshape", gv, int64s(value.array.shape))
+            gv = reshape_to(gv, value.array.shape)
         return gx, None, gv, None
     shape = array_of(data).shape
     axes = range(len(shape)) if axes is None else normalize_axes("Pad", axes.tolist(), len(shape))
@@ -333,7 +333,7 @@ def _pad_grad_axis(g, axis, mode, begin, end, dim):
             g = _pad_axis(g, axis, front - begin, back - end)
         shape = g.array.shape
         periods = shape[:axis] + ((front + dim + back) // dim, dim) + shape[axis + 1:]
-        return execute("ReduceSum", execute("Reshape", g, int64s(periods)), int64s([axis]), keepdims=0)
+        return execute("ReduceSum", reshape_to(g, periods), int64s([axis]), keepdims=0)
     result = _slice_axis(g, axis, begin, begin + dim)
     if mode == "edge":
         if begin:
