@@ -13,6 +13,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     creation,
     indexing,
     linalg,
+    linalg_decomp,
     logic,
     loss,
     math,
@@ -22,5 +23,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     reduction,
     resize,
     rnn,
+    scan_sort,
     shape,
+    special_math,
 )

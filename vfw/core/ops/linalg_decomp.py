@@ -1,0 +1,575 @@
+"""Matrix inverses, determinants, solvers, pseudo-inverses and decompositions over stacks of matrices.
+
+Inverse, Det (ONNX's), SLogDet, Solve, TriangularSolve, Cholesky, QR, PInv, SVD and
+Eigh work on the last two dims and broadcast over the leading (batch) dims; the
+kernels are numpy.linalg's (LAPACK). Only Det accepts half floats (computed in
+float32, as ONNX allows them); the others take float32 and float64, like LAPACK.
+
+A matrix a factorization cannot handle (singular for Inverse/Solve, not positive-
+definite for Cholesky, non-finite values for SVD/Eigh/PInv) raises :class:`LinAlgError`.
+Gradients follow the standard matrix-calculus results (PInv's holds where the rank is
+locally constant); for Cholesky and Eigh, which read one triangle, they are the
+symmetric gradients PyTorch gives (the derivative along symmetric perturbations).
+"""
+
+import numpy as np
+
+from vfw.core import dtypes as dt
+from vfw.core.autograd import NoGradientError, register_gradient
+from vfw.core.errors import OpInputError, ShapeError
+from vfw.core.ops._common import array_of, broadcast_shapes, execute, int64s, scalar, unbroadcast
+from vfw.core.registry import Attr, TensorInfo, defop, describe
+
+_LAPACK = frozenset({dt.float32, dt.float64})
+_HALF = frozenset({dt.float16, dt.bfloat16})
+
+
+class LinAlgError(OpInputError):
+    """A matrix the factorization cannot handle: singular, not positive-definite, non-finite."""
+
+
+# -- checks and shape inference ----------------------------------------------------------
+def _square(op_type, x, name="A"):
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ShapeError(f"{op_type}: input {name} must be a square matrix or a stack of them, got {describe(x)}")
+
+
+def _square_info(op_type, shape):
+    if shape is not None and (len(shape) < 2 or None not in shape[-2:] and shape[-1] != shape[-2]):
+        raise ShapeError(f"{op_type}: input A must be a square matrix or a stack of them, got shape {shape}")
+
+
+def _same_infer(op_type):
+    def infer(attrs, infos):
+        _square_info(op_type, infos[0].shape)
+        return [TensorInfo(infos[0].shape, infos[0].dtype)]
+
+    return infer
+
+
+def _batch_infer(op_type, count):
+    def infer(attrs, infos):
+        shape = infos[0].shape
+        _square_info(op_type, shape)
+        return [TensorInfo(None if shape is None else shape[:-2], infos[0].dtype)] * count
+
+    return infer
+
+
+def _solve_shape(op_type, a, b, da, db):
+    """Output shape of A X = B: broadcast batch dims, then B's matrix dims."""
+    if len(a) < 2 or len(b) < 2 or (None not in (a[-2], a[-1], b[-2]) and not a[-1] == a[-2] == b[-2]):
+        raise ShapeError(f"{op_type}: A must be square matrices and B matrices with as many rows, got A {da} "
+                         f"and B {db}")
+    try:
+        batch = broadcast_shapes(a[:-2], b[:-2])
+    except ShapeError:
+        raise ShapeError(f"{op_type}: batch dims of A {da} and B {db} cannot be broadcast together") from None
+    return batch + tuple(b[-2:])
+
+
+def _solve_infer(op_type):
+    def infer(attrs, infos):
+        a, b = infos
+        if a.shape is None or b.shape is None:
+            return [TensorInfo(None, a.dtype)]
+        return [TensorInfo(_solve_shape(op_type, a.shape, b.shape, a.shape, b.shape), a.dtype)]
+
+    return infer
+
+
+def _failed(op_type, what, bad):
+    """A LinAlgError naming the first batch element for which ``bad`` (a bool array over the batch) holds."""
+    where = np.argwhere(bad)
+    at = f" (batch element {tuple(int(i) for i in where[0])})" if where.size and bad.ndim else ""
+    return LinAlgError(f"{op_type}: {what}{at}")
+
+
+# -- Inverse -----------------------------------------------------------------------------
+@defop("Inverse", inputs="X:T", outputs="Y:T", types={"T": _LAPACK}, infer=_same_infer("Inverse"))
+def inverse():
+    """Inverse of each square matrix in the last two dims."""
+
+    def kernel(x, out=None):
+        _square("Inverse", x, "X")
+        try:
+            return np.linalg.inv(x)
+        except np.linalg.LinAlgError:
+            raise _failed("Inverse", "the matrix is singular", np.linalg.det(x) == 0) from None
+
+    return kernel
+
+
+def _mT(x):
+    """``x`` with its last two dims swapped."""
+    perm = list(range(array_of(x).ndim))
+    perm[-2:] = perm[-1], perm[-2]
+    return execute("Transpose", x, perm=perm)
+
+
+def _mm(a, b):
+    return execute("MatMul", a, b)
+
+
+@register_gradient("Inverse")
+def _inverse_grad(node, g):
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T g Y^T.
+    yt = _mT(node.output(0))
+    return (execute("Neg", _mm(_mm(yt, g), yt)),)
+
+
+# -- Det, SLogDet ------------------------------------------------------------------------
+@defop("Det", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS}, infer=_batch_infer("Det", 1))
+def det():
+    """Determinant of each square matrix in the last two dims (half floats computed in float32)."""
+
+    def kernel(x, out=None):
+        _square("Det", x, "X")
+        with np.errstate(invalid="ignore"):  # NaN in, NaN out (numpy's linalg warns from its own module)
+            if x.dtype in _HALF:
+                return np.asarray(np.linalg.det(x.astype(np.float32)), x.dtype)
+            return np.asarray(np.linalg.det(x))
+
+    return kernel
+
+
+@defop("SLogDet", inputs="X:T", outputs="sign:T logabsdet:T", types={"T": _LAPACK},
+       infer=_batch_infer("SLogDet", 2))
+def slogdet():
+    """Sign and log of the absolute value of the determinant (sign 0 and -inf for singular matrices)."""
+
+    def kernel(x, out=None):
+        _square("SLogDet", x, "X")
+        with np.errstate(invalid="ignore"):
+            sign, logabs = np.linalg.slogdet(x)
+        return np.asarray(sign), np.asarray(logabs)
+
+    return kernel
+
+
+def _unsqueeze2(x):
+    return execute("Unsqueeze", x, int64s((-1, -2)))
+
+
+def _eye(n, dtype):
+    return np.eye(n, dtype=dtype)
+
+
+def _off_diagonal(n, dtype):
+    return 1 - np.eye(n, dtype=dtype)
+
+
+def _adjugate_t(a):
+    """adj(A)^T = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh from the SVD (defined for singular A too)."""
+    u, s, vh = execute("SVD", a, full_matrices=0)
+    n = s.array.shape[-1]
+    dtype = s.array.dtype
+    others = execute("Add", execute("Mul", execute("Unsqueeze", s, int64s((-2,))), _off_diagonal(n, dtype)),
+                     _eye(n, dtype))
+    prods = execute("ReduceProd", others, int64s((-1,)), keepdims=0)
+    sign = execute("Mul", execute("Det", u), execute("Det", vh))
+    core = _mm(execute("Mul", u, execute("Unsqueeze", prods, int64s((-2,)))), vh)
+    return execute("Mul", core, _unsqueeze2(sign))
+
+
+@register_gradient("Det")
+def _det_grad(node, g):
+    # d det(A) / dA = adj(A)^T, which is det(A) A^-T for invertible A.
+    a, d = node.inputs[0], node.output(0)
+    dtype = a.array.dtype
+    if dtype in _HALF:
+        a, d, g = (execute("Cast", t, to=dt.float32) for t in (a, d, g))
+    if np.all(d.array != 0):
+        adj_t = execute("Mul", _mT(execute("Inverse", a)), _unsqueeze2(d))
+    else:
+        adj_t = _adjugate_t(a)
+    grad = execute("Mul", adj_t, _unsqueeze2(g))
+    return (execute("Cast", grad, to=dtype) if dtype in _HALF else grad,)
+
+
+@register_gradient("SLogDet")
+def _slogdet_grad(node, g_sign, g_logabs):
+    # The sign is piecewise constant; d log|det A| / dA = A^-T.
+    return (execute("Mul", _mT(execute("Inverse", node.inputs[0])), _unsqueeze2(g_logabs)),)
+
+
+# -- Solve, TriangularSolve ---------------------------------------------------------------
+def _check_solve(op_type, a, b):
+    if a.ndim < 2 or b.ndim < 2 or not a.shape[-1] == a.shape[-2] == b.shape[-2]:
+        _solve_shape(op_type, a.shape, b.shape, describe(a), describe(b))
+
+
+@defop("Solve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK}, infer=_solve_infer("Solve"))
+def solve():
+    """X with A X = B for square A (..., n, n) and B (..., n, k); batch dims broadcast."""
+
+    def kernel(a, b, out=None):
+        _check_solve("Solve", a, b)
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        try:
+            return np.linalg.solve(a, b)
+        except np.linalg.LinAlgError:
+            singular = np.broadcast_to(np.linalg.det(a) == 0, batch)
+            raise _failed("Solve", "the matrix A is singular", singular) from None
+
+    return kernel
+
+
+@register_gradient("Solve")
+def _solve_grad(node, g):
+    # X = A^-1 B: gB = A^-T g and gA = -gB X^T (summed over broadcast batch dims).
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    gb = execute("Solve", _mT(a), g)
+    ga = unbroadcast(execute("Neg", _mm(gb, _mT(node.output(0)))), array_of(a).shape) if need_a else None
+    return ga, (unbroadcast(gb, array_of(b).shape) if need_b else None)
+
+
+def _substitute(t, b, upper):
+    """Triangular solve by substitution, row by row: inf/nan for a zero on the diagonal, as BLAS trsm."""
+    n = t.shape[-1]
+    x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
+    for i in range(n - 1, -1, -1) if upper else range(n):
+        done = np.matmul(t[..., i:i + 1, :], x)[..., 0, :]  # rows not solved yet are still 0
+        x[..., i, :] = (b[..., i, :] - done) / t[..., i, i, None]
+    return x
+
+
+@defop("TriangularSolve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK},
+       attrs={"upper": Attr("int", 1, choices=(0, 1)), "unitriangular": Attr("int", 0, choices=(0, 1))},
+       infer=_solve_infer("TriangularSolve"))
+def triangular_solve(upper, unitriangular):
+    """X with T X = B, T the upper (or lower) triangle of A (unit diagonal if ``unitriangular``).
+
+    Entries of A outside the triangle are not read.
+    """
+    tri = np.triu if upper else np.tril
+
+    def kernel(a, b, out=None):
+        _check_solve("TriangularSolve", a, b)
+        t = tri(a)
+        if unitriangular:
+            n = a.shape[-1]
+            t[..., range(n), range(n)] = 1
+        try:
+            return np.linalg.solve(t, b)
+        except np.linalg.LinAlgError:
+            return _substitute(t, b, upper)
+
+    return kernel
+
+
+@register_gradient("TriangularSolve")
+def _triangular_solve_grad(node, g):
+    # As Solve with T: gB = T^-T g, gA = the triangle of -gB X^T that T reads (strict if unit diagonal).
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    upper, unit = node.attrs["upper"], node.attrs["unitriangular"]
+    gb = execute("TriangularSolve", _mT(a), g, upper=1 - upper, unitriangular=unit)
+    ga = None
+    if need_a:
+        full = execute("Neg", _mm(gb, _mT(node.output(0))))
+        k = np.asarray((1 if upper else -1) if unit else 0, np.int64)
+        ga = unbroadcast(execute("Trilu", full, k, upper=upper), array_of(a).shape)
+    return ga, (unbroadcast(gb, array_of(b).shape) if need_b else None)
+
+
+# -- Cholesky ------------------------------------------------------------------------------
+def _not_pd(op_type, x):
+    # Only on the error path: which batch element failed (its eigenvalues tell).
+    try:
+        bad = np.linalg.eigvalsh(x).min(axis=-1) <= 0
+    except np.linalg.LinAlgError:
+        bad = np.zeros(x.shape[:-2], bool)
+    return _failed(op_type, "the matrix is not positive-definite", bad)
+
+
+@defop("Cholesky", inputs="A:T", outputs="L:T", types={"T": _LAPACK},
+       attrs={"upper": Attr("int", 0, choices=(0, 1))}, infer=_same_infer("Cholesky"))
+def cholesky(upper):
+    """Cholesky factor of symmetric positive-definite A: lower L with A = L L^T, or upper U = L^T.
+
+    The lower factor reads A's lower triangle, the upper one its upper triangle.
+    """
+
+    def kernel(a, out=None):
+        _square("Cholesky", a)
+        try:
+            return np.linalg.cholesky(a, upper=bool(upper))
+        except np.linalg.LinAlgError:
+            raise _not_pd("Cholesky", np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2) if upper
+                          else np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)) from None
+
+    return kernel
+
+
+@register_gradient("Cholesky")
+def _cholesky_grad(node, g):
+    # With P = Phi(L^T gL) (lower triangle, diagonal halved): S = L^-T P L^-1, gA = (S + S^T) / 2.
+    f = node.output(0)
+    lower, gl = (_mT(f), _mT(g)) if node.attrs["upper"] else (f, g)
+    n = f.array.shape[-1]
+    dtype = f.array.dtype
+    phi = np.tril(np.ones((n, n), dtype)) - np.eye(n, dtype=dtype) / 2
+    lt = _mT(lower)
+    p = execute("Mul", _mm(lt, gl), phi)
+    left = execute("TriangularSolve", lt, p, upper=1)
+    s = _mT(execute("TriangularSolve", lt, _mT(left), upper=1))
+    return (execute("Mul", execute("Add", s, _mT(s)), scalar(0.5, dtype)),)
+
+
+# -- QR --------------------------------------------------------------------------------------
+def _qr_infer(attrs, infos):
+    x = infos[0]
+    if x.shape is None:
+        return [None if attrs["mode"] == "r" else TensorInfo(None, x.dtype), TensorInfo(None, x.dtype)]
+    if len(x.shape) < 2:
+        raise ShapeError(f"QR: input A must be a matrix or a stack of them, got shape {x.shape}")
+    *batch, m, n = x.shape
+    k = m if attrs["mode"] == "complete" or None in (m, n) else min(m, n)
+    q = None if attrs["mode"] == "r" else TensorInfo(tuple(batch) + (m, k), x.dtype)
+    return [q, TensorInfo(tuple(batch) + (k, n), x.dtype)]
+
+
+@defop("QR", inputs="A:T", outputs="Q?:T R:T", types={"T": _LAPACK},
+       attrs={"mode": Attr("string", "reduced", choices=("reduced", "complete", "r"))}, infer=_qr_infer)
+def qr(mode):
+    """A = Q R with orthonormal columns in Q and upper triangular R (``mode='r'``: R only, Q absent)."""
+
+    def kernel(a, out=None):
+        if a.ndim < 2:
+            raise ShapeError(f"QR: input A must be a matrix or a stack of them, got {describe(a)}")
+        if mode == "r":
+            return None, np.linalg.qr(a, mode="r")
+        return tuple(np.linalg.qr(a, mode=mode))
+
+    return kernel
+
+
+def _copy_lower(m):
+    """The symmetric matrix with ``m``'s lower triangle."""
+    lower = execute("Trilu", m, upper=0)
+    return execute("Add", lower, _mT(execute("Trilu", m, np.asarray(-1, np.int64), upper=0)))
+
+
+def _qr_tall_grad(q, r, gq, gr):
+    # m >= n: M = R gR^T - gQ^T Q; gA = (gQ + Q copyltu(M)) R^-T.
+    m = execute("Sub", _mm(r, _mT(gr)), _mm(_mT(gq), q))
+    b = execute("Add", gq, _mm(q, _copy_lower(m)))
+    return _mT(execute("TriangularSolve", r, _mT(b), upper=1))
+
+
+def _cols(x, start, end):
+    return execute("Slice", x, int64s((start,)), int64s((end,)), int64s((-1,)))
+
+
+@register_gradient("QR")
+def _qr_grad(node, gq, gr):
+    mode = node.attrs["mode"]
+    if mode == "r":
+        raise NoGradientError("QR: the derivative depends on Q, which is not computed when mode='r'; use "
+                              "mode='reduced' to differentiate through QR")
+    a = node.inputs[0]
+    m, n = array_of(a).shape[-2:]
+    if mode == "complete" and m > n:
+        raise NoGradientError("QR: the decomposition is not differentiable when mode='complete' and rows > columns")
+    q, r = node.output(0), node.output(1)
+    if m >= n:
+        return (_qr_tall_grad(q, r, gq, gr),)
+    # Wide A = [X | Y], R = [U | V]: X = Q U is a square QR and Y = Q V.
+    u = _cols(r, 0, m)
+    gu, gv = _cols(gr, 0, m), _cols(gr, m, n)
+    gx = _qr_tall_grad(q, u, execute("Add", gq, _mm(_cols(a, m, n), _mT(gv))), gu)
+    return (execute("Concat", gx, _mm(q, gv), axis=-1),)
+
+
+# -- PInv ------------------------------------------------------------------------------------
+def _pinv_infer(attrs, infos):
+    x = infos[0]
+    if x.shape is None:
+        return [TensorInfo(None, x.dtype)]
+    if len(x.shape) < 2:
+        raise ShapeError(f"PInv: input A must be a matrix or a stack of them, got shape {x.shape}")
+    if attrs["hermitian"]:
+        _square_info("PInv", x.shape)
+    return [TensorInfo(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)]
+
+
+def _swap(x):
+    return np.swapaxes(x, -1, -2)
+
+
+@defop("PInv", inputs="A:T atol:T rtol:T", outputs="Y:T", types={"T": _LAPACK},
+       attrs={"hermitian": Attr("int", 0, choices=(0, 1))}, infer=_pinv_infer)
+def pinv(hermitian):
+    """Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * largest)`` count as zero.
+
+    With ``hermitian`` A is taken as the symmetric matrix in its lower triangle and its
+    eigenvalues' magnitudes play the singular values' part. ``atol`` and ``rtol`` broadcast
+    against the batch dims.
+    """
+
+    def kernel(a, atol, rtol, out=None):
+        if a.ndim < 2:
+            raise ShapeError(f"PInv: input A must be a matrix or a stack of them, got {describe(a)}")
+        try:
+            if hermitian:
+                _square("PInv", a)
+                values, left = np.linalg.eigh(a)
+                right = _swap(left)
+            else:
+                left, values, right = np.linalg.svd(a, full_matrices=False)
+                left, right = _swap(right), _swap(left)
+        except np.linalg.LinAlgError:
+            raise _failed("PInv", "the algorithm did not converge (non-finite values?)",
+                          ~np.isfinite(a).all(axis=(-1, -2))) from None
+        size = np.abs(values)
+        cutoff = np.maximum(atol, rtol * size.max(axis=-1, initial=0))[..., None]
+        keep = size > cutoff
+        inverted = np.where(keep, 1 / np.where(keep, values, 1), 0).astype(a.dtype)
+        return np.matmul(left * inverted[..., None, :], right)
+
+    return kernel
+
+
+@register_gradient("PInv")
+def _pinv_grad(node, g):
+    # For P = pinv(A) of locally constant rank (Golub & Pereyra):
+    # gA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A).
+    a, p = node.inputs[0], node.output(0)
+    pt, gt = _mT(p), _mT(g)
+    first = execute("Neg", _mm(_mm(pt, g), pt))
+    gpp = _mm(_mm(gt, p), pt)
+    second = execute("Sub", gpp, _mm(a, _mm(p, gpp)))
+    ppg = _mm(_mm(pt, p), gt)
+    third = execute("Sub", ppg, _mm(_mm(ppg, p), a))
+    return execute("Add", execute("Add", first, second), third), None, None
+
+
+# -- SVD, Eigh -----------------------------------------------------------------------------
+def _svd_infer(attrs, infos):
+    x = infos[0]
+    if x.shape is None or None in x.shape[-2:]:
+        return [TensorInfo(None, x.dtype)] * 3
+    if len(x.shape) < 2:
+        raise ShapeError(f"SVD: input A must be a matrix or a stack of them, got shape {x.shape}")
+    *batch, m, n = x.shape
+    k = min(m, n)
+    batch = tuple(batch)
+    full = attrs["full_matrices"]
+    return [TensorInfo(batch + (m, m if full else k), x.dtype), TensorInfo(batch + (k,), x.dtype),
+            TensorInfo(batch + (n if full else k, n), x.dtype)]
+
+
+@defop("SVD", inputs="A:T", outputs="U:T S:T Vh:T", types={"T": _LAPACK},
+       attrs={"full_matrices": Attr("int", 1, choices=(0, 1))}, infer=_svd_infer)
+def svd(full_matrices):
+    """A = U diag(S) Vh, singular values S descending; U and Vh square when ``full_matrices``."""
+
+    def kernel(a, out=None):
+        if a.ndim < 2:
+            raise ShapeError(f"SVD: input A must be a matrix or a stack of them, got {describe(a)}")
+        try:
+            u, s, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
+        except np.linalg.LinAlgError:
+            raise _failed("SVD", "the algorithm did not converge (non-finite values?)",
+                          ~np.isfinite(a).all(axis=(-1, -2))) from None
+        return u, s, vh
+
+    return kernel
+
+
+def _is_zero(g):
+    """Whether an output gradient is zero (an unused output): its terms drop out of the formulas.
+
+    Skipping them matters where they would be 0 * inf (repeated singular values or eigenvalues).
+    """
+    return not g.array.any()
+
+
+def _gap_inverse(v):
+    """F with F_ij = 1 / (v_j - v_i) off the diagonal, 0 on it."""
+    n = v.array.shape[-1]
+    dtype = v.array.dtype
+    gaps = execute("Sub", execute("Unsqueeze", v, int64s((-2,))), execute("Unsqueeze", v, int64s((-1,))))
+    safe = execute("Add", gaps, _eye(n, dtype))  # no division by zero on the diagonal
+    return execute("Mul", execute("Reciprocal", safe), _off_diagonal(n, dtype))
+
+
+def _diag_embed(v):
+    n = v.array.shape[-1]
+    return execute("Mul", execute("Unsqueeze", v, int64s((-1,))), _eye(n, v.array.dtype))
+
+
+def _rows(x, start, end):
+    return execute("Slice", x, int64s((start,)), int64s((end,)), int64s((-2,)))
+
+
+@register_gradient("SVD")
+def _svd_grad(node, gu, gs, gvh):
+    # gA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] Vh
+    #      + (I - U U^T) gU S^-1 Vh + U S^-1 gVh (I - V Vh), with F_ij = 1 / (s_j^2 - s_i^2).
+    m, n = array_of(node.inputs[0]).shape[-2:]
+    k = min(m, n)
+    u, s, vh = node.output(0), node.output(1), node.output(2)
+    if node.attrs["full_matrices"]:  # columns of U / rows of Vh past k do not depend on A
+        if m > k:
+            u, gu = _cols(u, 0, k), _cols(gu, 0, k)
+        if n > k:
+            vh, gvh = _rows(vh, 0, k), _rows(gvh, 0, k)
+    use_u, use_v = not _is_zero(gu), not _is_zero(gvh)
+    s_row = execute("Unsqueeze", s, int64s((-2,)))
+    s_col = execute("Unsqueeze", s, int64s((-1,)))
+    inner = _diag_embed(gs)
+    if use_u or use_v:
+        f = _gap_inverse(execute("Mul", s, s))
+    if use_u:
+        j = _mm(_mT(u), gu)
+        inner = execute("Add", inner, execute("Mul", execute("Mul", f, execute("Sub", j, _mT(j))), s_row))
+    if use_v:
+        kv = _mm(vh, _mT(gvh))
+        inner = execute("Add", inner, execute("Mul", s_col, execute("Mul", f, execute("Sub", kv, _mT(kv)))))
+    ga = _mm(_mm(u, inner), vh)
+    if use_u and m > k:
+        rest = execute("Sub", gu, _mm(u, _mm(_mT(u), gu)))
+        ga = execute("Add", ga, _mm(execute("Div", rest, s_row), vh))
+    if use_v and n > k:
+        rest = execute("Sub", gvh, _mm(_mm(gvh, _mT(vh)), vh))
+        ga = execute("Add", ga, _mm(u, execute("Div", rest, s_col)))
+    return (ga,)
+
+
+def _eigh_infer(attrs, infos):
+    x = infos[0]
+    _square_info("Eigh", x.shape)
+    return [TensorInfo(None if x.shape is None else x.shape[:-1], x.dtype), TensorInfo(x.shape, x.dtype)]
+
+
+@defop("Eigh", inputs="A:T", outputs="eigenvalues:T eigenvectors:T", types={"T": _LAPACK},
+       attrs={"UPLO": Attr("string", "L", choices=("L", "U"))}, infer=_eigh_infer)
+def eigh(UPLO):  # noqa: N803  (the attribute's name)
+    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of the symmetric matrix in A's ``UPLO``
+    triangle."""
+
+    def kernel(a, out=None):
+        _square("Eigh", a)
+        try:
+            w, v = np.linalg.eigh(a, UPLO=UPLO)
+        except np.linalg.LinAlgError:
+            raise _failed("Eigh", "the algorithm did not converge (non-finite values?)",
+                          ~np.isfinite(a).all(axis=(-1, -2))) from None
+        return w, v
+
+    return kernel
+
+
+@register_gradient("Eigh")
+def _eigh_grad(node, gw, gv):
+    # gA = V (diag(gw) + F o skew(V^T gV)) V^T with F_ij = 1 / (w_j - w_i): symmetric, as torch's.
+    w, v = node.output(0), node.output(1)
+    inner = _diag_embed(gw)
+    if not _is_zero(gv):
+        kv = _mm(_mT(v), gv)
+        skew = execute("Mul", execute("Sub", kv, _mT(kv)), scalar(0.5, kv.array.dtype))
+        inner = execute("Add", inner, execute("Mul", skew, _gap_inverse(w)))
+    return (_mm(_mm(v, inner), _mT(v)),)
