@@ -9,13 +9,14 @@ import os
 # from 0.8x to 1.3x).  Passive waiting must be chosen before torch is imported.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from benchmarks import autograd_step, eager_overhead, graph_mode
+from benchmarks import autograd_step, eager_overhead, graph_mode, torch_frontend
 from benchmarks.timing import print_table
 
 ENTRIES = {
     "eager_overhead": ("Eager per-op overhead (engine vs numpy vs torch eager)", eager_overhead.run_benchmark),
     "autograd_step": ("Forward+backward steps (engine autograd vs torch eager)", autograd_step.run_benchmark),
     "graph_mode": ("Graph mode (vfw.core.graph.function traced vs eager vs torch eager)", graph_mode.run_benchmark),
+    "torch_frontend": ("vfw.torch per-call overhead vs real torch", torch_frontend.run_benchmark),
 }
 
 

@@ -45,12 +45,12 @@ def to_numpy(x):
         return ("dtype", str(x))
     if isinstance(x, (real.device, vt.device)):
         return ("device", repr(x))
-    if isinstance(x, (list, tuple)):
-        return (type(x).__name__ if not hasattr(x, "_fields") else "tuple", [to_numpy(v) for v in x])
+    if isinstance(x, np.ndarray):
+        return ("ndarray", str(x.dtype), x.shape, x)
+    if isinstance(x, (list, tuple)):  # tuple subclasses too: torch.return_types.* (values, indices)
+        return ("list" if isinstance(x, list) else "tuple", [to_numpy(v) for v in x])
     if isinstance(x, dict):
         return ("dict", {k: to_numpy(v) for k, v in x.items()})
-    if hasattr(x, "_fields"):  # torch.return_types.* (values, indices)
-        return ("tuple", [to_numpy(v) for v in x])
     return ("value", x)
 
 
@@ -58,7 +58,7 @@ def assert_same(want, got, rtol=1e-5, atol=1e-6, path="result"):
     """Compare two ``to_numpy`` forms."""
     assert want[0] == got[0], f"{path}: kind {got[0]} (vfw) != {want[0]} (torch)"
     kind = want[0]
-    if kind == "tensor":
+    if kind in ("tensor", "ndarray"):
         _, wdt, wshape, wval = want
         _, gdt, gshape, gval = got
         assert gdt == wdt, f"{path}: dtype {gdt} (vfw) != {wdt} (torch)"

@@ -5,7 +5,15 @@ lists its public functions in ``__all__`` and its Tensor methods in
 ``TENSOR_METHODS``. This module gathers them into the ``torch`` namespace.
 """
 
-from vfw.frontends.torch import _creation, _dtype, _methods, autograd, cuda  # noqa: F401
+from vfw.frontends.torch import (  # noqa: F401
+    _creation,
+    _dtype,
+    _methods,
+    autograd,
+    cuda,
+    linalg,  # noqa: F401
+    random,
+)
 from vfw.frontends.torch._device import device  # noqa: F401
 from vfw.frontends.torch._dtype import (  # noqa: F401
     bfloat16,

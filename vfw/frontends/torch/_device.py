@@ -39,9 +39,7 @@ class device:  # noqa: N801  (torch's name)
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+    def __eq__(self, other):  # torch compares devices only with devices: device("cpu") != "cpu"
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):

@@ -7,6 +7,7 @@ torch tensors (translating engine errors into the exceptions torch raises),
 """
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -38,8 +39,11 @@ def wrap(array, requires_grad=False):
 
 def as_torch(t):
     """A torch tensor for an engine tensor (same array and autograd node)."""
-    if t is None or isinstance(t, Tensor):
-        return t
+    return t if t is None or isinstance(t, Tensor) else stand_in(t)
+
+
+def stand_in(t):
+    """A new torch tensor with ``t``'s array and autograd identity (node and slot)."""
     out = _new(Tensor)
     out.array = t.array
     out.requires_grad = t.requires_grad
@@ -86,25 +90,38 @@ def call(op_or_type, *inputs, **attrs):
         result = execute(bound, *inputs)
     except VfwError as e:
         raise translate(e) from None
+    # Outputs are new tensors: a node on one of them was recorded by this very call.
     if type(result) is tuple:
-        first = next((r for r in result if r is not None), None)
-        if first is not None and first.grad_node is not None and first.grad_node.inputs is inputs:
-            _save_versions(first.grad_node, inputs)
-        return tuple(as_torch(r) for r in result)
-    node = result.grad_node
-    if node is not None and node.inputs is inputs:  # recorded just now
-        _save_versions(node, inputs)
-    return result if type(result) is Tensor else as_torch(result)
+        result = tuple([as_torch(r) for r in result])
+        for r in result:
+            if r is not None and r.grad_node is not None:
+                _save_versions(r.grad_node, result)
+                break
+        return result
+    if type(result) is not Tensor:
+        result = as_torch(result)
+    if result.grad_node is not None:
+        _save_versions(result.grad_node, (result,))
+    return result
 
 
-def _save_versions(node, inputs):
-    if node.op.schema.op_type in _SAVES_NO_INPUTS:
-        return
-    node.versions = tuple([getattr(x, "_version_counter", _UNVERSIONED)[0] if isinstance(x, CoreTensor) else None
-                           for x in inputs])
-
-
-_UNVERSIONED = (0,)
+def _save_versions(node, outputs):
+    """Note the versions of the tensors the node's gradient maker may read (torch's saved-tensor check)."""
+    if node.op.schema.op_type not in _SAVES_NO_INPUTS:
+        saved = []
+        for x in node.inputs:
+            if isinstance(x, Tensor):
+                counter = version_counter(x)
+                saved.append((counter, counter[0]))
+        node.versions = tuple(saved)
+    saved = []
+    for r in outputs:
+        if r is None:
+            saved.append(None)
+        else:
+            r._version_counter = counter = [0]
+            saved.append((counter, 0))
+    node.output_versions = tuple(saved)
 
 
 # -- arguments -------------------------------------------------------------------------
@@ -281,6 +298,7 @@ def finish(result, out=None, name="op"):
     if not can_cast(result.array.dtype, out.array.dtype):
         raise RuntimeError(f"result type {type_name(result.array.dtype)} can't be cast to the desired output type "
                            f"{type_name(out.array.dtype)}")
+    check_writeable(out, name)
     if out.array.shape != result.array.shape:
         out.array = result.array.astype(out.array.dtype)
     else:
@@ -292,22 +310,85 @@ def finish(result, out=None, name="op"):
 def view_of(base, view):
     """Mark ``view`` (a torch tensor whose array shares ``base``'s memory) as a view of ``base``.
 
-    Views share the base's version counter, and in-place writes through either are written
-    into the shared memory (see ``assign``). Returns ``view``.
+    Views share the root base's version counter and are listed (weakly) on the root, so an
+    in-place write through either side reaches the shared memory and the autograd history of
+    the other (see ``assign``).  Returns ``view``.
     """
     root = getattr(base, "_base", None)
     if root is None:
+        base._base = None  # an unset slot costs ~0.5 us per read: later views of base skip the miss
         root = base
     view._base = root
-    root._has_views = True
     view._version_counter = version_counter(root)
+    add_alias(root, view)
     return view
 
 
+def add_alias(root, t):
+    """Note that ``t`` shares ``root``'s memory (a view, or a detached alias)."""
+    aliases = getattr(root, "_aliases", None)
+    if aliases is None:
+        root._aliases = [weakref.ref(t)]
+        return
+    if len(aliases) >= 32:
+        aliases[:] = [r for r in aliases if r() is not None]
+    aliases.append(weakref.ref(t))
+
+
+def _live_aliases(t):
+    aliases = getattr(t, "_aliases", None)
+    if not aliases:
+        return ()
+    live = [a for a in (r() for r in aliases) if a is not None]
+    aliases[:] = [weakref.ref(a) for a in live]
+    return live
+
+
+def _flat_positions(root, view, name):
+    """For each element of ``view``, its flat (C-order) position in ``root``'s memory."""
+    arr, mem = view.array, root.array
+    if not mem.flags.c_contiguous or arr.itemsize != mem.itemsize:
+        raise RuntimeError(f"{name}: in-place writes under autograd into a view of a non-contiguous tensor (or a "
+                           "dtype view) are not supported by vfw.torch; clone() the base first")
+    item = mem.itemsize
+    offset = (arr.__array_interface__["data"][0] - mem.__array_interface__["data"][0]) // item
+    flat = np.arange(mem.size, dtype=np.int64)
+    steps = tuple(s // item * flat.itemsize for s in arr.strides)
+    return np.lib.stride_tricks.as_strided(flat[offset:], arr.shape, steps).copy()
+
+
+def _reshape(t, shape):
+    return call(op("Reshape", allowzero=1), t, np.asarray(shape, np.int64))
+
+
+def _rebase(root, view, name):
+    """Give ``view`` the autograd history of its elements of ``root`` (after a write into root)."""
+    if not root.requires_grad:
+        view.grad_node = None
+        view.requires_grad = False
+        return
+    fresh = call(op("Gather", axis=0), _reshape(root, (-1,)), _flat_positions(root, view, name))
+    view.requires_grad = True
+    view.grad_node = fresh.grad_node
+    view.grad_slot = fresh.grad_slot
+
+
+def _write_into_view(view, result, name):
+    """``view``'s new value is ``result``, recorded as a scatter into the view's root base."""
+    root = view._base
+    if root.requires_grad and root.grad_node is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    pos = _flat_positions(root, view, name)
+    value = _reshape(cast(as_torch(result), root.array.dtype), (-1,)) if result.array.shape == view.array.shape \
+        else _reshape(call(op("Expand"), cast(as_torch(result), root.array.dtype),
+                           np.asarray(view.array.shape, np.int64)), (-1,))
+    new = call(op("ScatterND", reduction="none"), _reshape(snapshot(root), (-1,)), pos.reshape(-1, 1), value)
+    assign(root, _reshape(new, root.array.shape), name)
+
+
 def bump_version(t):
-    counter = getattr(t, "_version_counter", None)
-    if counter is not None:
-        counter[0] += 1
+    """Count an in-place write to ``t`` (and so to its views and base)."""
+    version_counter(t)[0] += 1
 
 
 def version_counter(t):
@@ -329,62 +410,82 @@ def check_inplace(t, name, *others):
 def assign(t, result, name="op"):
     """Make ``result`` the new value of ``t`` in place (torch's ``op_`` semantics); returns ``t``.
 
-    Without autograd the bytes are written into ``t``'s memory, so views and the base see them.
-    When the result carries a gradient, ``t`` takes over its autograd node; its memory is then
-    written too when ``t`` is a view or has views, else ``t`` is rebound to the result's array so
-    the values earlier nodes saved stay intact.
+    The bytes are written into ``t``'s memory, so views, the base and detached aliases see
+    them.  When autograd tracks the write, ``t`` takes over the result's history; a write into
+    a view is recorded as a scatter into its base, and the base's other views are rebased
+    onto the base's new history, as torch does.  A tensor nothing else shares memory with is
+    rebound to the result's array instead of copied into (the values earlier nodes saved stay
+    intact, and no copy is made).
     """
     if not can_cast(result.array.dtype, t.array.dtype):
         raise RuntimeError(f"result type {type_name(result.array.dtype)} can't be cast to the desired output type "
                            f"{type_name(t.array.dtype)}")
+    check_writeable(t, name)
     if result.array.shape != t.array.shape:
         try:
             np.broadcast_to(result.array, t.array.shape)
         except ValueError:
             raise RuntimeError(f"{name}: output with shape {list(t.array.shape)} doesn't match the broadcast shape "
                                f"{list(result.array.shape)}") from None
-    tracked = _is_grad_enabled() and (result.requires_grad or t.requires_grad)
-    base = getattr(t, "_base", None)
-    if tracked and base is not None:
-        if base.requires_grad and base.grad_node is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-        raise RuntimeError(f"{name}: in-place writes into a view of a tensor that requires grad (or of values that "
-                           "require grad) are not supported by vfw.torch (torch rebases the base's history); "
-                           "write into the base tensor (base[index] = value) or use out-of-place ops")
-    if tracked and result.requires_grad:
-        if result.array.shape != t.array.shape:
-            result = call(op("Expand"), result, np.asarray(t.array.shape, np.int64))
-        result = cast(result, t.array.dtype)
-        if getattr(t, "_has_views", False):
-            np.copyto(t.array, result.array)
-        else:
-            t.array = result.array  # earlier nodes keep the old array they saved
-        t.requires_grad = True
-        t.grad_node = result.grad_node
-        t.grad_slot = result.grad_slot
-    else:
+    if not (_is_grad_enabled() and (result.requires_grad or t.requires_grad)):
         np.copyto(t.array, result.array, casting="unsafe")
-        if tracked:  # overwritten by values without history: a constant from here on
+    elif getattr(t, "_base", None) is not None:
+        _write_into_view(t, result, name)
+        return t  # the base's write counted the version
+    else:
+        aliases = _live_aliases(t)
+        if result.requires_grad:
+            if result.array.shape != t.array.shape:
+                result = call(op("Expand"), result, np.asarray(t.array.shape, np.int64))
+            result = cast(result, t.array.dtype)
+            if aliases:
+                np.copyto(t.array, result.array)
+            else:
+                t.array = result.array
+            t.requires_grad = True
+            t.grad_node = result.grad_node
+            t.grad_slot = result.grad_slot
+            _hand_over_counter(result, t)
+        else:  # overwritten by values without history: a constant from here on
+            np.copyto(t.array, result.array, casting="unsafe")
             t.grad_node = None
             t.requires_grad = False
+        for v in aliases:
+            if getattr(v, "_base", None) is t:  # a view (detached aliases keep no history)
+                _rebase(t, v, name)
     bump_version(t)
     return t
 
 
+def _hand_over_counter(result, t):
+    """The saved-output check of ``result`` now follows ``t``'s counter (``t`` holds those values now)."""
+    node = result.grad_node
+    if node.output_versions is None or node.output_versions[result.grad_slot] is None:
+        return
+    counter = version_counter(t)
+    saved = list(node.output_versions)
+    saved[result.grad_slot] = (counter, counter[0] + 1)
+    node.output_versions = tuple(saved)
+
+
+def check_writeable(t, name):
+    """Refuse writes into memory numpy marks read-only (expanded tensors, read-only arrays)."""
+    if t.array.flags.writeable:
+        return
+    if any(st == 0 and n > 1 for st, n in zip(t.array.strides, t.array.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    raise RuntimeError(f"{name}: the tensor's memory is read-only (a numpy array that is not writeable); clone() "
+                       "the tensor before writing into it")
+
+
 def snapshot(t):
     """A stand-in for ``t``'s current value and autograd node, as the input of an in-place op."""
-    s = _new(Tensor)
-    s.array = t.array
-    s.requires_grad = t.requires_grad
-    s.grad_node = t.grad_node
-    if t.grad_node is not None:
-        s.grad_slot = t.grad_slot
-    counter = getattr(t, "_version_counter", None)
-    if counter is not None:
-        s._version_counter = counter
-    if getattr(t, "_has_views", False):
+    s = stand_in(t)
+    if getattr(t, "_base", None) is not None or _live_aliases(t):
         s.array = t.array.copy()  # t's memory is about to be overwritten: keep the old values
+    # Else t is about to be rebound to a new array (see ``assign``): the stand-in's array is
+    # never written again, so it has a version counter of its own.
     return s
 
 

@@ -1,10 +1,34 @@
 """The Tensor method table: each function family module contributes its ``TENSOR_METHODS``."""
 
-from vfw.frontends.torch import _creation, _tensor_str
+from vfw.frontends.torch import (
+    _arithmetic,
+    _comparison,
+    _creation,
+    _indexing,
+    _joining,
+    _layout,
+    _linalg,
+    _linalg_decomp,
+    _linalg_norms,
+    _pointwise,
+    _random,
+    _reduction,
+    _scan,
+    _scatter,
+    _shape,
+    _sorting,
+    _statistics,
+    _tensor_str,
+)
 
 # Function family modules, each with ``__all__`` (torch.* functions) and ``TENSOR_METHODS``
 # (name -> function taking the tensor first).
-FAMILIES = [_creation, _tensor_str]
+FAMILIES = [
+    _creation, _random, _tensor_str, _pointwise, _arithmetic, _comparison,
+    _indexing, _scatter, _reduction, _scan, _sorting, _statistics,
+    _linalg, _linalg_decomp, _linalg_norms,
+    _shape, _joining, _layout,
+]
 
 
 def install(tensor_class):

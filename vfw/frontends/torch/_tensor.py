@@ -23,7 +23,7 @@ class Tensor(CoreTensor):
     Prefer ``torch.tensor`` / ``torch.empty``, as in torch.
     """
 
-    __slots__ = ("_grad", "_base", "_has_views", "_version_counter", "_hooks", "_retains_grad")
+    __slots__ = ("_grad", "_base", "_aliases", "_version_counter", "_hooks", "_retains_grad")
 
     def __init__(self, *args, device=None):
         _device.check(device)
@@ -378,6 +378,8 @@ class Tensor(CoreTensor):
         """The same memory as a new leaf that does not require grad (shares the version counter)."""
         out = _dispatch.wrap(self.array)
         out._version_counter = _dispatch.version_counter(self)
+        root = getattr(self, "_base", None)
+        _dispatch.add_alias(self if root is None else root, out)
         return out
 
     def detach_(self):
@@ -505,5 +507,5 @@ class GradFn:
     @property
     def next_functions(self):
         """tuple[(GradFn or None, int)]: the nodes of this node's inputs (None for leaves and constants)."""
-        return tuple((GradFn(x.grad_node, x.grad_slot) if isinstance(x, CoreTensor) and x.grad_node is not None
-                      else None, 0) for x in self._node.inputs or ())
+        return tuple((GradFn(*edge) if edge is not None and edge[0] is not None else None, 0)
+                     for edge in self._node.edges)

@@ -1,0 +1,384 @@
+"""The ndarray samplers and argument helpers behind ``_random`` (torch's random sampling functions).
+
+Draws come from a numpy ``Generator``: the engine's (``torch.default_generator``) or a
+``torch.Generator``'s own. Half precision draws are made in float32 and rounded once.
+"""
+
+import math
+import operator
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+from vfw.core import autograd
+from vfw.core import dtypes as dt
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _device, _dtype
+from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name, wrap
+from vfw.frontends.torch.random import Generator, default_generator
+
+ENGINE = default_generator._rng
+F16, BF16, F32, F64 = np.dtype(np.float16), np.dtype(dt.bfloat16), np.dtype(np.float32), np.dtype(np.float64)
+I64, U64 = np.dtype(np.int64), np.dtype(np.uint64)
+FLOATS = dt.FLOATS
+# Half precision samples are drawn and scaled in float32, then rounded once.
+WORK = {F16: F32, BF16: F32}
+REAL = {np.dtype(np.complex64): F32, np.dtype(np.complex128): F64}
+_is_grad_enabled = autograd.is_grad_enabled
+
+
+def _limits():
+    """Per dtype: (lowest, highest, C++ type name, largest exactly representable integer or None)."""
+    names = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "uint16": "unsigned short",
+             "int32": "int", "uint32": "unsigned int", "int64": "long", "uint64": "unsigned long"}
+    table = {np.dtype(np.bool_): (0, 1, "bool", None)}
+    for name, cname in names.items():
+        info = np.iinfo(name)
+        table[np.dtype(name)] = (int(info.min), int(info.max), cname, None)
+    for d, cname, digits in ((F16, "c10::Half", 11), (BF16, "c10::BFloat16", 8), (F32, "float", 24),
+                             (F64, "double", 53)):
+        top = float(ml_dtypes.finfo(d).max)
+        table[d] = (-top, top, cname, 1 << digits)
+    return table
+
+
+LIMITS = _limits()
+
+
+# -- arguments ---------------------------------------------------------------------------
+def rng_of(generator, fn):
+    """The numpy generator behind a ``generator=`` argument (the engine's for None)."""
+    if generator is None:
+        return ENGINE
+    if type(generator) is Generator:
+        return generator._rng
+    raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
+
+
+def size_of(args, size, fn):
+    """A factory's shape from ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``."""
+    if size is None and args:
+        dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        for v in dims:  # the common case: plain non-negative ints
+            if type(v) is not int or v < 0:
+                break
+        else:
+            return dims if type(dims) is tuple else tuple(dims)
+    if size is not None:
+        if args:
+            raise TypeError(f"{fn}() received an invalid combination of arguments: 'size' given twice")
+        args = (size,)
+    elif not args:
+        raise TypeError(f"{fn}() missing 1 required positional argument: 'size'")
+    shape = dims_of(args)
+    if shape and min(shape) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    return shape
+
+
+def size_arg(size, fn):
+    """A ``size`` argument that must be a sequence (``randint``, ``normal``)."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return size_of((size,), None, fn)
+
+
+def int_arg(value, name, fn):
+    """An int argument: ints, numpy ints and integer one-element tensors (not bools, as torch)."""
+    if type(value) is not bool:
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(value).__name__}")
+
+
+def float_arg(value, name, fn):
+    """A float argument: Python/numpy numbers (bools too, as torch) or a one-element tensor."""
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        return float(value)
+    if isinstance(value, CoreTensor) and value.array.size == 1:
+        return float(value.array.reshape(()))
+    raise TypeError(f"{fn}(): argument '{name}' must be float, not {type(value).__name__}")
+
+
+def tensor_arg(x, fn):
+    """``x``, which must be a tensor (the ``input`` argument)."""
+    if not isinstance(x, CoreTensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def factory_dtype(dtype, out, fn, default=None):
+    """The dtype of a factory's result: ``out``'s when given (``dtype`` must then agree)."""
+    if out is not None:
+        if not isinstance(out, CoreTensor):
+            raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        od = out.array.dtype
+        if dtype is not None and _dtype.to_np(dtype) != od:
+            raise RuntimeError(f"dtype {type_name(_dtype.to_np(dtype))} does not match dtype of out parameter "
+                               f"({type_name(od)})")
+        return od
+    if dtype is not None:
+        return _dtype.to_np(dtype)
+    return _dtype.default_float_np() if default is None else default
+
+
+def made(array, requires_grad, out, device, fn):
+    """A factory's result: ``array`` wrapped, written into ``out`` and made to require grad as asked."""
+    if out is None and device is None and not requires_grad:
+        return wrap(array)
+    if device is not None:
+        _device.check(device)
+    t = wrap(array)
+    if out is not None:
+        t = finish(t, out, fn)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def named_args(args, kwargs, fn, names):
+    """Positional and keyword values of arguments spelled as Python keywords (``from``, ``to``)."""
+    if len(args) > len(names):
+        raise TypeError(f"{fn}() takes from 0 to {len(names)} positional arguments but {len(args)} were given")
+    values = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"{fn}() got an unexpected keyword argument '{k}'")
+        if k in values:
+            raise TypeError(f"{fn}() got multiple values for argument '{k}'")
+        values[k] = v
+    return values
+
+
+def link_zero_grad(result, inputs, name):
+    """Attach ``result`` to the graph of ``inputs`` with zero gradients (torch's derivative of samplers)."""
+    def forward(*xs):
+        def grads(*_):
+            return tuple(CoreTensor.wrap(np.zeros(x.array.shape, x.array.dtype)) if isinstance(x, CoreTensor)
+                         else None for x in xs)
+        grads.function_name = name
+        return result, grads
+    return autograd.custom_gradient(forward)(*inputs)
+
+
+def tracked(*xs):
+    """Whether autograd records a result computed from ``xs``."""
+    for x in xs:
+        if isinstance(x, CoreTensor) and x.requires_grad:
+            return _is_grad_enabled()
+    return False
+
+
+# -- draws (ndarrays) ------------------------------------------------------------------
+def unit(rng, shape, d):
+    """Uniform draws in [0, 1) of dtype ``d`` (real and imaginary parts each for complex dtypes)."""
+    if d == F32:
+        return rng.random(shape, np.float32)
+    if d == F64:
+        return rng.random(shape)
+    if d in WORK:  # float32 draws rounded down (to nearest could reach 1)
+        u = rng.random(shape, np.float32)
+        h = u.astype(d)
+        return np.where(h.astype(np.float32) > u, np.nextafter(h, d.type(0)), h)
+    if d in REAL:
+        return unit(rng, shape + (2,), REAL[d]).view(d).reshape(shape)
+    raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
+
+
+def standard_normal(rng, shape, d, out=None):
+    """Standard normal draws for dtype ``d``, in its working dtype (float32 for half precision).
+
+    ``out``: a C-contiguous float32/float64 array to draw into.
+    """
+    if d == F32 or d in WORK:
+        n = math.prod(shape)
+        if n >= _BOX_MULLER_MIN:
+            return _box_muller(rng, n, out).reshape(shape)
+        return rng.standard_normal(shape, F32, out)
+    if d == F64:
+        return rng.standard_normal(shape, d, out)
+    if d in REAL:  # real and imaginary parts share the unit variance
+        parts = rng.standard_normal(shape + (2,), REAL[d])
+        parts *= REAL[d].type(np.sqrt(0.5))
+        return parts.view(d).reshape(shape)
+    if not math.prod(shape):  # torch checks the dtype only when there is something to draw
+        return np.empty(shape, d)
+    raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{type_name(d)}'")
+
+
+# numpy's float32 ziggurat costs about twice vectorized Box-Muller per element on large arrays
+# (not in float64, where log/sin/cos are dearer); below this size the extra calls cost more.
+_BOX_MULLER_MIN = 2048
+
+
+def _box_muller(rng, n, out=None):
+    """``n`` float32 standard normals: radius ``sqrt(-2 log(1 - u1))`` times cos/sin of ``2 pi u2``."""
+    half = (n + 1) // 2
+    u = rng.random(2 * half, np.float32)
+    radius, angle = u[:half], u[half:]
+    np.subtract(np.float32(1.0), radius, out=radius)  # in (0, 1]: the log stays finite
+    np.log(radius, out=radius)
+    radius *= np.float32(-2.0)
+    np.sqrt(radius, out=radius)
+    angle *= np.float32(2.0 * np.pi)
+    z = np.empty(2 * half, np.float32) if out is None or n % 2 else out.reshape(-1)
+    np.cos(angle, out=z[:half])
+    np.sin(angle, out=z[half:])
+    z[:half] *= radius
+    z[half:] *= radius
+    if out is not None and n % 2:
+        out.reshape(-1)[:] = z[:n]
+        return out
+    return z[:n]
+
+
+def normal_fill(rng, shape, d, mean, std, out=None):
+    """Normal draws of dtype ``d`` (into ``out`` when given, see ``standard_normal``)."""
+    z = standard_normal(rng, shape, d, out)
+    if std != 1.0:
+        z *= std
+    if mean != 0.0:
+        z += mean
+    return z.astype(d, copy=False)
+
+
+def check_std(std):
+    """Refuse a negative or NaN standard deviation, as torch does."""
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def integers(rng, low, high, shape, d):
+    """Integers in [low, high) as dtype ``d`` (bounds already checked against ``d``)."""
+    span = high - low
+    if span > 1 << 53:
+        draw = I64 if high - 1 <= np.iinfo(np.int64).max else U64
+        return rng.integers(low, high - 1, shape, draw, endpoint=True).astype(d, copy=False)
+    # floor(u * span) for a 53-bit uniform u: about twice as fast as Generator.integers on small
+    # arrays; the non-uniformity is below span / 2**53 (torch's own modulo draws have one too).
+    u = rng.random(shape)
+    u *= span
+    if d in FLOATS:
+        np.floor(u, out=u)
+        if low:
+            u += low
+        return u.astype(d, copy=False)
+    k = u.astype(I64)  # truncation is the floor here: u * span lies in [0, span)
+    if low:
+        k += low
+    return k.astype(d, copy=False)
+
+
+def check_int_range(low, high, d):
+    """Refuse ``[low, high)`` ranges that are empty or do not fit ``d``; warn where floats lose integers."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if d not in LIMITS:
+        raise NotImplementedError(f"\"random_from_to\" not implemented for '{type_name(d)}'")
+    lo, hi, cname, exact = LIMITS[d]
+    if low < lo:
+        raise RuntimeError(f"from is out of bounds for {cname}")
+    if high - 1 > hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {cname}")
+    if exact is not None:
+        for bound, what in ((low, "from"), (high - 1, "to - 1")):
+            if not -exact <= bound <= exact:
+                warnings.warn(f"{what} is out of bounds [-(2^{exact.bit_length() - 1}), "
+                              f"2^{exact.bit_length() - 1}]. Due to precision limitations {cname} can support "
+                              "discrete uniform distribution only within this range.", UserWarning, stacklevel=3)
+
+
+def random_top(d):
+    """One past the largest value ``random_()`` draws for dtype ``d``."""
+    if d not in LIMITS:
+        raise NotImplementedError(f"\"random_\" not implemented for '{type_name(d)}'")
+    lo, hi, _, exact = LIMITS[d]
+    return (hi if exact is None else exact) + 1
+
+
+# -- bernoulli and multinomial ------------------------------------------------------------
+def bernoulli_draw(rng, shape, p, d, fn):
+    """0/1 draws of dtype ``d`` that are 1 with probability ``p`` (a number or a float tensor)."""
+    if isinstance(p, CoreTensor):
+        pa = p.array
+        if pa.dtype not in FLOATS and pa.size:  # torch checks the dtype only when there is something to draw
+            raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{type_name(pa.dtype)}'")
+        if pa.size and not (pa.min() >= 0 and pa.max() <= 1):  # NaN fails both
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        try:
+            pa = np.broadcast_to(pa, shape)
+        except ValueError:
+            raise RuntimeError(f"{fn}: p of shape {list(pa.shape)} cannot be expanded to shape {list(shape)}") \
+                from None
+        work = F64 if pa.dtype == F64 else F32
+        return (rng.random(shape, work) < pa.astype(work, copy=False)).astype(d)
+    p = float_arg(p, "p", fn)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    return (rng.random(shape) < p).astype(d)
+
+
+def with_replacement(rng, rows, cdf, k):
+    """Inverse-CDF draws: the first category whose cumulative weight exceeds ``u * total``.
+
+    Zero weights repeat the previous cumulative value, so they are never the first to exceed it.
+    """
+    n, c = rows.shape
+    total = cdf[:, -1:]
+    x = rng.random((n, k))
+    x *= total
+    np.minimum(x, np.nextafter(total, 0), out=x)  # rounding must not reach the total
+    if n * k * c <= 1 << 16:  # small: one broadcast comparison
+        return (x[:, :, None] >= cdf[:, None, :]).sum(axis=2, dtype=I64)
+    # One searchsorted for all rows: row i's (normalized) cdf is shifted into [i, i + 1].
+    cdf = cdf / total
+    x /= total
+    offsets = np.arange(n, dtype=np.float64)[:, None]
+    idx = np.searchsorted((cdf + offsets).ravel(), (x + offsets).ravel(), side="right").reshape(n, k)
+    idx -= np.arange(n)[:, None] * c
+    # shifting rounds: clamp to each row's last positive weight
+    last = c - 1 - np.argmax(rows[:, ::-1] > 0, axis=1)
+    return np.minimum(idx, last[:, None]).astype(I64, copy=False)
+
+
+def without_replacement(rng, rows, k):
+    """``k`` distinct categories per row, in the order a sequential draw would give them."""
+    # Exponential races: category j "arrives" at time E_j / w_j; sorting by arrival gives a
+    # draw without replacement in order (zero weights arrive last, never before positive ones).
+    with np.errstate(divide="ignore"):
+        keys = rows / rng.standard_exponential(rows.shape)
+    if k == 1:
+        return np.argmax(keys, axis=1, keepdims=True)
+    if k < rows.shape[1]:
+        part = np.argpartition(-keys, k - 1, axis=1)[:, :k]
+        order = np.argsort(-np.take_along_axis(keys, part, axis=1), axis=1, kind="stable")
+        return np.take_along_axis(part, order, axis=1).astype(I64, copy=False)
+    return np.argsort(-keys, axis=1, kind="stable").astype(I64, copy=False)
+
+
+# -- in-place samplers ----------------------------------------------------------------------
+def fill(t, sample, name, *params):
+    """Write ``sample`` (an ndarray of ``t``'s dtype and shape) into ``t`` as an in-place op."""
+    if not tracked(t, *params):  # assign's plain path, without its dtype and shape checks
+        np.copyto(t.array, sample)
+        return done(t)
+    result = link_zero_grad(wrap(sample), (snapshot(t), *params), name)
+    return assign(t, result, name.lower() + "_")
+
+
+def direct(t):
+    """``t``'s array when samples can be drawn straight into it (float32/64, C-contiguous, no autograd)."""
+    a = t.array
+    if (a.dtype == F32 or a.dtype == F64) and a.flags.c_contiguous and a.flags.writeable \
+            and not (t.requires_grad and _is_grad_enabled()):
+        return a
+    return None
+
+
+def done(t):
+    """Finish an in-place write into ``t``'s memory: bump its version, return it."""
+    bump_version(t)
+    return t

@@ -1,0 +1,43 @@
+"""torch.linalg: decompositions, solvers, inverses, norms and products of (batches of) matrices.
+
+Everything here broadcasts over leading batch dims, as in torch; decompositions need
+float32 or float64 input. The implementations live in ``_linalg`` (products),
+``_linalg_decomp`` (LAPACK-backed functions) and ``_linalg_norms`` (norms, vector products).
+"""
+
+from vfw.frontends.torch._linalg import matmul
+from vfw.frontends.torch._linalg_decomp import (
+    LinAlgError,
+    cholesky_ex,
+    det,
+    eigh,
+    eigvalsh,
+    inv,
+    inv_ex,
+    lstsq,
+    matrix_exp,
+    matrix_power,
+    matrix_rank,
+    pinv,
+    solve,
+    solve_ex,
+    solve_triangular,
+    svdvals,
+)
+from vfw.frontends.torch._linalg_decomp import linalg_cholesky as cholesky
+from vfw.frontends.torch._linalg_decomp import linalg_qr as qr
+from vfw.frontends.torch._linalg_decomp import linalg_slogdet as slogdet
+from vfw.frontends.torch._linalg_decomp import linalg_svd as svd
+from vfw.frontends.torch._linalg_norms import (
+    diagonal,
+    matrix_norm,
+    multi_dot,
+    norm,
+    vecdot,
+    vector_norm,
+)
+from vfw.frontends.torch._linalg_norms import linalg_cross as cross
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
+           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
+           "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]

@@ -1,0 +1,201 @@
+"""torch.random: random number generators and the process-wide seed.
+
+``torch.default_generator`` is the engine's own generator
+(``vfw.core.ops.random.default_generator()``): seeding it with
+``torch.manual_seed`` also makes engine random ops (Dropout, RandomNormal...)
+reproducible. Other ``torch.Generator`` objects own independent numpy
+generators. Every generator is a PCG64 stream; seeding with ``s`` gives the
+same stream whichever generator is seeded, as in torch (the values differ from
+torch's Mersenne Twister). A state is a uint8 tensor in vfw's own layout.
+"""
+
+import contextlib
+import os
+import struct
+
+import numpy as np
+
+from vfw.core.ops import random as _engine_random
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _device, _dispatch
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "fork_rng"]
+
+_MASK64 = (1 << 64) - 1
+_DEFAULT_SEED = 67280421310721  # what a new torch.Generator starts from
+# State layout: magic, PCG64 state and increment (128-bit little endian), the buffered
+# 32-bit half-draw flag and value, the initial seed.
+_MAGIC = b"vfwPCG64"
+_TAIL = struct.Struct("<IIQ")
+_STATE_SIZE = len(_MAGIC) + 32 + _TAIL.size
+
+
+class Generator:
+    """A random number generator: ``torch.Generator(device='cpu')``.
+
+    Pass it as ``generator=`` to sampling functions to draw from its own stream.
+
+    Parameters
+    ----------
+    device : str or torch.device, optional
+        Only ``'cpu'`` is available.
+    """
+
+    __slots__ = ("_rng", "_seed", "_engine")
+
+    def __init__(self, device="cpu"):
+        d = device if isinstance(device, _device.device) else _device.device(device)
+        if d.type != "cpu":
+            raise RuntimeError(f"vfw.torch has no {d.type.upper()} generator (tensors live on the CPU)")
+        self._rng = np.random.Generator(np.random.PCG64(_DEFAULT_SEED))
+        self._seed = _DEFAULT_SEED
+        self._engine = False
+
+    @property
+    def device(self):
+        """torch.device: the CPU."""
+        return _device.CPU
+
+    def manual_seed(self, seed):
+        """Reset the generator from ``seed`` (an int; negatives wrap modulo 2**64); returns self."""
+        if type(seed) is bool or not isinstance(seed, (int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        self._reseed(_seed_value(int(seed)))
+        return self
+
+    def seed(self):
+        """Reseed from a non-deterministic 64-bit value and return it."""
+        value = int.from_bytes(os.urandom(8), "little")
+        self._reseed(value)
+        return value
+
+    def initial_seed(self):
+        """int: the seed the generator was last seeded with."""
+        return self._seed
+
+    def _reseed(self, value):
+        if self._engine:
+            _engine_random.seed(value)  # reseeds the engine generator in place
+        else:
+            self._rng.bit_generator.state = np.random.PCG64(value).state
+        self._seed = value
+
+    def get_state(self):
+        """The generator state as a uint8 tensor (for :meth:`set_state`)."""
+        st = self._rng.bit_generator.state
+        raw = (_MAGIC + st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
+               + _TAIL.pack(st["has_uint32"], st["uinteger"], self._seed))
+        return _dispatch.wrap(np.frombuffer(raw, np.uint8).copy())
+
+    def set_state(self, new_state):
+        """Restore a state from :meth:`get_state`; returns self."""
+        if not isinstance(new_state, CoreTensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state.array.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = new_state.array.tobytes()
+        if len(raw) != _STATE_SIZE:
+            raise RuntimeError(f"Expected a vfw generator state of size {_STATE_SIZE} but found the input RNG state "
+                               f"size to be {len(raw)}")
+        if raw[:len(_MAGIC)] != _MAGIC:
+            raise RuntimeError("RNG state is not a vfw.torch generator state (from get_state / get_rng_state)")
+        at = len(_MAGIC)
+        has_uint32, uinteger, initial = _TAIL.unpack(raw[at + 32:])
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": int.from_bytes(raw[at:at + 16], "little"),
+                      "inc": int.from_bytes(raw[at + 16:at + 32], "little")},
+            "has_uint32": has_uint32, "uinteger": uinteger}
+        self._seed = initial
+        return self
+
+    def clone_state(self):
+        """A new generator in this generator's current state."""
+        return _restored(self.get_state().array.tobytes())
+
+    def __reduce__(self):
+        return (_restored, (self.get_state().array.tobytes(),))
+
+    def __repr__(self):
+        return f"<torch.Generator object at {hex(id(self))}>"
+
+
+def _restored(raw):
+    return Generator().set_state(_dispatch.wrap(np.frombuffer(raw, np.uint8).copy()))
+
+
+def _seed_value(value):
+    """A seed reduced to 64 bits as torch does: in [-2**63, 2**64), negatives wrap around."""
+    if not -(1 << 63) <= value <= _MASK64:
+        raise ValueError("Overflow when unpacking long long")
+    return value & _MASK64
+
+
+def _default():
+    g = Generator.__new__(Generator)
+    g._rng = _engine_random.default_generator()
+    g._engine = True
+    # As torch does at start-up, seed with a fresh value (drawn from the engine stream, so a
+    # program that seeded the engine before importing vfw.torch stays reproducible).
+    g._seed = 0
+    g._reseed(int(g._rng.integers(0, _MASK64, dtype=np.uint64, endpoint=True)))
+    return g
+
+
+default_generator = _default()
+
+
+def manual_seed(seed):
+    """Seed the default generator (and the engine's random ops); returns ``torch.default_generator``.
+
+    Parameters
+    ----------
+    seed : int
+        In ``[-2**63, 2**64)``; anything ``int()`` accepts.
+    """
+    default_generator._reseed(_seed_value(int(seed)))
+    return default_generator
+
+
+def seed():
+    """Seed the default generator from a non-deterministic value and return that 64-bit value."""
+    return default_generator.seed()
+
+
+def initial_seed():
+    """int: the seed the default generator was last seeded with."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state as a uint8 tensor."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state from :func:`get_rng_state`."""
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None):
+    """Context manager that restores the default generator's state on exit.
+
+    Parameters
+    ----------
+    devices : iterable of int, optional
+        Accelerator devices to fork as well (none exist: a non-empty list is an error).
+    enabled : bool
+        ``False`` makes the context a no-op.
+    """
+    if device_type == "meta" or not enabled:
+        yield
+        return
+    if devices is not None and list(devices):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
