@@ -45,12 +45,20 @@ class NoGradientError(VfwError, LookupError):
 
 
 # -- gradient mode -----------------------------------------------------------------
-_local = threading.local()
+class _ThreadState(threading.local):
+    """Per-thread autograd state, initialised in each thread (plain attribute reads are the fast path)."""
+
+    def __init__(self):
+        self.enabled = True
+        self.tapes = []
+
+
+_local = _ThreadState()
 
 
 def is_grad_enabled():
     """Whether ops on tensors that require grad are recorded (per thread; default True)."""
-    return getattr(_local, "enabled", True)
+    return _local.enabled
 
 
 class set_grad_enabled:  # noqa: N801  (used like a function, as torch's is)
@@ -577,7 +585,4 @@ class GradientTape:
 
 
 def _tape_stack():
-    stack = getattr(_local, "tapes", None)
-    if stack is None:
-        stack = _local.tapes = []
-    return stack
+    return _local.tapes

@@ -32,12 +32,20 @@ from vfw.core.ir import make_opdef, tensor_to_proto
 from vfw.core.proto import GraphDef, ValueInfo
 from vfw.core.tensor import Tensor
 
-_local = threading.local()
+
+class _ThreadState(threading.local):
+    """Per-thread stack of open traces."""
+
+    def __init__(self):
+        self.stack = []
+
+
+_local = _ThreadState()
 
 
 def current_trace():
     """The innermost active :class:`Trace` of this thread, or ``None``."""
-    stack = getattr(_local, "stack", None)
+    stack = _local.stack
     return stack[-1] if stack else None
 
 
@@ -73,10 +81,7 @@ class Trace:
         self._count = 0
 
     def __enter__(self):
-        stack = getattr(_local, "stack", None)
-        if stack is None:
-            stack = _local.stack = []
-        stack.append(self)
+        _local.stack.append(self)
         _active.append(self)
         return self
 

@@ -25,20 +25,13 @@ from vfw.frontends.torch._dispatch import call, op, wrap
 
 __all__ = ["nonzero", "argwhere"]
 
-# Grad mode and the trace stack live in threading.local objects; getattr with a default costs
-# about 1 us there while the attribute is unset (it raises inside), so the hot paths read the
-# thread's dict directly.
-_GRAD_STATE = _autograd._local
-_TRACE_STATE = _trace._local
-
-
-def _is_grad_enabled():
-    return _GRAD_STATE.__dict__.get("enabled", True)
+_is_grad_enabled = _autograd.is_grad_enabled
 
 
 def tracing():
     """Whether a graph trace is recording on this thread."""
-    return bool(_TRACE_STATE.__dict__.get("stack"))
+    return _trace.current_trace() is not None
+
 
 _view_of = _dispatch.view_of
 _INT64 = np.dtype(np.int64)
