@@ -412,3 +412,25 @@ def test_copy_into_a_fresh_tensor_carries_the_gradient():
 
 def test_numpy_scalars_on_the_left_defer_to_the_tensor():
     check(lambda torch, x: (np.float32(2.0) * x, np.float64(1.0) + x), arrays((3,)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: (torch.clone(x), torch.is_complex(x), torch.conj(x), torch.resolve_conj(x), torch.resolve_neg(x),
+                      x.conj(), x.is_conj(), x.is_neg()),
+    lambda torch, x: torch.is_nonzero(x[:1, :1]),
+    lambda torch, x: torch.is_nonzero(x),
+    lambda torch, x: torch.is_nonzero(x[:0]),
+])
+def test_small_type_queries(fn):
+    check(fn, arrays((2, 3)))
+
+
+def test_clone_is_differentiable_and_owns_memory():
+    def fn(torch, x):
+        x.requires_grad_()
+        c = torch.clone(x)
+        with torch.no_grad():
+            c.add_(1)
+        (c * x).sum().backward()
+        return c, x.grad
+    check(fn, arrays((2, 3)))

@@ -115,6 +115,17 @@ class Tensor(CoreTensor):
         """bool: whether the dtype is complex."""
         return self.array.dtype.kind == "c"
 
+    def conj(self):
+        """This tensor (real dtypes have no conjugate bit)."""
+        return self
+
+    resolve_conj = resolve_neg = conj
+
+    def is_conj(self):
+        return False
+
+    is_neg = is_conj
+
     def is_signed(self):
         return _dtype._FROM_NP[self.array.dtype].is_signed
 

@@ -1,4 +1,5 @@
-"""Type queries: promote_types, result_type, can_cast, is_tensor, is_floating_point, numel, finfo, iinfo."""
+"""Type queries and trivial conversions: promote_types, result_type, can_cast, is_tensor, is_floating_point,
+is_complex, is_nonzero, numel, clone, conj, resolve_conj, resolve_neg, finfo, iinfo."""
 
 import ml_dtypes
 import numpy as np
@@ -32,9 +33,36 @@ def is_floating_point(input):
     return _dtype._FROM_NP[input.array.dtype].is_floating_point
 
 
+def is_complex(input):
+    """bool: whether ``input``'s dtype is complex (never, in vfw.torch)."""
+    return input.array.dtype.kind == "c"
+
+
+def is_nonzero(input):
+    """bool: the truth value of a one-element tensor."""
+    if input.array.size != 1:
+        if input.array.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.array.reshape(()))
+
+
 def numel(input):
     """int: the number of elements of ``input``."""
     return input.array.size
+
+
+def clone(input, *, memory_format=None):
+    """Tensor: a copy of ``input`` with its own memory (differentiable)."""
+    return input.clone()
+
+
+def conj(input):
+    """Tensor: ``input`` itself (real dtypes have no conjugate bit to set)."""
+    return input
+
+
+resolve_conj = resolve_neg = conj
 
 
 class finfo:  # noqa: N801  (torch's name)
