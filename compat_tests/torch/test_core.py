@@ -434,3 +434,28 @@ def test_clone_is_differentiable_and_owns_memory():
         (c * x).sum().backward()
         return c, x.grad
     check(fn, arrays((2, 3)))
+
+
+@pytest.mark.parametrize("expr", ["x * 2", "x + y", "x @ y", "x.relu()", "x.sum()", "x.mean()", "x.exp()", "x ** 2",
+                                  "x.view(-1)", "x.cumsum(0)", "x.sigmoid()", "x.softmax(0)", "torch.cat([x, y])"])
+def test_grad_fn_class_names(expr):
+    def fn(torch, x, y):
+        x.requires_grad_()
+        r = eval(expr, {"torch": torch, "x": x, "y": y})
+        return type(r.grad_fn).__name__, r.grad_fn.name()
+    check(fn, *arrays((4, 4), (4, 4)))
+
+
+def test_custom_function_grad_fn_name():
+    def fn(torch, x):
+        class Twice(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x.requires_grad_()
+        return type(Twice.apply(x).grad_fn).__name__
+    check(fn, arrays((3,)))

@@ -5,6 +5,8 @@ modules by ``_methods.py``; this file holds what is specific to the tensor
 object itself.
 """
 
+import functools
+
 import numpy as np
 
 from vfw.core import autograd
@@ -345,7 +347,7 @@ class Tensor(CoreTensor):
     def grad_fn(self):
         """The recorded op that produced this tensor (``None`` for leaves)."""
         node = self.grad_node
-        return None if node is None else GradFn(node, self.grad_slot)
+        return None if node is None else grad_fn_of(node, self.grad_slot)
 
     @property
     def grad(self):
@@ -377,7 +379,7 @@ class Tensor(CoreTensor):
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place (floating point leaves only); returns self."""
         if requires_grad and not (self.array.dtype.kind == "f" or self.array.dtype == _dtype.bfloat16.np):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not requires_grad and self.grad_node is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
@@ -487,7 +489,9 @@ _GRAD_FN_NAMES = {"MatMul": "Mm", "Gemm": "Addmm", "ReduceSum": "Sum", "ReduceMe
                   "Reshape": "View", "Transpose": "Permute", "Identity": "Clone", "Expand": "Expand",
                   "ReduceMax": "Max", "ReduceMin": "Min", "Pow": "Pow", "Softmax": "Softmax",
                   "LogSoftmax": "LogSoftmax", "Where": "Where", "Relu": "Relu", "Concat": "Cat", "Gather": "Index",
-                  "Slice": "Slice", "Unsqueeze": "Unsqueeze", "Squeeze": "Squeeze", "Neg": "Neg"}
+                  "Slice": "Slice", "Unsqueeze": "Unsqueeze", "Squeeze": "Squeeze", "Neg": "Neg", "CumSum": "Cumsum",
+                  "GatherElements": "Gather", "Tile": "Repeat", "Log1p": "Log1P", "ReduceL2": "LinalgVectorNorm",
+                  "Clip": "Clamp"}
 
 
 class GradFn:
@@ -500,11 +504,7 @@ class GradFn:
 
     def name(self):
         """str: the node's name, e.g. ``'AddBackward0'``."""
-        if self._node.op is None:
-            fn = getattr(self._node.backward_fn, "function_name", "CustomFunction")
-            return f"{fn}Backward"
-        op_type = self._node.op.schema.op_type
-        return f"{_GRAD_FN_NAMES.get(op_type, op_type)}Backward0"
+        return _node_name(self._node)
 
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self._node))}>"
@@ -518,5 +518,22 @@ class GradFn:
     @property
     def next_functions(self):
         """tuple[(GradFn or None, int)]: the nodes of this node's inputs (None for leaves and constants)."""
-        return tuple((GradFn(*edge) if edge is not None and edge[0] is not None else None, 0)
+        return tuple((grad_fn_of(*edge) if edge is not None and edge[0] is not None else None, 0)
                      for edge in self._node.edges)
+
+
+def _node_name(node):
+    if node.op is None:
+        return f"{getattr(node.backward_fn, 'function_name', 'CustomFunction')}Backward"
+    op_type = node.op.schema.op_type
+    return f"{_GRAD_FN_NAMES.get(op_type, op_type)}Backward0"
+
+
+@functools.cache
+def _grad_fn_class(name):
+    return type(name, (GradFn,), {"__slots__": ()})
+
+
+def grad_fn_of(node, slot=0):
+    """The ``grad_fn`` object of a node: an instance of a class named like torch's (``MulBackward0``)."""
+    return _grad_fn_class(_node_name(node))(node, slot)
