@@ -459,3 +459,22 @@ def test_custom_function_grad_fn_name():
         x.requires_grad_()
         return type(Twice.apply(x).grad_fn).__name__
     check(fn, arrays((3,)))
+
+
+def test_inference_mode_flag():
+    def fn(torch, x):
+        flags = [torch.is_inference_mode_enabled()]
+        with torch.inference_mode():
+            flags.append(torch.is_inference_mode_enabled())
+            with torch.inference_mode(False):
+                flags.append(torch.is_inference_mode_enabled())
+        flags.append(torch.is_inference_mode_enabled())
+        return flags
+    check(fn, arrays((2,)))
+
+
+def test_unused_input_error_names_the_index():
+    for lib in (real, vt):
+        a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="Tensor at index 1 appears to not have been used in the graph"):
+            lib.autograd.grad((a * 2).sum(), [a, b])

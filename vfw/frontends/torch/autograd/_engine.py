@@ -136,11 +136,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     tensors, seeds = _targets(outputs, grad_outputs, "grad")
     grads = _run(tensors, seeds, sources, retain_graph, create_graph)
     result = []
-    for x, g in zip(sources, grads):
+    for i, (x, g) in enumerate(zip(sources, grads)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 g = _dispatch.wrap(np.zeros_like(x.array))
         else:

@@ -6,6 +6,7 @@ for ``no_grad``/``enable_grad``/``inference_mode``), as in torch.
 
 import functools
 import inspect
+import threading
 
 from vfw.core import autograd
 
@@ -65,16 +66,30 @@ class enable_grad(_Mode):  # noqa: N801
         pass
 
 
+class _InferenceState(threading.local):
+    def __init__(self):
+        self.enabled = False
+
+
+_inference = _InferenceState()
+
+
 class inference_mode(_Mode):  # noqa: N801
-    """Like ``no_grad`` (vfw has no separate inference tensors); ``inference_mode(False)`` does nothing."""
+    """Like ``no_grad`` (vfw has no separate inference tensors); ``inference_mode(False)`` leaves grad mode alone."""
 
     def __init__(self, mode=True):
         self.mode = mode
 
     def __enter__(self):
         self._prev = autograd.is_grad_enabled()
+        self._prev_inference = _inference.enabled
+        _inference.enabled = bool(self.mode)
         if self.mode:
             autograd.set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _inference.enabled = self._prev_inference
+        return super().__exit__(*exc)
 
     def clone(self):
         return inference_mode(self.mode)
@@ -114,4 +129,5 @@ def is_grad_enabled():
 
 
 def is_inference_mode_enabled():
-    return False
+    """bool: whether an ``inference_mode()`` block is active (this thread)."""
+    return _inference.enabled
