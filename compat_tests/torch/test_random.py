@@ -1,9 +1,12 @@
 """vfw.torch random numbers against real torch.
 
-vfw's generator is not torch's, so values are compared only where they do not depend on
-the bit stream: shapes, dtypes, errors, gradients (zeros) and fixed values. Distributions
-are checked statistically against exact moments and CDFs on large fixed-seed samples (the
-same checks run on real torch, which validates them), and seeding, states and generators
+rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow torch's own
+algorithms on torch's Mersenne Twister stream, so seeded draws are compared value by value
+(test_seeded_draws_match_torch). Other distributions (bernoulli, multinomial, poisson,
+exponential_...) draw differently: for them only what does not depend on the bit stream is
+compared (shapes, dtypes, errors, zero gradients, fixed values), and distributions are
+checked statistically against exact moments and CDFs on large fixed-seed samples (the same
+checks run on real torch, which validates them). Seeding, states and generators are checked
 for reproducibility.
 """
 
@@ -837,3 +840,55 @@ def test_no_warning_in_plain_use():
         vt.rand(3)
         vt.randint(0, 2048, (3,), dtype=vt.float16)
         vt.zeros(3, dtype=vt.float16).random_()
+
+
+# -- torch's own streams ---------------------------------------------------------------------
+def _seeded(draw, seed=0):
+    def run(torch):
+        torch.manual_seed(seed)
+        return draw(torch)
+    return run
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**40 + 5, -3])
+@pytest.mark.parametrize("draw", [
+    lambda torch: torch.rand(5),
+    lambda torch: torch.rand(3, 4, dtype=torch.float64),
+    lambda torch: torch.rand(6, dtype=torch.float16),
+    lambda torch: [torch.randn(n) for n in (1, 3, 15, 16, 17, 33)],
+    lambda torch: (torch.randn(4, 5), torch.randn(2, 9, dtype=torch.float64), torch.randn(3, dtype=torch.float64)),
+    lambda torch: (torch.randn(3), torch.randn(3), torch.randn(20), torch.randn(1), torch.randn(2)),
+    lambda torch: (torch.randint(0, 10, (8,)), torch.randint(-5, 5, (2, 3)), torch.randint(2**40, (3,)),
+                   torch.randint(3, 9, (4,), dtype=torch.float32)),
+    lambda torch: (torch.randperm(1), torch.randperm(6), torch.randperm(1000), torch.randperm(5, dtype=torch.int32)),
+    lambda torch: (torch.empty(5).uniform_(-2, 3), torch.empty(40, dtype=torch.float64).uniform_(0.1, 0.7),
+                   torch.empty(3, 3).uniform_()),
+    lambda torch: (torch.empty(5).normal_(1.5, 2.0), torch.empty(40).normal_(-1, 0.5),
+                   torch.empty(17, dtype=torch.float64).normal_()),
+    lambda torch: (torch.normal(2.0, 3.0, size=(20,)), torch.normal(torch.arange(4.0), torch.ones(4)),
+                   torch.normal(torch.zeros(18), 2.0)),
+    lambda torch: (torch.rand_like(torch.ones(2, 2)), torch.randn_like(torch.ones(3)),
+                   torch.randint_like(torch.ones(4), 0, 100)),
+    lambda torch: (torch.empty(4, dtype=torch.int64).random_(0, 50), torch.empty(3).random_(10)),
+])
+def test_seeded_draws_match_torch(draw, seed):
+    check(_seeded(draw, seed))
+
+
+def test_generators_follow_torch_streams():
+    def fn(torch):
+        g = torch.Generator().manual_seed(3)
+        fresh = torch.Generator()
+        return (torch.rand(4, generator=g), torch.randn(20, generator=g), torch.randperm(7, generator=g),
+                fresh.initial_seed(), torch.rand(3, generator=fresh), torch.randn(5, generator=fresh))
+    check(fn)
+
+
+def test_state_keeps_the_cached_normal():
+    for lib in (real, vt):
+        lib.manual_seed(11)
+        lib.randn(3)  # leaves the second value of a pair cached
+        state = lib.get_rng_state()
+        first = lib.randn(2)
+        lib.set_rng_state(state)
+        np.testing.assert_array_equal(lib.randn(2).numpy(), first.numpy())

@@ -400,3 +400,13 @@ def test_infer(case):
     ours = vfw_run(op, inputs, attrs)
     infos = [None if x is None else TensorInfo(x.shape, x.dtype) for x in inputs]
     assert schema.infer(schema.bind_attrs(attrs), infos) == [TensorInfo(y.shape, y.dtype) for y in ours]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2**32 - 1])
+def test_engine_generator_seeds_a_classic_mersenne_twister(seed):
+    # numpy's legacy RandomState seeds MT19937 with the classic init_genrand, as torch does.
+    key = np.random.RandomState(seed).get_state()[1]
+    np.testing.assert_array_equal(vrandom.mt19937_state(seed)["state"]["key"], key)
+    vrandom.seed(seed)
+    np.testing.assert_array_equal(vrandom.default_generator().bit_generator.random_raw(5),
+                                  np.random.RandomState(seed).randint(0, 2**32, 5, dtype=np.uint64))

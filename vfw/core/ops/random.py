@@ -9,7 +9,9 @@ spec.  Streams:
   onnxruntime and TensorFlow op-level seeds).
 * An op without ``seed`` draws from the engine generator,
   :func:`default_generator`, which :func:`seed` resets; frontends call it for
-  ``torch.manual_seed`` / ``tf.random.set_seed``.
+  ``torch.manual_seed`` / ``tf.random.set_seed``.  It is a 32-bit Mersenne
+  Twister seeded the way PyTorch seeds its CPU generator (:func:`mt19937_state`),
+  so the torch frontend can reproduce torch's own streams from it.
 
 Draws are made in float32 (float64 for float64 outputs) and rounded to float16
 or bfloat16 outputs.
@@ -24,7 +26,27 @@ from vfw.core.ops._common import array_of, execute, non_negative, require
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _MASK64 = (1 << 64) - 1
-_ENGINE = np.random.Generator(np.random.PCG64())
+_ENGINE = np.random.Generator(np.random.MT19937())
+
+
+def mt19937_state(n):
+    """The numpy ``MT19937`` state for seed ``n``: the classic ``init_genrand`` of its low 32 bits.
+
+    This is how PyTorch seeds its CPU generator (``torch.manual_seed``), so draws from the
+    returned state are torch's raw 32-bit stream.
+
+    Returns
+    -------
+    dict
+        For ``numpy.random.MT19937().state = ...``.
+    """
+    key = np.empty(624, np.uint32)
+    x = int(n) & 0xFFFFFFFF
+    for i in range(624):
+        if i:
+            x = (1812433253 * (x ^ (x >> 30)) + i) & 0xFFFFFFFF
+        key[i] = x
+    return {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
 
 
 def seed(n):
@@ -41,7 +63,7 @@ def seed(n):
     """
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"seed must be an integer, got {type(n).__name__}")
-    _ENGINE.bit_generator.state = np.random.PCG64(int(n) & _MASK64).state
+    _ENGINE.bit_generator.state = mt19937_state(int(n) & _MASK64)
 
 
 def default_generator():

@@ -14,6 +14,7 @@ from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import check_inplace, finish, type_name, wrap
 from vfw.frontends.torch._random_draws import (
+    F64,
     FLOATS,
     I64,
     LIMITS,
@@ -33,11 +34,11 @@ from vfw.frontends.torch._random_draws import (
     made,
     named_args,
     normal_fill,
+    permutation,
     random_top,
     rng_of,
     size_arg,
     size_of,
-    standard_normal,
     tensor_arg,
     tracked,
     unit,
@@ -154,7 +155,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"n cannot be greater than {exact + 1} for {type_name(d)} type.")
     if exact is None and n - 1 > hi:
         raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
-    perm = rng_of(generator, "randperm").permutation(n).astype(d, copy=False)
+    perm = permutation(rng_of(generator, "randperm"), n).astype(d, copy=False)
     return made(perm, requires_grad, out, device, "randperm")
 
 
@@ -194,8 +195,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if mean_t and not std_t and isinstance(out, CoreTensor) and out.array.shape != shape:
         # this overload writes into ``out`` without resizing it
         raise RuntimeError(f"normal: out has shape {list(out.array.shape)}, but the result has shape {list(shape)}")
-    z = standard_normal(rng, shape, d)
-    work = z.dtype
+    z = normal_fill(rng, shape, d, 0.0, 1.0)  # as torch: standard draws, then scaled and shifted
+    work = WORK.get(d, d)
+    z = z.astype(work, copy=False)
     z *= np.asarray(s).astype(work, copy=False)
     z += np.asarray(m).astype(work, copy=False)
     result = wrap(z.astype(d, copy=False))
@@ -260,9 +262,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not cdf[:, -1].min() > 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if replacement:
-        idx = with_replacement(rng, rows, cdf, k)
+        idx = with_replacement(rng._rng, rows, cdf, k)
     else:
-        idx = without_replacement(rng, rows, k)
+        idx = without_replacement(rng._rng, rows, k)
     return finish(wrap(idx.reshape(w.shape[:-1] + (k,))), out, "multinomial")
 
 
@@ -279,10 +281,10 @@ def poisson(input, generator=None):
     huge = lam > 1e18  # beyond numpy's sampler; the normal approximation is exact to float precision there
     if huge.any():
         small = np.where(huge, 0.0, lam)
-        counts = rng.poisson(small).astype(np.float64)
-        counts[huge] = np.rint(lam[huge] + np.sqrt(lam[huge]) * rng.standard_normal(int(huge.sum())))
+        counts = rng._rng.poisson(small).astype(np.float64)
+        counts[huge] = np.rint(lam[huge] + np.sqrt(lam[huge]) * rng._rng.standard_normal(int(huge.sum())))
     else:
-        counts = np.asarray(rng.poisson(lam))
+        counts = np.asarray(rng._rng.poisson(lam))
     result = wrap(counts.astype(rates.dtype))
     if tracked(input):
         result = link_zero_grad(result, (input,), "Poisson")
@@ -319,20 +321,16 @@ def uniform_(self, *args, generator=None, **kwargs):
     if d not in FLOATS and d not in REAL:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
     a, b = _uniform_range(args, kwargs, d) if args or kwargs else (0.0, 1.0)
-    rng = rng_of(generator, "uniform_")
+    u = unit(rng_of(generator, "uniform_"), self.array.shape, d)
+    if a != 0.0 or b != 1.0:  # scaled in float64, as torch does, then rounded once
+        wide = u.astype(F64 if d not in REAL else np.complex128)
+        wide *= b - a
+        wide += a
+        u = wide.astype(d)
     out = direct(self)
     if out is not None:
-        rng.random(dtype=out.dtype, out=out)
-        if a != 0.0 or b != 1.0:
-            out *= b - a
-            out += a
+        out[...] = u
         return done(self)
-    u = unit(rng, self.array.shape, d)
-    if a != 0.0 or b != 1.0:
-        work = WORK.get(d, d)
-        u = u.astype(work) * work.type(b - a)
-        u += work.type(a)
-        u = u.astype(d, copy=False)
     return fill(self, u, "Uniform")
 
 
@@ -378,7 +376,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
         p = float_arg(p, "p", "bernoulli_")
         if not 0.0 <= p <= 1.0:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-        rng_of(generator, "bernoulli_").random(dtype=out.dtype, out=out)
+        rng_of(generator, "bernoulli_")._rng.random(dtype=out.dtype, out=out)
         np.less(out, p, out=out)
         return done(self)
     sample = bernoulli_draw(rng_of(generator, "bernoulli_"), self.array.shape, p, self.array.dtype, "bernoulli_")
@@ -416,10 +414,10 @@ def exponential_(self, lambd=1.0, *, generator=None):
     rng = rng_of(generator, "exponential_")
     out = direct(self)
     if out is not None:
-        rng.standard_exponential(dtype=d, out=out)
+        rng._rng.standard_exponential(dtype=d, out=out)
         out /= lambd
         return done(self)
-    e = rng.standard_exponential(self.array.shape, WORK.get(d, d))
+    e = rng._rng.standard_exponential(self.array.shape, WORK.get(d, d))
     e /= lambd
     return fill(self, e.astype(d, copy=False), "Exponential")
 
@@ -433,7 +431,7 @@ def geometric_(self, p, *, generator=None):
     p = float_arg(p, "p", "geometric_")
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    sample = rng_of(generator, "geometric_").geometric(p, self.array.shape).astype(d)
+    sample = rng_of(generator, "geometric_")._rng.geometric(p, self.array.shape).astype(d)
     return fill(self, sample, "Geometric")
 
 
@@ -443,7 +441,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median, sigma = float_arg(median, "median", "cauchy_"), float_arg(sigma, "sigma", "cauchy_")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    c = rng_of(generator, "cauchy_").standard_cauchy(self.array.shape)
+    c = rng_of(generator, "cauchy_")._rng.standard_cauchy(self.array.shape)
     c *= sigma
     c += median
     return fill(self, c.astype(d), "Cauchy")

@@ -1,7 +1,11 @@
 """The ndarray samplers and argument helpers behind ``_random`` (torch's random sampling functions).
 
-Draws come from a numpy ``Generator``: the engine's (``torch.default_generator``) or a
-``torch.Generator``'s own. Half precision draws are made in float32 and rounded once.
+Draws come from a ``torch.Generator``: the default one wraps the engine's numpy generator,
+others own one. rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow
+torch's own algorithms on the generator's 32-bit Mersenne Twister words, so a seed gives
+torch's numbers (up to an ulp where torch's vectorized log/sin/cos round differently); the
+other distributions use numpy's samplers on the same stream. Half precision draws are made
+in float32 and rounded once.
 """
 
 import math
@@ -18,7 +22,6 @@ from vfw.frontends.torch import _device, _dtype
 from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name, wrap
 from vfw.frontends.torch.random import Generator, default_generator
 
-ENGINE = default_generator._rng
 F16, BF16, F32, F64 = np.dtype(np.float16), np.dtype(dt.bfloat16), np.dtype(np.float32), np.dtype(np.float64)
 I64, U64 = np.dtype(np.int64), np.dtype(np.uint64)
 FLOATS = dt.FLOATS
@@ -48,11 +51,11 @@ LIMITS = _limits()
 
 # -- arguments ---------------------------------------------------------------------------
 def rng_of(generator, fn):
-    """The numpy generator behind a ``generator=`` argument (the engine's for None)."""
+    """The ``torch.Generator`` behind a ``generator=`` argument (the default one for None)."""
     if generator is None:
-        return ENGINE
+        return default_generator
     if type(generator) is Generator:
-        return generator._rng
+        return generator
     raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
 
 
@@ -173,76 +176,128 @@ def tracked(*xs):
 
 
 # -- draws (ndarrays) ------------------------------------------------------------------
-def unit(rng, shape, d):
-    """Uniform draws in [0, 1) of dtype ``d`` (real and imaginary parts each for complex dtypes)."""
+def _words(gen, n):
+    """``n`` raw 32-bit Mersenne Twister words (as uint64)."""
+    return gen._rng.bit_generator.random_raw(n)
+
+
+def _words64(gen, n):
+    """``n`` 64-bit words, each made of two 32-bit ones (high first), as torch's random64()."""
+    w = _words(gen, 2 * n)
+    return (w[0::2] << _32) | w[1::2]
+
+
+_32 = np.uint64(32)
+_LOW24 = np.uint64((1 << 24) - 1)
+_LOW53 = np.uint64((1 << 53) - 1)
+
+
+def unit(gen, shape, d):
+    """Uniform draws in [0, 1) of dtype ``d`` (real and imaginary parts each for complex dtypes).
+
+    As torch: float32 takes 24 bits of one word, float64 53 bits of two.
+    """
+    n = math.prod(shape)
     if d == F32:
-        return rng.random(shape, np.float32)
+        u = (_words(gen, n) & _LOW24).astype(F32)
+        u *= F32.type(2.0 ** -24)
+        return u.reshape(shape)
     if d == F64:
-        return rng.random(shape)
+        u = (_words64(gen, n) & _LOW53).astype(F64)
+        u *= 2.0 ** -53
+        return u.reshape(shape)
     if d in WORK:  # float32 draws rounded down (to nearest could reach 1)
-        u = rng.random(shape, np.float32)
+        u = unit(gen, shape, F32)
         h = u.astype(d)
         return np.where(h.astype(np.float32) > u, np.nextafter(h, d.type(0)), h)
     if d in REAL:
-        return unit(rng, shape + (2,), REAL[d]).view(d).reshape(shape)
+        return unit(gen, shape + (2,), REAL[d]).view(d).reshape(shape)
     raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
 
 
-def standard_normal(rng, shape, d, out=None):
-    """Standard normal draws for dtype ``d``, in its working dtype (float32 for half precision).
+def normal_fill(gen, shape, d, mean, std, out=None):
+    """Normal draws of dtype ``d``, as torch makes them (into ``out``, a float32/float64 array, when given).
 
-    ``out``: a C-contiguous float32/float64 array to draw into.
+    Like torch: fewer than 16 values come from scalar Box-Muller in float64 (the second value
+    of a pair is cached on the generator for the next draw); 16 or more from uniforms of the
+    working dtype transformed in blocks of 16, a last partial block being redrawn whole.
     """
-    if d == F32 or d in WORK:
-        n = math.prod(shape)
-        if n >= _BOX_MULLER_MIN:
-            return _box_muller(rng, n, out).reshape(shape)
-        return rng.standard_normal(shape, F32, out)
-    if d == F64:
-        return rng.standard_normal(shape, d, out)
+    n = math.prod(shape)
     if d in REAL:  # real and imaginary parts share the unit variance
-        parts = rng.standard_normal(shape + (2,), REAL[d])
+        parts = normal_fill(gen, shape + (2,), REAL[d], 0.0, 1.0)
         parts *= REAL[d].type(np.sqrt(0.5))
-        return parts.view(d).reshape(shape)
-    if not math.prod(shape):  # torch checks the dtype only when there is something to draw
-        return np.empty(shape, d)
-    raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{type_name(d)}'")
-
-
-# numpy's float32 ziggurat costs about twice vectorized Box-Muller per element on large arrays
-# (not in float64, where log/sin/cos are dearer); below this size the extra calls cost more.
-_BOX_MULLER_MIN = 2048
-
-
-def _box_muller(rng, n, out=None):
-    """``n`` float32 standard normals: radius ``sqrt(-2 log(1 - u1))`` times cos/sin of ``2 pi u2``."""
-    half = (n + 1) // 2
-    u = rng.random(2 * half, np.float32)
-    radius, angle = u[:half], u[half:]
-    np.subtract(np.float32(1.0), radius, out=radius)  # in (0, 1]: the log stays finite
-    np.log(radius, out=radius)
-    radius *= np.float32(-2.0)
-    np.sqrt(radius, out=radius)
-    angle *= np.float32(2.0 * np.pi)
-    z = np.empty(2 * half, np.float32) if out is None or n % 2 else out.reshape(-1)
-    np.cos(angle, out=z[:half])
-    np.sin(angle, out=z[half:])
-    z[:half] *= radius
-    z[half:] *= radius
-    if out is not None and n % 2:
-        out.reshape(-1)[:] = z[:n]
-        return out
-    return z[:n]
-
-
-def normal_fill(rng, shape, d, mean, std, out=None):
-    """Normal draws of dtype ``d`` (into ``out`` when given, see ``standard_normal``)."""
-    z = standard_normal(rng, shape, d, out)
-    if std != 1.0:
+        return _scaled(parts.view(d).reshape(shape), mean, std, out)
+    if d != F64 and d != F32 and d not in WORK:
+        if not n:  # torch checks the dtype only when there is something to draw
+            return np.empty(shape, d)
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{type_name(d)}'")
+    work = F64 if d == F64 else F32
+    if n < 16:
+        z = _scalar_normals(gen, n)
         z *= std
-    if mean != 0.0:
         z += mean
+        z = z.astype(work)
+    else:
+        z = _block_normals(gen, n, work)
+        z = _scaled(z, mean, std, None)
+    z = z.reshape(shape)
+    if out is not None:
+        out[...] = z
+        return out
     return z.astype(d, copy=False)
+
+
+def _scaled(z, mean, std, out):
+    if std != 1.0:
+        z *= z.dtype.type(std)
+    if mean != 0.0:
+        z += z.dtype.type(mean)
+    if out is not None:
+        out[...] = z
+        return out
+    return z
+
+
+def _scalar_normals(gen, n):
+    """``n`` float64 standard normals from torch's scalar Box-Muller (sharing the generator's cache)."""
+    z = np.empty(n)
+    start = 0
+    if n and gen.normal_cache is not None:
+        z[0] = gen.normal_cache
+        gen.normal_cache = None
+        start = 1
+    pairs = (n - start + 1) // 2
+    if pairs:
+        u = (_words64(gen, 2 * pairs) & _LOW53).astype(F64) * 2.0 ** -53
+        radius = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+        angle = 2.0 * np.pi * u[0::2]
+        both = np.empty(2 * pairs)
+        both[0::2] = radius * np.cos(angle)
+        both[1::2] = radius * np.sin(angle)
+        z[start:] = both[:n - start]
+        if (n - start) % 2:
+            gen.normal_cache = float(both[-1])
+    return z
+
+
+def _block_normals(gen, n, work):
+    """``n`` (>= 16) standard normals of dtype ``work`` from torch's vectorized Box-Muller."""
+    z = unit(gen, (n,), work)
+    whole = n - n % 16
+    _box_muller16(z[:whole].reshape(-1, 16))
+    if n % 16:
+        tail = unit(gen, (16,), work)
+        _box_muller16(tail.reshape(1, 16))
+        z[n - 16:] = tail
+    return z
+
+
+def _box_muller16(blocks):
+    """In place, per row of 16 uniforms: radius from the first 8, angle from the last 8."""
+    radius = np.sqrt(-2 * np.log(1 - blocks[:, :8]))
+    angle = 2 * np.pi * blocks[:, 8:]
+    blocks[:, :8] = radius * np.cos(angle)
+    blocks[:, 8:] = radius * np.sin(angle)
 
 
 def check_std(std):
@@ -251,25 +306,31 @@ def check_std(std):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-def integers(rng, low, high, shape, d):
-    """Integers in [low, high) as dtype ``d`` (bounds already checked against ``d``)."""
+def integers(gen, low, high, shape, d):
+    """Integers in [low, high) as dtype ``d`` (bounds already checked against ``d``): as torch, one
+    32-bit word modulo the span, or one 64-bit word for spans of 2**32 and more."""
     span = high - low
-    if span > 1 << 53:
-        draw = I64 if high - 1 <= np.iinfo(np.int64).max else U64
-        return rng.integers(low, high - 1, shape, draw, endpoint=True).astype(d, copy=False)
-    # floor(u * span) for a 53-bit uniform u: about twice as fast as Generator.integers on small
-    # arrays; the non-uniformity is below span / 2**53 (torch's own modulo draws have one too).
-    u = rng.random(shape)
-    u *= span
-    if d in FLOATS:
-        np.floor(u, out=u)
+    n = math.prod(shape)
+    words = _words(gen, n) if span < 1 << 32 else _words64(gen, n)
+    k = words % np.uint64(span)
+    if low >= 0 and high - 1 > np.iinfo(np.int64).max:
+        k += np.uint64(low)
+    else:
+        k = k.astype(I64)
         if low:
-            u += low
-        return u.astype(d, copy=False)
-    k = u.astype(I64)  # truncation is the floor here: u * span lies in [0, span)
-    if low:
-        k += low
-    return k.astype(d, copy=False)
+            k += low
+    return k.reshape(shape).astype(d, copy=False)
+
+
+def permutation(gen, n):
+    """A random permutation of ``0 .. n-1`` as torch's randperm draws it (a forward Fisher-Yates shuffle)."""
+    perm = list(range(n))
+    if n > 1:
+        offsets = (_words(gen, n - 1) % np.arange(n, 1, -1, dtype=U64)).tolist()
+        for i, k in enumerate(offsets):
+            j = i + k
+            perm[i], perm[j] = perm[j], perm[i]
+    return np.array(perm, I64)
 
 
 def check_int_range(low, high, d):
@@ -300,7 +361,7 @@ def random_top(d):
 
 
 # -- bernoulli and multinomial ------------------------------------------------------------
-def bernoulli_draw(rng, shape, p, d, fn):
+def bernoulli_draw(gen, shape, p, d, fn):
     """0/1 draws of dtype ``d`` that are 1 with probability ``p`` (a number or a float tensor)."""
     if isinstance(p, CoreTensor):
         pa = p.array
@@ -314,11 +375,11 @@ def bernoulli_draw(rng, shape, p, d, fn):
             raise RuntimeError(f"{fn}: p of shape {list(pa.shape)} cannot be expanded to shape {list(shape)}") \
                 from None
         work = F64 if pa.dtype == F64 else F32
-        return (rng.random(shape, work) < pa.astype(work, copy=False)).astype(d)
+        return (gen._rng.random(shape, work) < pa.astype(work, copy=False)).astype(d)
     p = float_arg(p, "p", fn)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    return (rng.random(shape) < p).astype(d)
+    return (gen._rng.random(shape) < p).astype(d)
 
 
 def with_replacement(rng, rows, cdf, k):

@@ -4,9 +4,11 @@
 (``vfw.core.ops.random.default_generator()``): seeding it with
 ``torch.manual_seed`` also makes engine random ops (Dropout, RandomNormal...)
 reproducible. Other ``torch.Generator`` objects own independent numpy
-generators. Every generator is a PCG64 stream; seeding with ``s`` gives the
-same stream whichever generator is seeded, as in torch (the values differ from
-torch's Mersenne Twister). A state is a uint8 tensor in vfw's own layout.
+generators. Every generator is a 32-bit Mersenne Twister seeded as torch seeds
+its CPU generator, plus torch's cached second normal sample, so the samplers
+that follow torch's algorithms (rand, randn, randint, randperm, uniform_,
+normal_) give torch's numbers for the same seed. A state is a uint8 tensor in
+vfw's own layout.
 """
 
 import contextlib
@@ -24,11 +26,12 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 
 _MASK64 = (1 << 64) - 1
 _DEFAULT_SEED = 67280421310721  # what a new torch.Generator starts from
-# State layout: magic, PCG64 state and increment (128-bit little endian), the buffered
-# 32-bit half-draw flag and value, the initial seed.
-_MAGIC = b"vfwPCG64"
-_TAIL = struct.Struct("<IIQ")
-_STATE_SIZE = len(_MAGIC) + 32 + _TAIL.size
+# State layout: magic, the 624 Mersenne Twister words and position (little endian), whether
+# a cached normal sample is held and its value, the initial seed.
+_MAGIC = b"vfwMT32\0"
+_KEY = 624 * 4
+_TAIL = struct.Struct("<IIdQ")
+_STATE_SIZE = len(_MAGIC) + _KEY + _TAIL.size
 
 
 class Generator:
@@ -42,15 +45,15 @@ class Generator:
         Only ``'cpu'`` is available.
     """
 
-    __slots__ = ("_rng", "_seed", "_engine")
+    __slots__ = ("_rng", "_seed", "_engine", "normal_cache")
 
     def __init__(self, device="cpu"):
         d = device if isinstance(device, _device.device) else _device.device(device)
         if d.type != "cpu":
             raise RuntimeError(f"vfw.torch has no {d.type.upper()} generator (tensors live on the CPU)")
-        self._rng = np.random.Generator(np.random.PCG64(_DEFAULT_SEED))
-        self._seed = _DEFAULT_SEED
+        self._rng = np.random.Generator(np.random.MT19937())
         self._engine = False
+        self._reseed(_DEFAULT_SEED)
 
     @property
     def device(self):
@@ -78,14 +81,16 @@ class Generator:
         if self._engine:
             _engine_random.seed(value)  # reseeds the engine generator in place
         else:
-            self._rng.bit_generator.state = np.random.PCG64(value).state
+            self._rng.bit_generator.state = _engine_random.mt19937_state(value)
         self._seed = value
+        self.normal_cache = None  # torch's Box-Muller keeps the second sample of a pair for the next draw
 
     def get_state(self):
         """The generator state as a uint8 tensor (for :meth:`set_state`)."""
-        st = self._rng.bit_generator.state
-        raw = (_MAGIC + st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
-               + _TAIL.pack(st["has_uint32"], st["uinteger"], self._seed))
+        st = self._rng.bit_generator.state["state"]
+        cached = self.normal_cache
+        raw = (_MAGIC + st["key"].astype("<u4").tobytes()
+               + _TAIL.pack(st["pos"], cached is not None, 0.0 if cached is None else cached, self._seed))
         return _dispatch.wrap(np.frombuffer(raw, np.uint8).copy())
 
     def set_state(self, new_state):
@@ -101,13 +106,11 @@ class Generator:
         if raw[:len(_MAGIC)] != _MAGIC:
             raise RuntimeError("RNG state is not a vfw.torch generator state (from get_state / get_rng_state)")
         at = len(_MAGIC)
-        has_uint32, uinteger, initial = _TAIL.unpack(raw[at + 32:])
-        self._rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(raw[at:at + 16], "little"),
-                      "inc": int.from_bytes(raw[at + 16:at + 32], "little")},
-            "has_uint32": has_uint32, "uinteger": uinteger}
+        pos, has_cached, cached, initial = _TAIL.unpack(raw[at + _KEY:])
+        self._rng.bit_generator.state = {"bit_generator": "MT19937", "state": {
+            "key": np.frombuffer(raw[at:at + _KEY], "<u4").astype(np.uint32), "pos": pos}}
         self._seed = initial
+        self.normal_cache = cached if has_cached else None
         return self
 
     def clone_state(self):
