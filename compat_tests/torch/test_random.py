@@ -2,12 +2,13 @@
 
 rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow torch's own
 algorithms on torch's Mersenne Twister stream, so seeded draws are compared value by value
-(test_seeded_draws_match_torch). Other distributions (bernoulli, multinomial, poisson,
-exponential_...) draw differently: for them only what does not depend on the bit stream is
-compared (shapes, dtypes, errors, zero gradients, fixed values), and distributions are
-checked statistically against exact moments and CDFs on large fixed-seed samples (the same
-checks run on real torch, which validates them). Seeding, states and generators are checked
-for reproducibility.
+(test_seeded_draws_match_torch), as are bernoulli with tensor probabilities and exponential_.
+Other distributions (bernoulli_ with a number, multinomial, poisson, geometric_...) draw
+differently: for them only what does not depend on the bit stream is compared (shapes,
+dtypes, errors, zero gradients, fixed values), and distributions are checked statistically
+against exact moments and CDFs on large fixed-seed samples (the same checks run on real
+torch, which validates them). Seeding, states and generators are checked for
+reproducibility.
 """
 
 import copy
@@ -870,6 +871,9 @@ def _seeded(draw, seed=0):
     lambda torch: (torch.rand_like(torch.ones(2, 2)), torch.randn_like(torch.ones(3)),
                    torch.randint_like(torch.ones(4), 0, 100)),
     lambda torch: (torch.empty(4, dtype=torch.int64).random_(0, 50), torch.empty(3).random_(10)),
+    lambda torch: (torch.bernoulli(torch.linspace(0.05, 0.95, 20)),
+                   torch.bernoulli(torch.linspace(0, 1, 9, dtype=torch.float64))),
+    lambda torch: (torch.empty(30).exponential_(2.0), torch.empty(5, dtype=torch.float64).exponential_()),
 ])
 def test_seeded_draws_match_torch(draw, seed):
     check(_seeded(draw, seed))

@@ -411,15 +411,14 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     if not self.array.size:
         return done(self)
-    rng = rng_of(generator, "exponential_")
+    # As torch: -log(1 - u) / lambd in float64 from a 53-bit uniform, rounded once.
+    e = np.log1p(-unit(rng_of(generator, "exponential_"), self.array.shape, F64))
+    e *= -1.0 / lambd
     out = direct(self)
     if out is not None:
-        rng._rng.standard_exponential(dtype=d, out=out)
-        out /= lambd
+        out[...] = e
         return done(self)
-    e = rng._rng.standard_exponential(self.array.shape, WORK.get(d, d))
-    e /= lambd
-    return fill(self, e.astype(d, copy=False), "Exponential")
+    return fill(self, e.astype(d), "Exponential")
 
 
 def geometric_(self, p, *, generator=None):

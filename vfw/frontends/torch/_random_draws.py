@@ -1,11 +1,12 @@
 """The ndarray samplers and argument helpers behind ``_random`` (torch's random sampling functions).
 
 Draws come from a ``torch.Generator``: the default one wraps the engine's numpy generator,
-others own one. rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow
-torch's own algorithms on the generator's 32-bit Mersenne Twister words, so a seed gives
-torch's numbers (up to an ulp where torch's vectorized log/sin/cos round differently); the
-other distributions use numpy's samplers on the same stream. Half precision draws are made
-in float32 and rounded once.
+others own one. rand, randn, normal, randint, random_, randperm, uniform_, normal_,
+exponential_ and bernoulli with tensor probabilities follow torch's own algorithms on the
+generator's 32-bit Mersenne Twister words, so a seed gives torch's numbers (up to an ulp
+where torch's vectorized log/sin/cos round differently); the other distributions use
+numpy's samplers on the same stream. Half precision draws are made in float32 and rounded
+once.
 """
 
 import math
@@ -374,8 +375,8 @@ def bernoulli_draw(gen, shape, p, d, fn):
         except ValueError:
             raise RuntimeError(f"{fn}: p of shape {list(pa.shape)} cannot be expanded to shape {list(shape)}") \
                 from None
-        work = F64 if pa.dtype == F64 else F32
-        return (gen._rng.random(shape, work) < pa.astype(work, copy=False)).astype(d)
+        work = F64 if pa.dtype == F64 else F32  # as torch: a 24-bit (53-bit for float64 p) uniform below p
+        return (unit(gen, shape, work) < pa.astype(work, copy=False)).astype(d)
     p = float_arg(p, "p", fn)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
