@@ -478,3 +478,15 @@ def test_unused_input_error_names_the_index():
         a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
         with pytest.raises(RuntimeError, match="Tensor at index 1 appears to not have been used in the graph"):
             lib.autograd.grad((a * 2).sum(), [a, b])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: (torch.FloatTensor([1, 2]), torch.LongTensor([[1, 2]]), torch.DoubleTensor(x),
+                      torch.BoolTensor([True, False]), torch.ByteTensor([3]), torch.IntTensor([1]).dtype),
+    lambda torch, x: (torch.FloatTensor(2, 3).shape, torch.LongTensor(4).dtype, torch.HalfTensor(2).dtype),
+    lambda torch, x: (isinstance(x, torch.FloatTensor), isinstance(x.long(), torch.LongTensor),
+                      isinstance(x, torch.LongTensor), isinstance(3, torch.FloatTensor)),
+    lambda torch, x: (x.type(torch.LongTensor), x.type(torch.DoubleTensor).dtype),
+])
+def test_legacy_tensor_types(fn):
+    check(fn, arrays((2, 3)))

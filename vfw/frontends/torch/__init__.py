@@ -43,6 +43,18 @@ from vfw.frontends.torch._dtype import (  # noqa: F401
     uint32,
     uint64,
 )
+from vfw.frontends.torch._legacy_types import (  # noqa: F401
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from vfw.frontends.torch._size import Size  # noqa: F401
 from vfw.frontends.torch._tensor import Tensor  # noqa: F401
 from vfw.frontends.torch._typing import (  # noqa: F401

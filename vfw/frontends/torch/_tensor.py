@@ -283,7 +283,8 @@ class Tensor(CoreTensor):
             if dtype not in names:
                 raise ValueError(f"invalid type: '{dtype}'")
             return _dispatch.cast(self, names[dtype])
-        return self.to(dtype)
+        legacy = getattr(dtype, "np_dtype", None)  # torch.FloatTensor and friends
+        return self.to(dtype) if legacy is None else _dispatch.cast(self, legacy)
 
     def type_as(self, other):
         """This tensor converted to ``other``'s dtype."""
