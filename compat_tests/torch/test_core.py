@@ -490,3 +490,12 @@ def test_unused_input_error_names_the_index():
 ])
 def test_legacy_tensor_types(fn):
     check(fn, arrays((2, 3)))
+
+
+def test_tensor_constructors_alias_tensor_arguments():
+    def fn(torch, x):
+        a, b = torch.Tensor(x), torch.FloatTensor(x)
+        a[0, 0] = 5
+        b[1, 1] = 7
+        return x, torch.Tensor(x.double()).dtype
+    check(fn, arrays((2, 3)))

@@ -7,6 +7,7 @@ Each is ``torch.Tensor`` with a fixed dtype: ``torch.FloatTensor([1, 2])`` copie
 
 import numpy as np
 
+from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _device, _dispatch
 from vfw.frontends.torch._tensor import _TYPE_NAMES, Tensor
 
@@ -17,6 +18,11 @@ class _LegacyType(type):
 
     def __call__(cls, *args, device=None):
         _device.check(device)
+        if len(args) == 1 and isinstance(args[0], CoreTensor):  # an alias of a tensor of this very dtype
+            if args[0].array.dtype != cls.np_dtype:
+                raise TypeError(f"torch.{cls.__name__}(): expected a tensor of dtype {cls.np_dtype.name}, got "
+                                f"{args[0].array.dtype.name}")
+            return _dispatch.wrap(args[0].array)
         if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
             return _dispatch.wrap(_dispatch.array_from(args[0], cls.np_dtype))
         return _dispatch.wrap(np.empty(_dispatch.dims_of(args), cls.np_dtype))

@@ -29,7 +29,9 @@ class Tensor(CoreTensor):
 
     def __init__(self, *args, device=None):
         _device.check(device)
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        if len(args) == 1 and isinstance(args[0], CoreTensor):
+            self.array = args[0].array  # torch.Tensor(t) aliases t's memory (keeping its dtype)
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
             self.array = _dispatch.array_from(args[0], _dtype.default_float_np())
         else:
             self.array = np.empty(_dispatch.dims_of(args), _dtype.default_float_np())
