@@ -1,7 +1,7 @@
 """vfw.torch per-call overhead against real torch: the same user-level expressions in both.
 
 Targets (issue 5): <= 1.0x torch for elementwise ops (add, mul, relu) on 16x16 float32,
-<= 1.5x for the rest (matmul, sum, ``x[:, 1:3]``, a forward+backward step).
+<= 1.5x for the rest (matmul, sum, ``x[:, 1:3]``, a forward+backward step, an MLP SGD step).
 """
 
 import numpy as np
@@ -19,6 +19,18 @@ def _step(lib, x, w):
     loss = ((x @ w).relu() * 2.0).sum()
     loss.backward()
     return w.grad
+
+
+def _mlp_step(lib, data):
+    x, labels, w1, w2 = data
+    w1.grad = w2.grad = None
+    logits = (x @ w1).relu() @ w2
+    loss = -logits.log_softmax(1).gather(1, labels[:, None]).mean()
+    loss.backward()
+    with lib.no_grad():
+        w1 -= 0.01 * w1.grad
+        w2 -= 0.01 * w2.grad
+    return loss
 
 
 CASES = {
@@ -49,8 +61,18 @@ def run_benchmark(rounds=15):
         x, y, w = (lib.from_numpy(a.copy()) for a in arrays)
         w.requires_grad_(True)
         inputs[name] = (lib, x, y, w)
-    for case, fn in CASES.items():
-        candidates = {name: (lambda fn=fn, args=args: fn(*args)) for name, args in inputs.items()}
+    # a 784-128-10 MLP SGD step on a batch of 64
+    mlp_arrays = (rng.standard_normal((64, 784)).astype(np.float32), rng.integers(0, 10, 64),
+                  (rng.standard_normal((784, 128)) * 0.05).astype(np.float32),
+                  (rng.standard_normal((128, 10)) * 0.05).astype(np.float32))
+    mlp = {}
+    for name, lib in libs.items():
+        x, labels, w1, w2 = (lib.from_numpy(a.copy()) for a in mlp_arrays)
+        mlp[name] = (lib, (x, labels, w1.requires_grad_(), w2.requires_grad_()))
+    cases = [(case, fn, inputs) for case, fn in CASES.items()]
+    cases.append(("MLP 784-128-10 SGD step, batch 64", _mlp_step, mlp))
+    for case, fn, args_of in cases:
+        candidates = {name: (lambda fn=fn, args=args: fn(*args)) for name, args in args_of.items()}
         us = {k: v * 1e6 for k, v in interleaved_medians(candidates, rounds=rounds).items()}
         ref = us.get("torch")
         rows.append([case, f"{us['vfw']:.2f}", "n/a" if ref is None else f"{ref:.2f}",
