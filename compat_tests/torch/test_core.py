@@ -499,3 +499,33 @@ def test_tensor_constructors_alias_tensor_arguments():
         b[1, 1] = 7
         return x, torch.Tensor(x.double()).dtype
     check(fn, arrays((2, 3)))
+
+
+def test_settings_constants_and_backends():
+    def fn(torch, x):
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        torch.use_deterministic_algorithms(True)
+        torch.set_float32_matmul_precision("high")
+        torch.set_num_threads(1)
+        result = (torch.backends.cudnn.deterministic, torch.backends.cudnn.is_available(),
+                  torch.backends.mps.is_available(), torch.backends.cuda.is_built(), torch.version.cuda,
+                  torch.are_deterministic_algorithms_enabled(), torch.get_float32_matmul_precision(),
+                  torch.get_num_threads(), torch.pi, torch.e, torch.inf, torch.newaxis,
+                  repr(torch.contiguous_format), repr(torch.channels_last), repr(x.layout), x.layout is torch.strided,
+                  x.is_cpu, x.is_inference(), x.is_same_size(x[0]), torch.typename(x), torch.typename(3),
+                  str(torch.get_default_device()))
+        torch.use_deterministic_algorithms(False)
+        torch.set_float32_matmul_precision("highest")
+        torch.set_num_threads(2)
+        torch.backends.cudnn.deterministic = False
+        return result
+    check(fn, arrays((2, 3)))
+
+
+def test_compile_returns_the_model_to_run_eagerly():
+    # (real torch.compile is not run here: its first call costs seconds of dynamo start-up)
+    def f(t):
+        return t * 2
+    assert vt.compile(f) is f
+    assert vt.compile(mode="max-autotune")(f) is f

@@ -10,9 +10,39 @@ from vfw.frontends.torch import (  # noqa: F401
     _dtype,
     _methods,
     autograd,
+    backends,
     cuda,
     linalg,  # noqa: F401
     random,
+    version,
+)
+from vfw.frontends.torch._config import (  # noqa: F401
+    are_deterministic_algorithms_enabled,
+    channels_last,
+    channels_last_3d,
+    compile,
+    contiguous_format,
+    e,
+    get_default_device,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    inf,
+    is_deterministic_algorithms_warn_only_enabled,
+    layout,
+    memory_format,
+    nan,
+    newaxis,
+    pi,
+    preserve_format,
+    set_default_device,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    sparse_coo,
+    strided,
+    typename,
+    use_deterministic_algorithms,
 )
 from vfw.frontends.torch._device import device  # noqa: F401
 from vfw.frontends.torch._dtype import (  # noqa: F401
@@ -82,7 +112,7 @@ from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 
-__version__ = "2.13.0+vfw"
+__version__ = version.__version__
 
 for _module in _methods.FAMILIES:
     globals().update({_name: getattr(_module, _name) for _name in _module.__all__})

@@ -11,7 +11,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _device, _dispatch, _dtype
+from vfw.frontends.torch import _config, _device, _dispatch, _dtype
 from vfw.frontends.torch._size import Size
 
 _new = object.__new__
@@ -73,12 +73,24 @@ class Tensor(CoreTensor):
 
     __array_priority__ = 1000  # numpy defers binary operators to the tensor's (``np.float32(2) * t``)
     is_cuda = False
+    is_cpu = True
     is_sparse = False
     is_quantized = False
     is_meta = False
     is_mps = False
     is_nested = False
-    layout = "torch.strided"
+    layout = _config.strided
+
+    def is_inference(self):
+        """bool: False (inference_mode makes ordinary tensors in vfw)."""
+        return False
+
+    def is_pinned(self, device=None):
+        return False
+
+    def is_same_size(self, other):
+        """bool: whether ``other`` has the same shape."""
+        return self.array.shape == other.array.shape
 
     @property
     def ndim(self):

@@ -1,0 +1,126 @@
+"""Process settings and constants: threads, determinism, matmul precision, default device,
+memory formats and layouts, ``torch.compile``, ``torch.pi``/``inf``/``nan``/``e``/``newaxis``.
+
+vfw computes on numpy on the CPU, so most settings are recorded and reported back (as torch
+does on a machine without the hardware they tune) without changing how results are computed.
+"""
+
+import math
+import os
+
+from vfw.frontends.torch import _device
+
+__all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
+           "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision",
+           "get_float32_matmul_precision", "get_default_device", "set_default_device", "compile", "typename",
+           "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format", "layout",
+           "strided", "sparse_coo", "inf", "nan", "pi", "e", "newaxis"]
+
+inf, nan, pi, e, newaxis = math.inf, math.nan, math.pi, math.e, None
+
+_settings = {"threads": os.cpu_count() or 1, "interop_threads": os.cpu_count() or 1, "deterministic": False,
+             "warn_only": False, "matmul_precision": "highest"}
+
+
+def set_num_threads(n):
+    """Record the intra-op thread count (numpy's BLAS keeps its own; set OMP_NUM_THREADS before start)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
+    _settings["threads"] = n
+
+
+def get_num_threads():
+    """int: the intra-op thread count last set (the CPU count by default)."""
+    return _settings["threads"]
+
+
+def set_num_interop_threads(n):
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n!r}")
+    _settings["interop_threads"] = n
+
+
+def get_num_interop_threads():
+    return _settings["interop_threads"]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Record the setting: every vfw kernel is deterministic already."""
+    _settings["deterministic"] = bool(mode)
+    _settings["warn_only"] = bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    return _settings["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _settings["warn_only"]
+
+
+def set_float32_matmul_precision(precision):
+    """Record 'highest', 'high' or 'medium' (vfw's float32 matmuls are always full precision)."""
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision: {precision!r}; expected 'highest', 'high' or 'medium'")
+    _settings["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _settings["matmul_precision"]
+
+
+def get_default_device():
+    """torch.device: where factories put tensors (always the CPU)."""
+    return _device.CPU
+
+
+def set_default_device(device):
+    """Accept the CPU (or None); other devices raise as ``device=`` arguments do."""
+    if device is not None:
+        _device.check(device)
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
+            disable=False):
+    """``torch.compile``: returns ``model`` unchanged (vfw runs it eagerly); usable as a decorator."""
+    if model is None:
+        return lambda fn: fn
+    return model
+
+
+def typename(obj):
+    """str: ``'torch.FloatTensor'`` for tensors, else the object's type name."""
+    type_of = getattr(obj, "type", None)
+    if hasattr(obj, "array") and callable(type_of):
+        return type_of()
+    cls = type(obj)
+    return cls.__name__ if cls.__module__ in ("builtins", "__builtin__") else f"{cls.__module__}.{cls.__qualname__}"
+
+
+class memory_format:  # noqa: N801  (torch's name)
+    """A memory layout request (``torch.contiguous_format``, ``torch.channels_last``...)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+
+class layout:  # noqa: N801
+    """A tensor layout; vfw tensors are ``torch.strided``."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
