@@ -171,13 +171,8 @@ class Node:
         self.inputs = inputs
         # Where each input's gradient goes, fixed now: a frontend may later rebind a tensor to a
         # new node (an in-place op), which must not reroute the gradients of earlier consumers.
-        edges = []
-        for x in inputs:
-            if isinstance(x, Tensor) and x.requires_grad:
-                edges.append((x.grad_node, x.grad_slot) if x.grad_node is not None else (None, x))
-            else:
-                edges.append(None)
-        self.edges = tuple(edges)
+        self.edges = tuple([((None, x) if x.grad_node is None else (x.grad_node, x.grad_slot))
+                            if isinstance(x, Tensor) and x.requires_grad else None for x in inputs])
         self._outputs = output_arrays
         self.n_outputs = len(output_arrays)
         self.seq = next(_counter)

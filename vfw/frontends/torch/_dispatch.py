@@ -108,12 +108,13 @@ def call(op_or_type, *inputs, **attrs):
 def _save_versions(node, outputs):
     """Note the versions of the tensors the node's gradient maker may read (torch's saved-tensor check)."""
     if node.op.schema.op_type not in _SAVES_NO_INPUTS:
-        saved = []
-        for x in node.inputs:
-            if isinstance(x, Tensor):
-                counter = version_counter(x)
-                saved.append((counter, counter[0]))
-        node.versions = tuple(saved)
+        counters = [getattr(x, "_version_counter", None) or version_counter(x) for x in node.inputs
+                    if isinstance(x, Tensor)]
+        node.versions = tuple([(c, c[0]) for c in counters])
+    if len(outputs) == 1:
+        outputs[0]._version_counter = counter = [0]
+        node.output_versions = ((counter, 0),)
+        return
     saved = []
     for r in outputs:
         if r is None:
