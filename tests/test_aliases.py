@@ -35,3 +35,13 @@ def test_unknown_submodule_is_an_import_error():
         pass
     else:
         raise AssertionError("expected ImportError")
+
+
+def test_importing_a_submodule_by_its_alias_keeps_a_same_named_package_attribute():
+    # torch.autograd.gradcheck is the function; torch.autograd.gradcheck the module holds it.
+    code = ("import sys, vfw.torch as torch, vfw.torch.autograd.gradcheck; "
+            "from vfw.torch.autograd.gradcheck import GradcheckError; "
+            "mod = sys.modules['vfw.torch.autograd.gradcheck']; "
+            "assert torch.autograd.gradcheck is mod.gradcheck and callable(torch.autograd.gradcheck); "
+            "assert issubclass(GradcheckError, RuntimeError)")
+    subprocess.run([sys.executable, "-c", code], check=True)

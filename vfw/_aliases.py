@@ -25,6 +25,13 @@ class _AliasLoader(importlib.abc.Loader):
     def exec_module(self, module):
         # The import system returns whatever sits in sys.modules under the name afterwards.
         sys.modules[module.__name__] = importlib.import_module(self.target)
+        # Submodules the target already loaded get their alias now: a later alias import then
+        # finds them in sys.modules, so the import system does not rebind the package attribute
+        # of the same name (torch.autograd.gradcheck is a function beside a module).
+        prefix, alias = self.target + ".", module.__name__ + "."
+        for name, sub in list(sys.modules.items()):
+            if name.startswith(prefix):
+                sys.modules.setdefault(alias + name[len(prefix):], sub)
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):

@@ -401,7 +401,7 @@ def _reachable(targets, source_keys, first_seq, last_seq):
 
 
 def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
-             first_seq=0, last_seq=None):
+             first_seq=0, last_seq=None, check=None):
     """Gradients of ``sum(targets * output_grads)`` with respect to each source.
 
     Parameters
@@ -418,6 +418,9 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
         Record the backward ops, so the result can be differentiated again.
     first_seq, last_seq : int, optional
         Only follow nodes created in this range (a tape's recording window).
+    check : callable, optional
+        ``check(node, input_grads)``, called after each node's gradient maker (a frontend's
+        anomaly detection); it may raise.
 
     Returns
     -------
@@ -478,6 +481,8 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
             if node.hooks is not None:
                 node._run_hooks(out_grads)
             in_grads = _call_maker(node, out_grads)
+            if check is not None:
+                check(node, in_grads)
             for edge, g, need in zip(node.edges, in_grads, node.needs_input_grad):
                 if need and g is not None:
                     _accumulate(grads, _edge_key(edge), g)

@@ -14,6 +14,7 @@ from vfw.frontends.torch import (  # noqa: F401
     cuda,
     linalg,  # noqa: F401
     random,
+    testing,
     version,
 )
 from vfw.frontends.torch._config import (  # noqa: F401
@@ -103,6 +104,7 @@ from vfw.frontends.torch._typing import (  # noqa: F401
     resolve_neg,
     result_type,
 )
+from vfw.frontends.torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,

@@ -1,7 +1,8 @@
-"""torch.autograd: backward, grad, custom Functions and the gradient-mode switches."""
+"""torch.autograd: backward, grad, custom Functions, gradient-mode switches, functional, gradcheck, anomaly mode."""
 
-from vfw.frontends.torch.autograd import function  # noqa: F401
+from vfw.frontends.torch.autograd import anomaly_mode, function, functional  # noqa: F401
 from vfw.frontends.torch.autograd._engine import backward, grad  # noqa: F401
+from vfw.frontends.torch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from vfw.frontends.torch.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
@@ -10,6 +11,7 @@ from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from vfw.frontends.torch.autograd.gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the function, not the module)
 
 
 class Variable:

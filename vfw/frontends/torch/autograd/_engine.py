@@ -6,6 +6,8 @@ from vfw.core import autograd
 from vfw.core.errors import VfwError
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch._tensor import _node_name
+from vfw.frontends.torch.autograd.anomaly_mode import state as _anomaly
 
 
 def _targets(tensors, grads, fn):
@@ -38,10 +40,21 @@ def _targets(tensors, grads, fn):
 
 
 def _run(tensors, seeds, sources, retain_graph, create_graph):
+    check = _check_nan if _anomaly.enabled and _anomaly.check_nan else None
     try:
-        return autograd.gradient(tensors, sources, seeds, retain_graph=retain_graph, create_graph=create_graph)
+        return autograd.gradient(tensors, sources, seeds, retain_graph=retain_graph, create_graph=create_graph,
+                                 check=check)
     except VfwError as e:
         raise _dispatch.translate(e) from None
+
+
+def _check_nan(node, in_grads):
+    """Anomaly mode: refuse a node whose gradient function returned NaN values, as torch does."""
+    for i, (g, need) in enumerate(zip(in_grads, node.needs_input_grad)):
+        arr = getattr(g, "array", g)
+        if need and arr is not None and (arr.dtype.kind in "fc" or arr.dtype.name == "bfloat16") \
+                and np.isnan(arr).any():
+            raise RuntimeError(f"Function '{_node_name(node)}' returned nan values in its {i}th output.")
 
 
 def _leaf_hooks(leaf, g):
