@@ -14,6 +14,7 @@ from vfw.frontends.torch import (  # noqa: F401
     cuda,
     linalg,  # noqa: F401
     random,
+    special,
     testing,
     version,
 )

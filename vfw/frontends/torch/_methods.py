@@ -10,6 +10,7 @@ from vfw.frontends.torch import (
     _linalg,
     _linalg_decomp,
     _linalg_norms,
+    _numeric,
     _pointwise,
     _random,
     _reduction,
@@ -17,6 +18,7 @@ from vfw.frontends.torch import (
     _scatter,
     _shape,
     _sorting,
+    _special_functions,
     _statistics,
     _tensor_str,
 )
@@ -27,6 +29,7 @@ FAMILIES = [
     _creation, _random, _tensor_str, _pointwise, _arithmetic, _comparison,
     _indexing, _scatter, _reduction, _scan, _sorting, _statistics,
     _linalg, _linalg_decomp, _linalg_norms,
+    _special_functions, _numeric,
     _shape, _joining, _layout,
 ]
 
