@@ -335,41 +335,12 @@ def _accumulate(grads, key, g):
     grads[key] = g if prev is None else _eager.execute("Add", prev, g)
 
 
-def graph_leaves(targets):
-    """The distinct leaf tensors that require grad and that ``targets`` were computed from.
-
-    In first-met order; a target that is itself such a leaf is included.  This is what a
-    PyTorch-style ``backward()`` accumulates into.
-    """
-    leaves = {}
-    seen = set()
-    stack = []
-    for t in targets:
-        if isinstance(t, Tensor) and t.requires_grad:
-            if t.grad_node is None:
-                leaves.setdefault(id(t), t)
-            else:
-                stack.append(t.grad_node)
-    while stack:
-        node = stack.pop()
-        if node.seq in seen:
-            continue
-        seen.add(node.seq)
-        for edge in node.edges:
-            if edge is None:
-                continue
-            if edge[0] is None:
-                leaves.setdefault(id(edge[1]), edge[1])
-            else:
-                stack.append(edge[0])
-    return list(leaves.values())
-
-
-def _reachable(targets, source_keys, first_seq, last_seq):
+def _reachable(targets, source_keys, first_seq, last_seq, leaves=None):
     """Nodes between targets and sources (within [first_seq, last_seq]), newest first.
 
     Also sets each returned node's ``needs_input_grad``: which inputs lead to a source.
-    Iterative, so graphs of any depth work.
+    With ``leaves`` (a dict), every float leaf that requires grad is a source and is added
+    to it (keyed by id).  Iterative, so graphs of any depth work.
     """
     found = {}
     stack = [t.grad_node for t in targets]
@@ -389,7 +360,14 @@ def _reachable(targets, source_keys, first_seq, last_seq):
             if edge is None:
                 needs.append(False)
             elif edge[0] is None:  # a leaf: needed when it is a (float) source
-                needs.append(id(edge[1]) in source_keys and edge[1].array.dtype in floats)
+                leaf = edge[1]
+                if leaves is None:
+                    needs.append(id(leaf) in source_keys and leaf.array.dtype in floats)
+                elif leaf.array.dtype in floats:
+                    leaves[id(leaf)] = leaf
+                    needs.append(True)
+                else:
+                    needs.append(False)
             else:  # recorded outputs are always float
                 needs.append(edge[0].seq in leads or (edge[0].seq, edge[1]) in source_keys)
         if True in needs:
@@ -434,6 +412,30 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
     NoGradientError
         When an op on the path has no gradient maker.
     """
+    source_keys = {_key(s): i for i, s in enumerate(sources) if isinstance(s, Tensor)}
+    grads = _backward(targets, output_grads, source_keys, None, retain_graph, create_graph, first_seq, last_seq,
+                      check)
+    return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
+
+
+def leaf_gradients(targets, output_grads=None, retain_graph=None, create_graph=False, check=None):
+    """The gradients of every leaf that requires grad and that ``targets`` were computed from.
+
+    What a PyTorch-style ``backward()`` accumulates into; one traversal finds the leaves and
+    the nodes.  Arguments as for :func:`gradient`.
+
+    Returns
+    -------
+    list[tuple[Tensor, Tensor]]
+        ``(leaf, gradient)`` pairs, for the leaves that got a gradient.
+    """
+    leaves = {}
+    grads = _backward(targets, output_grads, (), leaves, retain_graph, create_graph, 0, None, check)
+    return [(leaf, grads[key]) for key, leaf in leaves.items() if key in grads]
+
+
+def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_graph, first_seq, last_seq, check):
+    """The backward pass shared by :func:`gradient` and :func:`leaf_gradients`: the dict of gradients by key."""
     targets = [targets] if isinstance(targets, Tensor) else list(targets)
     if output_grads is None:
         output_grads = [None] * len(targets)
@@ -441,7 +443,6 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
         raise OpInputError(f"gradient: got {len(output_grads)} output gradients for {len(targets)} targets")
     last_seq = float("inf") if last_seq is None else last_seq
     retain_graph = create_graph if retain_graph is None else retain_graph
-    source_keys = {_key(s): i for i, s in enumerate(sources) if isinstance(s, Tensor)}
     grads = {}
     for t, g in zip(targets, output_grads):
         if not is_differentiable_dtype(t.array.dtype):
@@ -453,8 +454,10 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
         if g.array.shape != t.array.shape:
             raise OpInputError(f"gradient: output gradient of shape {g.array.shape} for a target of shape "
                                f"{t.array.shape}")
+        if leaves is not None and t.grad_node is None and t.requires_grad:
+            leaves[id(t)] = t
         _accumulate(grads, _key(t), g)
-    nodes = _reachable(targets, source_keys, first_seq, last_seq)
+    nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves)
     prev_mode = is_grad_enabled()
     _local.enabled = create_graph
     try:
@@ -490,7 +493,7 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
                 node.release()
     finally:
         _local.enabled = prev_mode
-    return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
+    return grads
 
 
 def _call_maker(node, out_grads):

@@ -48,6 +48,15 @@ def _run(tensors, seeds, sources, retain_graph, create_graph):
         raise _dispatch.translate(e) from None
 
 
+def _run_to_leaves(tensors, seeds, retain_graph, create_graph):
+    check = _check_nan if _anomaly.enabled and _anomaly.check_nan else None
+    try:
+        return autograd.leaf_gradients(tensors, seeds, retain_graph=retain_graph, create_graph=create_graph,
+                                       check=check)
+    except VfwError as e:
+        raise _dispatch.translate(e) from None
+
+
 def _check_nan(node, in_grads):
     """Anomaly mode: refuse a node whose gradient function returned NaN values, as torch does."""
     for i, (g, need) in enumerate(zip(in_grads, node.needs_input_grad)):
@@ -94,11 +103,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         sources = [inputs] if isinstance(inputs, CoreTensor) else list(inputs)
         if not sources:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        pairs = zip(sources, _run(tensors, seeds, sources, retain_graph, create_graph))
     else:
-        sources = autograd.graph_leaves(tensors)
-    grads = _run(tensors, seeds, sources, retain_graph, create_graph)
+        pairs = _run_to_leaves(tensors, seeds, retain_graph, create_graph)
     given = set()
-    for leaf, g in zip(sources, grads):
+    for leaf, g in pairs:
         if g is None:
             continue
         if id(g.array) in given:  # one array handed to two leaves (e.g. both inputs of an add)
