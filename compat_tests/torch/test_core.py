@@ -529,3 +529,20 @@ def test_compile_returns_the_model_to_run_eagerly():
         return t * 2
     assert vt.compile(f) is f
     assert vt.compile(mode="max-autotune")(f) is f
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: (x.clone().resize_(2, 12), x.clone().resize_(3), x.clone().resize_as_(torch.ones(4, 6)).shape),
+    lambda torch, x: x.requires_grad_().resize_(3),
+    lambda torch, x: (x.sum_to_size(3, 1), x.sum_to_size(1, 3, 4), x.sum_to_size((4,)), x.sum_to_size(2, 3, 4)),
+    lambda torch, x: x.sum_to_size(5),
+    lambda torch, x: (x.real, x.is_nonzero() if x.numel() == 1 else x[0, 0, :1].is_nonzero()),
+    lambda torch, x: x.imag,
+    lambda torch, x: (x.unsafe_chunk(2, 1), x.unsafe_split(2), x.unsafe_split_with_sizes([1, 2], 1)),
+])
+def test_resize_sum_to_size_and_small_methods(fn):
+    check(fn, arrays((2, 3, 4)))
+
+
+def test_sum_to_size_gradient():
+    check_grad(lambda torch, x: x.sum_to_size(3, 1) * 2, arrays((2, 3, 4)))

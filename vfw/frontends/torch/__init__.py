@@ -89,22 +89,6 @@ from vfw.frontends.torch._legacy_types import (  # noqa: F401
 )
 from vfw.frontends.torch._size import Size  # noqa: F401
 from vfw.frontends.torch._tensor import Tensor  # noqa: F401
-from vfw.frontends.torch._typing import (  # noqa: F401
-    can_cast,
-    clone,
-    conj,
-    finfo,
-    iinfo,
-    is_complex,
-    is_floating_point,
-    is_nonzero,
-    is_tensor,
-    numel,
-    promote_types,
-    resolve_conj,
-    resolve_neg,
-    result_type,
-)
 from vfw.frontends.torch.autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
     enable_grad,

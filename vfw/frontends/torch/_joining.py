@@ -573,4 +573,5 @@ TENSOR_METHODS = {
     "expand": _expand, "expand_as": _expand_as, "broadcast_to": broadcast_to, "split": _split_method,
     "split_with_sizes": split_with_sizes, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
     "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
+    "unsafe_split": _split_method, "unsafe_split_with_sizes": split_with_sizes, "unsafe_chunk": chunk,
 }

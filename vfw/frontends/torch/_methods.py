@@ -21,6 +21,7 @@ from vfw.frontends.torch import (
     _special_functions,
     _statistics,
     _tensor_str,
+    _typing,
 )
 
 # Function family modules, each with ``__all__`` (torch.* functions) and ``TENSOR_METHODS``
@@ -30,7 +31,7 @@ FAMILIES = [
     _indexing, _scatter, _reduction, _scan, _sorting, _statistics,
     _linalg, _linalg_decomp, _linalg_norms,
     _special_functions, _numeric,
-    _shape, _joining, _layout,
+    _shape, _joining, _layout, _typing,
 ]
 
 

@@ -557,4 +557,23 @@ def count_nonzero(input, dim=None, **aliases):
     return wrap(np.asarray(np.count_nonzero(arr, axis=axis), _INT64))
 
 
+def _sum_to_size(self, *size):
+    """``self`` summed down to ``size`` (which must broadcast to ``self``'s shape), as autograd reduces
+    a broadcast gradient."""
+    target = _dispatch.dims_of(size)
+    shape = self.array.shape
+    try:
+        fits = np.broadcast_shapes(target, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"size {{{list(target)}}} is not expandable to size {{{list(shape)}}}.")
+    lead = len(shape) - len(target)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1)
+    if not axes:
+        return self
+    return sum(self, axes, keepdim=True).reshape(target)
+
+
 TENSOR_METHODS = {name: globals()[name] for name in __all__}
+TENSOR_METHODS["sum_to_size"] = _sum_to_size

@@ -21,7 +21,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype
-from vfw.frontends.torch._dispatch import bump_version, call, check_inplace, op, stand_in, type_name, view_of
+from vfw.frontends.torch._dispatch import bump_version, call, check_inplace, dims_of, op, stand_in, type_name, view_of
 from vfw.frontends.torch._tensor import Tensor
 
 __all__ = ["reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis",
@@ -571,13 +571,35 @@ def _transpose_(self, dim0, dim1):
     return _rebind(self, transpose, "transpose_", dim0, dim1)
 
 
+def _resize_(self, *sizes, memory_format=None):
+    """Give ``self`` the size ``sizes`` in place: the data in row-major order is kept as far as it goes."""
+    shape = dims_of(sizes)
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    arr = self.array
+    n = prod(shape)
+    if n == arr.size and arr.flags.c_contiguous:
+        self.array = arr.reshape(shape)  # same memory: views and base stay shared
+    else:  # new memory; torch leaves values past the old data uninitialised
+        new = np.empty(shape, arr.dtype)
+        k = min(n, arr.size)
+        new.reshape(-1)[:k] = arr.reshape(-1)[:k]
+        self.array = new
+    bump_version(self)
+    return self
+
+
+def _resize_as_(self, the_template, memory_format=None):
+    return _resize_(self, *the_template.array.shape)
+
+
 TENSOR_METHODS = {
     "view": _view, "view_as": _view_as, "reshape": _reshape_method, "reshape_as": _reshape_as,
     "permute": permute, "transpose": transpose, "swapaxes": swapaxes, "swapdims": swapdims, "t": t,
     "adjoint": adjoint, "movedim": movedim, "moveaxis": moveaxis, "squeeze": squeeze, "unsqueeze": unsqueeze,
     "flatten": flatten, "unflatten": unflatten, "ravel": ravel,
     "squeeze_": _squeeze_, "unsqueeze_": _unsqueeze_, "t_": _t_, "transpose_": _transpose_,
-    "swapaxes_": _transpose_, "swapdims_": _transpose_,
+    "swapaxes_": _transpose_, "swapdims_": _transpose_, "resize_": _resize_, "resize_as_": _resize_as_,
     "T": property(_T, doc="The tensor with its dims reversed (a view; deprecated by torch beyond 2-D)."),
     "mT": property(_mT, doc="The last two dims transposed (a view)."),
     "H": property(_H, doc="The conjugate transpose of a matrix (a view)."),

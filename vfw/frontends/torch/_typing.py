@@ -7,6 +7,9 @@ import numpy as np
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype
 
+__all__ = ["promote_types", "result_type", "can_cast", "is_tensor", "is_floating_point", "is_complex", "is_nonzero",
+           "numel", "clone", "conj", "resolve_conj", "resolve_neg", "finfo", "iinfo"]
+
 
 def promote_types(type1, type2):
     """torch.dtype: the smallest dtype both ``type1`` and ``type2`` convert to without loss of category."""
@@ -63,6 +66,18 @@ def conj(input):
 
 
 resolve_conj = resolve_neg = conj
+
+
+def _real(self):
+    return self
+
+
+def _imag(self):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+TENSOR_METHODS = {"is_nonzero": is_nonzero, "real": property(_real, doc="This tensor (its dtype is real)."),
+                  "imag": property(_imag, doc="Refused: real dtypes have no imaginary part.")}
 
 
 class finfo:  # noqa: N801  (torch's name)
