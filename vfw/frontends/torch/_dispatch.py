@@ -345,7 +345,7 @@ def _live_aliases(t):
     return live
 
 
-def _flat_positions(root, view, name):
+def flat_positions(root, view, name):
     """For each element of ``view``, its flat (C-order) position in ``root``'s memory."""
     arr, mem = view.array, root.array
     if not mem.flags.c_contiguous or arr.itemsize != mem.itemsize:
@@ -368,7 +368,7 @@ def _rebase(root, view, name):
         view.grad_node = None
         view.requires_grad = False
         return
-    fresh = call(op("Gather", axis=0), _reshape(root, (-1,)), _flat_positions(root, view, name))
+    fresh = call(op("Gather", axis=0), _reshape(root, (-1,)), flat_positions(root, view, name))
     view.requires_grad = True
     view.grad_node = fresh.grad_node
     view.grad_slot = fresh.grad_slot
@@ -379,7 +379,7 @@ def _write_into_view(view, result, name):
     root = view._base
     if root.requires_grad and root.grad_node is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    pos = _flat_positions(root, view, name)
+    pos = flat_positions(root, view, name)
     value = _reshape(cast(as_torch(result), root.array.dtype), (-1,)) if result.array.shape == view.array.shape \
         else _reshape(call(op("Expand"), cast(as_torch(result), root.array.dtype),
                            np.asarray(view.array.shape, np.int64)), (-1,))

@@ -4,6 +4,7 @@ from vfw.frontends.torch import (
     _arithmetic,
     _comparison,
     _creation,
+    _index_builders,
     _indexing,
     _joining,
     _layout,
@@ -22,6 +23,7 @@ from vfw.frontends.torch import (
     _statistics,
     _tensor_str,
     _typing,
+    _windows,
 )
 
 # Function family modules, each with ``__all__`` (torch.* functions) and ``TENSOR_METHODS``
@@ -31,7 +33,7 @@ FAMILIES = [
     _indexing, _scatter, _reduction, _scan, _sorting, _statistics,
     _linalg, _linalg_decomp, _linalg_norms,
     _special_functions, _numeric,
-    _shape, _joining, _layout, _typing,
+    _shape, _joining, _layout, _typing, _index_builders, _windows,
 ]
 
 

@@ -1,6 +1,8 @@
 """Type queries and trivial conversions: promote_types, result_type, can_cast, is_tensor, is_floating_point,
 is_complex, is_nonzero, numel, clone, conj, resolve_conj, resolve_neg, finfo, iinfo."""
 
+import weakref
+
 import ml_dtypes
 import numpy as np
 
@@ -76,7 +78,21 @@ def _imag(self):
     raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
-TENSOR_METHODS = {"is_nonzero": is_nonzero, "real": property(_real, doc="This tensor (its dtype is real)."),
+# Tensors marked by share_memory_, by id (tensor == compares elementwise); vfw's worker processes get copies.
+_SHARED = weakref.WeakValueDictionary()
+
+
+def _share_memory_(self):
+    _SHARED[id(self)] = self
+    return self
+
+
+def _is_shared(self):
+    return _SHARED.get(id(self)) is self
+
+
+TENSOR_METHODS = {"is_nonzero": is_nonzero, "share_memory_": _share_memory_, "is_shared": _is_shared,
+                  "real": property(_real, doc="This tensor (its dtype is real)."),
                   "imag": property(_imag, doc="Refused: real dtypes have no imaginary part.")}
 
 

@@ -1,0 +1,78 @@
+"""Index-pattern builders, unfold windows, fill_diagonal_ and small memory methods against real torch."""
+
+import numpy as np
+import pytest
+
+from compat_tests.torch.harness import arrays, check, check_grad
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch: (torch.tril_indices(3, 3), torch.tril_indices(4, 2, 1), torch.tril_indices(3, 5, -1),
+                   torch.tril_indices(0, 3), torch.tril_indices(3, 3, dtype=torch.int32)),
+    lambda torch: (torch.triu_indices(3, 4, 1), torch.triu_indices(3, 3, -1), torch.triu_indices(1, 1)),
+    lambda torch: torch.tril_indices(-1, 3),
+    lambda torch: (torch.cartesian_prod(torch.tensor([1, 2]), torch.tensor([3, 4, 5])),
+                   torch.cartesian_prod(torch.tensor([1.5])), torch.cartesian_prod(torch.arange(2), torch.arange(2),
+                                                                                   torch.arange(3))),
+    lambda torch: (torch.combinations(torch.tensor([1, 2, 3, 4])), torch.combinations(torch.tensor([1., 2., 3.]), 3),
+                   torch.combinations(torch.tensor([1, 2]), with_replacement=True),
+                   torch.combinations(torch.tensor([1, 2, 3]), r=4), torch.combinations(torch.tensor([1, 2]), r=0)),
+    lambda torch: (torch.block_diag(torch.ones(1, 2), torch.tensor([[2]]), torch.tensor([1.5, 2.0])),
+                   torch.block_diag(torch.tensor(3), torch.tensor([1, 2])), torch.block_diag()),
+    lambda torch: torch.block_diag(torch.ones(1, 1, 1)),
+    lambda torch: (torch.vander(torch.tensor([1, 2, 3])), torch.vander(torch.tensor([1., 2.]), N=4),
+                   torch.vander(torch.tensor([2., 3.]), 3, increasing=True), torch.vander(torch.tensor([1, 2]), N=0)),
+    lambda torch: (torch.unravel_index(torch.tensor([5, 7, -1]), (2, 4)), torch.unravel_index(torch.tensor(3), (2, 2)),
+                   torch.unravel_index(torch.tensor([4]), 3)),
+    lambda torch: torch.unravel_index(torch.tensor([1.0]), (2, 2)),
+])
+def test_builders(fn):
+    check(fn)
+
+
+def test_builder_gradients():
+    # (torch.vander's own backward fails with an in-place error in torch 2.13: not compared)
+    check_grad(lambda torch, a, b: (torch.cartesian_prod(a, b), torch.combinations(a, 2), torch.block_diag(a, b[:2])),
+               *arrays((3,), (4,), dtype="float64"))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: (x.unfold(0, 2, 1), x.unfold(1, 3, 2), x.unfold(-1, 4, 4), x.unfold(1, 5, 1)),
+    lambda torch, x: x.t().unfold(0, 2, 2),
+    lambda torch, x: x.unfold(1, 6, 1),
+    lambda torch, x: x.unfold(1, 2, 0),
+    lambda torch, x: x[0, 0].unfold(0, 1, 1),
+])
+def test_unfold(fn):
+    check(fn, arrays((3, 5)))
+
+
+def test_unfold_is_a_view_and_differentiable():
+    def writes(torch, x):
+        w = x.unfold(1, 2, 2)
+        w[0, 0, 0] = 100.0
+        return x, w._base is x
+    check(writes, arrays((3, 5)))
+    check_grad(lambda torch, x: (x.unfold(1, 3, 1) * torch.arange(3.0)).sum(-1), arrays((2, 6), dtype="float64"))
+    check_grad(lambda torch, x: x.t().unfold(0, 2, 1).sum(), arrays((3, 4), dtype="float64"))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: (x.clone().fill_diagonal_(5), x[:2].clone().fill_diagonal_(-1)),
+    lambda torch, x: torch.zeros(7, 3).fill_diagonal_(1, wrap=True),
+    lambda torch, x: torch.zeros(7, 3).fill_diagonal_(1),
+    lambda torch, x: torch.zeros(3, 3, 3, dtype=torch.int64).fill_diagonal_(2),
+    lambda torch, x: torch.zeros(2, 3, 3).fill_diagonal_(1),
+    lambda torch, x: torch.zeros(3).fill_diagonal_(1),
+    lambda torch, x: (x.is_shared(), x.share_memory_() is x, x.is_shared()),
+])
+def test_fill_diagonal_and_memory_methods(fn):
+    check(fn, arrays((4, 4)))
+
+
+def test_fill_diagonal_gradient():
+    def fn(torch, x):
+        y = x * 2
+        y.fill_diagonal_(0.5)
+        return y
+    check_grad(fn, np.arange(9.0).reshape(3, 3))
