@@ -309,11 +309,6 @@ def _key(t):
     return id(t) if node is None else (node.seq, t.grad_slot)
 
 
-def _edge_key(edge):
-    node, slot = edge
-    return id(slot) if node is None else (node.seq, slot)
-
-
 @functools.lru_cache(maxsize=64)
 def _scalar_one(dtype):
     one = np.ones((), dtype)
@@ -463,22 +458,30 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
     try:
         for node in nodes:
             seq = node.seq
-            out_grads = []
-            missing = False
-            for i in range(node.n_outputs):
-                # Gradients of outputs that are sources stay in ``grads`` for the result.
-                key = (seq, i)
-                g = grads.get(key) if key in source_keys else grads.pop(key, None)
+            if node.n_outputs == 1 and (seq, 0) not in source_keys:  # the common case, without a list
+                g = grads.pop((seq, 0), None)
                 if g is None:
-                    missing = True
-                out_grads.append(g)
-            if missing and all(g is None for g in out_grads):
-                continue
-            node._check_alive()  # freed by an earlier backward, yet a gradient needs it
-            if missing:
-                for i, g in enumerate(out_grads):
-                    if g is None and node._outputs[i] is not None:
-                        out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
+                    continue
+                out_grads = [g]
+            else:
+                out_grads = []
+                missing = False
+                for i in range(node.n_outputs):
+                    # Gradients of outputs that are sources stay in ``grads`` for the result.
+                    key = (seq, i)
+                    g = grads.get(key) if key in source_keys else grads.pop(key, None)
+                    if g is None:
+                        missing = True
+                    out_grads.append(g)
+                if missing:
+                    if all(g is None for g in out_grads):
+                        continue
+                    node._check_alive()
+                    for i, g in enumerate(out_grads):
+                        if g is None and node._outputs[i] is not None:
+                            out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
+            if node.inputs is None:
+                node._check_alive()  # freed by an earlier backward, yet a gradient needs it
             if node.versions is not None:
                 node._check_versions()
             if node.hooks is not None:
@@ -488,9 +491,11 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                 check(node, in_grads)
             for edge, g, need in zip(node.edges, in_grads, node.needs_input_grad):
                 if need and g is not None:
-                    _accumulate(grads, _edge_key(edge), g)
+                    key = (edge[0].seq, edge[1]) if edge[0] is not None else id(edge[1])
+                    prev = grads.get(key)
+                    grads[key] = g if prev is None else _eager.execute("Add", prev, g)
             if not retain_graph:
-                node.release()
+                node.inputs = node._outputs = None  # release(), inlined
     finally:
         _local.enabled = prev_mode
     return grads
