@@ -194,18 +194,23 @@ def test_node_hooks_replace_output_gradients():
     np.testing.assert_array_equal(gx.array, 3 * 2 * x.array)
 
 
-def test_saved_versions_refuse_a_modified_input():
-    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
-    counter = [0]
+def test_nodes_refuse_inputs_and_outputs_written_after_recording():
+    class Versioned(Tensor):  # a frontend tensor with an in-place version counter
+        __slots__ = ("_version_counter",)
+
+    x = Versioned(np.array([1.0, 2.0]), requires_grad=True)
     y = execute("Mul", x, x)
-    y.grad_node.versions = ((counter, 0),)
-    counter[0] += 1
-    with pytest.raises(autograd.SavedTensorModifiedError, match="modified by an inplace operation") as info:
-        gradient(y, [x], [Tensor(np.ones(2))])
-    assert isinstance(info.value, RuntimeError)
-    counter[0] -= 1
-    (gx,) = gradient(y, [x], [Tensor(np.ones(2))])
+    y.grad_node.check_inputs = True
+    (gx,) = gradient(y, [x], [Tensor(np.ones(2))], retain_graph=True)
     np.testing.assert_array_equal(gx.array, 2 * x.array)
+    x._version_counter = [1, autograd.write_stamp()]  # what a frontend's in-place write records
+    with pytest.raises(autograd.SavedTensorModifiedError, match="modified by an inplace operation") as info:
+        gradient(y, [x], [Tensor(np.ones(2))], retain_graph=True)
+    assert isinstance(info.value, RuntimeError)
+    z = execute("Exp", Tensor(np.array([0.5]), requires_grad=True))
+    z.grad_node.mark_written(0)  # Exp's gradient reads its output
+    with pytest.raises(autograd.SavedTensorModifiedError, match="output 0 of ExpBackward"):
+        gradient(z, [z.grad_node.inputs[0]], [Tensor(np.ones(1))])
 
 
 def test_leaf_gradients_cover_each_grad_requiring_leaf_once():

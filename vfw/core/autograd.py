@@ -154,17 +154,19 @@ class Node:
         Per output slot, functions ``hook(grad) -> grad or None`` applied to the
         output's gradient before the node's backward uses it (a frontend's
         tensor hooks on non-leaf tensors).
-    versions : tuple[tuple[list, int], ...] or None
-        ``(counter, version)`` per input the gradient maker reads: a frontend that
-        writes tensors in place keeps a one-item version counter list shared by a
-        tensor and its views, and backward refuses a node whose saved inputs were
-        written since (a counter that moved).
-    output_versions : tuple[tuple[list, int] or None, ...] or None
-        The same per output, checked when the maker reads the output (:meth:`output`).
+    check_inputs : bool
+        Refuse, at backward, inputs written in place after this node was recorded: a
+        frontend that writes tensors in place keeps ``tensor._version_counter``, a
+        ``[version, stamp]`` list shared by a tensor and its views, and sets the stamp
+        from :func:`write_stamp` on every write (stamps and node numbers share one
+        sequence, so "written after recording" is ``stamp > node.seq``).
+    written : set[int] or None
+        Output slots whose memory was overwritten since (:meth:`mark_written`); the
+        maker may not read them (:meth:`output` raises).
     """
 
     __slots__ = ("op", "inputs", "edges", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad",
-                 "hooks", "versions", "output_versions", "__weakref__")
+                 "hooks", "check_inputs", "written", "__weakref__")
 
     def __init__(self, op, inputs, output_arrays, backward_fn=None):
         self.op = op
@@ -179,8 +181,8 @@ class Node:
         self.backward_fn = backward_fn
         self.needs_input_grad = ()
         self.hooks = None
-        self.versions = None
-        self.output_versions = None
+        self.check_inputs = False
+        self.written = None
 
     def __repr__(self):
         name = self.op.schema.op_type if self.op is not None else "CustomGradient"
@@ -194,8 +196,8 @@ class Node:
     def output(self, i=0):
         """Output ``i`` as a tensor attached to this node (so makers can differentiate through it)."""
         self._check_alive()
-        if self.output_versions is not None and self.output_versions[i] is not None:
-            self._check_version(*self.output_versions[i])
+        if self.written is not None and i in self.written:
+            self._refuse(f"output {i}")
         t = Tensor.wrap(self._outputs[i])
         t.requires_grad = True
         t.grad_node = self
@@ -218,17 +220,24 @@ class Node:
             self.hooks = {}
         self.hooks.setdefault(slot, []).append(hook)
 
-    def _check_versions(self):
-        for counter, value in self.versions:
-            self._check_version(counter, value)
+    def mark_written(self, slot):
+        """Note that the memory of output ``slot`` was overwritten (an in-place write by a frontend)."""
+        if self.written is None:
+            self.written = set()
+        self.written.add(slot)
 
-    def _check_version(self, counter, value):
-        if counter[0] != value:
-            name = self.op.schema.op_type if self.op is not None else "CustomFunction"
-            raise SavedTensorModifiedError(
-                "one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: a tensor saved by {name}Backward is at version {counter[0]}; expected version "
-                f"{value} instead. Hint: the inplace operation happened after it was saved for backward.")
+    def _check_inputs(self):
+        for i, x in enumerate(self.inputs):
+            counter = getattr(x, "_version_counter", None)
+            if counter is not None and counter[1] > self.seq:
+                self._refuse(f"input {i} (now at version {counter[0]})")
+
+    def _refuse(self, what):
+        name = self.op.schema.op_type if self.op is not None else "CustomFunction"
+        raise SavedTensorModifiedError(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"{what} of {name}Backward was written after it was saved for backward. Hint: make the inplace "
+            "operation out of place, or clone() the tensor before it.")
 
     def _run_hooks(self, out_grads):
         for slot, hooks in self.hooks.items():
@@ -301,6 +310,11 @@ def custom_gradient(fn):
 def stop_gradient(x):
     """A tensor with the value of ``x`` that is cut from the graph (no gradient flows through it)."""
     return Tensor.wrap(x.array) if isinstance(x, Tensor) else Tensor(x)
+
+
+def write_stamp():
+    """A number later than every node recorded so far: the stamp of an in-place write (see ``Node``)."""
+    return next(_counter)
 
 
 # -- backward ----------------------------------------------------------------------
@@ -482,8 +496,8 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                             out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
             if node.inputs is None:
                 node._check_alive()  # freed by an earlier backward, yet a gradient needs it
-            if node.versions is not None:
-                node._check_versions()
+            if node.check_inputs:
+                node._check_inputs()
             if node.hooks is not None:
                 node._run_hooks(out_grads)
             in_grads = _call_maker(node, out_grads)

@@ -95,34 +95,20 @@ def call(op_or_type, *inputs, **attrs):
         result = tuple([as_torch(r) for r in result])
         for r in result:
             if r is not None and r.grad_node is not None:
-                _save_versions(r.grad_node, result)
+                _check_saved_inputs(r.grad_node)
                 break
         return result
     if type(result) is not Tensor:
         result = as_torch(result)
     if result.grad_node is not None:
-        _save_versions(result.grad_node, (result,))
+        _check_saved_inputs(result.grad_node)
     return result
 
 
-def _save_versions(node, outputs):
-    """Note the versions of the tensors the node's gradient maker may read (torch's saved-tensor check)."""
+def _check_saved_inputs(node):
+    """Backward refuses the node's inputs if they are written in place later (torch's saved-tensor check)."""
     if node.op.schema.op_type not in _SAVES_NO_INPUTS:
-        counters = [getattr(x, "_version_counter", None) or version_counter(x) for x in node.inputs
-                    if isinstance(x, Tensor)]
-        node.versions = tuple([(c, c[0]) for c in counters])
-    if len(outputs) == 1:
-        outputs[0]._version_counter = counter = [0]
-        node.output_versions = ((counter, 0),)
-        return
-    saved = []
-    for r in outputs:
-        if r is None:
-            saved.append(None)
-        else:
-            r._version_counter = counter = [0]
-            saved.append((counter, 0))
-    node.output_versions = tuple(saved)
+        node.check_inputs = True
 
 
 # -- arguments -------------------------------------------------------------------------
@@ -388,15 +374,29 @@ def _write_into_view(view, result, name):
 
 
 def bump_version(t):
-    """Count an in-place write to ``t`` (and so to its views and base)."""
-    version_counter(t)[0] += 1
+    """Count an in-place write into ``t``'s memory (so into its views and base too).
+
+    Nodes that saved the overwritten memory as their output are marked, and the version
+    counter gets a fresh stamp: backward refuses nodes that read either.
+    """
+    for holder in (t, getattr(t, "_base", None)):
+        if holder is not None and holder.grad_node is not None:
+            holder.grad_node.mark_written(holder.grad_slot)
+    count_version(t)
+
+
+def count_version(t):
+    """Count an in-place change of ``t`` that leaves the memory nodes saved as it was (a rebinding)."""
+    counter = version_counter(t)
+    counter[0] += 1
+    counter[1] = autograd.write_stamp()
 
 
 def version_counter(t):
-    """The version counter of ``t`` (shared with its views), created on first use."""
+    """The ``[version, write stamp]`` counter of ``t`` (shared with its views), created on first use."""
     counter = getattr(t, "_version_counter", None)
     if counter is None:
-        counter = t._version_counter = [0]
+        counter = t._version_counter = [0, 0]
     return counter
 
 
@@ -430,43 +430,35 @@ def assign(t, result, name="op"):
                                f"{list(result.array.shape)}") from None
     if not (_is_grad_enabled() and (result.requires_grad or t.requires_grad)):
         np.copyto(t.array, result.array, casting="unsafe")
-    elif getattr(t, "_base", None) is not None:
+        bump_version(t)
+        return t
+    if getattr(t, "_base", None) is not None:
         _write_into_view(t, result, name)
         return t  # the base's write counted the version
+    aliases = _live_aliases(t)
+    if aliases or not result.requires_grad:  # the memory is overwritten: count it before t's history moves on
+        bump_version(t)
     else:
-        aliases = _live_aliases(t)
-        if result.requires_grad:
-            if result.array.shape != t.array.shape:
-                result = call(op("Expand"), result, np.asarray(t.array.shape, np.int64))
-            result = cast(result, t.array.dtype)
-            if aliases:
-                np.copyto(t.array, result.array)
-            else:
-                t.array = result.array
-            t.requires_grad = True
-            t.grad_node = result.grad_node
-            t.grad_slot = result.grad_slot
-            _hand_over_counter(result, t)
-        else:  # overwritten by values without history: a constant from here on
-            np.copyto(t.array, result.array, casting="unsafe")
-            t.grad_node = None
-            t.requires_grad = False
-        for v in aliases:
-            if getattr(v, "_base", None) is t:  # a view (detached aliases keep no history)
-                _rebase(t, v, name)
-    bump_version(t)
+        count_version(t)
+    if result.requires_grad:
+        if result.array.shape != t.array.shape:
+            result = call(op("Expand"), result, np.asarray(t.array.shape, np.int64))
+        result = cast(result, t.array.dtype)
+        if aliases:
+            np.copyto(t.array, result.array)
+        else:
+            t.array = result.array
+        t.requires_grad = True
+        t.grad_node = result.grad_node
+        t.grad_slot = result.grad_slot
+    else:  # overwritten by values without history: a constant from here on
+        np.copyto(t.array, result.array, casting="unsafe")
+        t.grad_node = None
+        t.requires_grad = False
+    for v in aliases:
+        if getattr(v, "_base", None) is t:  # a view (detached aliases keep no history)
+            _rebase(t, v, name)
     return t
-
-
-def _hand_over_counter(result, t):
-    """The saved-output check of ``result`` now follows ``t``'s counter (``t`` holds those values now)."""
-    node = result.grad_node
-    if node.output_versions is None or node.output_versions[result.grad_slot] is None:
-        return
-    counter = version_counter(t)
-    saved = list(node.output_versions)
-    saved[result.grad_slot] = (counter, counter[0] + 1)
-    node.output_versions = tuple(saved)
 
 
 def check_writeable(t, name):

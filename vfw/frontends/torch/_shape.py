@@ -21,7 +21,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype
-from vfw.frontends.torch._dispatch import bump_version, call, check_inplace, dims_of, op, stand_in, type_name, view_of
+from vfw.frontends.torch._dispatch import call, check_inplace, count_version, dims_of, op, stand_in, type_name, view_of
 from vfw.frontends.torch._tensor import Tensor
 
 __all__ = ["reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis",
@@ -551,7 +551,7 @@ def _rebind(self, fn, name, *args):
     if result.grad_node is not None:
         self.grad_node = result.grad_node
         self.grad_slot = result.grad_slot
-    bump_version(self)
+    count_version(self)
     return self
 
 
@@ -585,7 +585,7 @@ def _resize_(self, *sizes, memory_format=None):
         k = min(n, arr.size)
         new.reshape(-1)[:k] = arr.reshape(-1)[:k]
         self.array = new
-    bump_version(self)
+    count_version(self)
     return self
 
 
