@@ -190,9 +190,10 @@ def zeros_like(x):
 
 
 @functools.cache
-def bound_op(op_type):
-    """A process-wide bound op (no attributes) for hot gradient makers: skips the workspace lookup.
+def bound_op(op_type, **attrs):
+    """A process-wide bound op for hot gradient makers: skips the workspace lookup.
 
-    Only for stateless ops; bound lazily, as op families register in any order.
+    Only for stateless ops with hashable attributes; bound lazily, as op families register
+    in any order.
     """
-    return make_op(op_type)
+    return make_op(op_type, attrs)

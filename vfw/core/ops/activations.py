@@ -32,7 +32,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import array_of, copy_out, execute, same_as_first, unbroadcast
+from vfw.core.ops._common import array_of, bound_op, copy_out, execute, same_as_first, unbroadcast
 from vfw.core.ops._special import erfc
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -158,7 +158,7 @@ _ZEROS = {d: np.zeros((), d) for d in _RELU_TYPES}
 
 @register_gradient("Relu")
 def _relu_grad(node, g):
-    return (execute("ReluGrad", g, node.inputs[0]),)
+    return (execute(bound_op("ReluGrad"), g, node.inputs[0]),)
 
 
 _UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}

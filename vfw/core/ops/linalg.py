@@ -9,7 +9,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import NoGradientError, register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
-from vfw.core.ops._common import array_of, broadcast_shapes, execute, int64s, require, reshape_to, unbroadcast
+from vfw.core.ops._common import array_of, bound_op, broadcast_shapes, execute, int64s, require, reshape_to, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
@@ -295,9 +295,9 @@ def _matmul_grad(node, g):
     if len(a2) == 2 and len(b2) == 2:
         # Gemm reads transposed operands in place.
         if need_a:
-            ga = execute("Gemm", g2, _reshaped(b, b2), transB=1)
+            ga = execute(bound_op("Gemm", transB=1), g2, _reshaped(b, b2))
         if need_b:
-            gb = execute("Gemm", _reshaped(a, a2), g2, transA=1)
+            gb = execute(bound_op("Gemm", transA=1), _reshaped(a, a2), g2)
     else:
         if need_a:
             bt = _reshaped(b, (1, sb[0])) if len(sb) == 1 else _swap_last(b)
