@@ -76,3 +76,32 @@ def test_fill_diagonal_gradient():
         y.fill_diagonal_(0.5)
         return y
     check_grad(fn, np.arange(9.0).reshape(3, 3))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda torch, x: (torch.as_strided(x, (2, 2), (1, 2)), torch.as_strided(x, (2,), (3,), 1),
+                      x[1].as_strided((2,), (1,)), x.t().as_strided((2, 2), (4, 1)), x.as_strided((0, 3), (1, 1))),
+    lambda torch, x: torch.as_strided(x, (5, 5), (4, 1)),
+    lambda torch, x: torch.as_strided(x, (2, 2), (1,)),
+    lambda torch, x: (torch.empty_strided((2, 3), (1, 2)).shape, torch.empty_strided((2, 3), (1, 2)).stride(),
+                      torch.empty_strided((4,), (2,), dtype=torch.int64).dtype),
+    lambda torch, x: (torch.select_scatter(x, torch.ones(4), 0, 1), x.select_scatter(torch.ones(3), 1, -1),
+                      torch.slice_scatter(x, torch.ones(3, 2), 1, 0, None, 2), torch.slice_scatter(x, torch.ones(1, 4)),
+                      torch.diagonal_scatter(x, torch.ones(2), 1), x.diagonal_scatter(torch.zeros(3))),
+    lambda torch, x: torch.select_scatter(x, torch.ones(3), 0, 1),
+    lambda torch, x: (x.narrow_copy(1, 1, 2), torch.narrow_copy(x, 0, 1, 1)),
+])
+def test_strided_views_and_scatter_copies(fn):
+    check(fn, arrays((3, 4)))
+
+
+def test_as_strided_shares_memory_and_scatter_copies_differentiate():
+    def writes(torch, x):
+        v = torch.as_strided(x, (2, 2), (1, 2))
+        v[0, 1] = 100.0
+        return x
+    check(writes, arrays((3, 4)))
+    check_grad(lambda torch, x: (torch.as_strided(x, (2, 2), (1, 2)) * torch.tensor([1.0, 2.0])).sum(),
+               arrays((3, 4), dtype="float64"))
+    check_grad(lambda torch, x, s: (torch.select_scatter(x, s, 0, 1), torch.diagonal_scatter(x, s[:3])),
+               *arrays((3, 4), (4,), dtype="float64"))

@@ -1,5 +1,6 @@
 """Tensors built from index patterns: tril_indices, triu_indices, cartesian_prod, combinations,
-block_diag, vander, unravel_index; ``Tensor.fill_diagonal_`` writes by one.
+block_diag, vander, unravel_index; select/slice/diagonal_scatter and narrow_copy (a copy with
+one part replaced or taken); ``Tensor.fill_diagonal_`` writes by one.
 
 Index arithmetic is done with numpy (integer results carry no gradient); values are gathered
 and assembled with differentiable vfw.torch functions.
@@ -16,7 +17,7 @@ from vfw.frontends.torch._creation import zeros
 from vfw.frontends.torch._joining import cat, meshgrid, stack
 
 __all__ = ["tril_indices", "triu_indices", "cartesian_prod", "combinations", "block_diag", "vander",
-           "unravel_index"]
+           "unravel_index", "select_scatter", "slice_scatter", "diagonal_scatter", "narrow_copy"]
 
 
 def _triangle(lower, row, col, offset, dtype):
@@ -135,4 +136,38 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     return self
 
 
-TENSOR_METHODS = {"fill_diagonal_": _fill_diagonal_}
+def _scatter_into_copy(input, src, part, name):
+    """A copy of ``input`` with the part ``part(copy)`` (a view) replaced by ``src``; differentiable in both."""
+    out = input.clone()
+    view = part(out)
+    if tuple(src.array.shape) != tuple(view.array.shape):
+        raise RuntimeError(f"{name}: expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.array.shape)}, slice size = {list(view.array.shape)}")
+    view.copy_(src)
+    return out
+
+
+def select_scatter(input, src, dim, index):
+    """Tensor: ``input`` with ``input.select(dim, index)`` replaced by ``src``."""
+    return _scatter_into_copy(input, src, lambda t: t.select(dim, index), "select_scatter")
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """Tensor: ``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src``."""
+    d = dim + input.array.ndim if dim < 0 else dim
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_into_copy(input, src, lambda t: t[key], "slice_scatter")
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """Tensor: ``input`` with the diagonal ``input.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
+    return _scatter_into_copy(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
+
+
+def narrow_copy(input, dim, start, length):
+    """Tensor: ``input.narrow(dim, start, length)`` in memory of its own."""
+    return input.narrow(dim, start, length).clone()
+
+
+TENSOR_METHODS = {"fill_diagonal_": _fill_diagonal_, "select_scatter": select_scatter,
+                  "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter, "narrow_copy": narrow_copy}

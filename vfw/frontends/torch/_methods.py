@@ -21,9 +21,9 @@ from vfw.frontends.torch import (
     _sorting,
     _special_functions,
     _statistics,
+    _strided,
     _tensor_str,
     _typing,
-    _windows,
 )
 
 # Function family modules, each with ``__all__`` (torch.* functions) and ``TENSOR_METHODS``
@@ -33,7 +33,7 @@ FAMILIES = [
     _indexing, _scatter, _reduction, _scan, _sorting, _statistics,
     _linalg, _linalg_decomp, _linalg_norms,
     _special_functions, _numeric,
-    _shape, _joining, _layout, _typing, _index_builders, _windows,
+    _shape, _joining, _layout, _typing, _index_builders, _strided,
 ]
 
 
