@@ -105,3 +105,16 @@ def test_as_strided_shares_memory_and_scatter_copies_differentiate():
                arrays((3, 4), dtype="float64"))
     check_grad(lambda torch, x, s: (torch.select_scatter(x, s, 0, 1), torch.diagonal_scatter(x, s[:3])),
                *arrays((3, 4), (4,), dtype="float64"))
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+@pytest.mark.parametrize("fn", [
+    lambda torch, x, s: (x.index_reduce(0, torch.tensor([0, 2, 0]), s, "prod"),
+                         x.index_reduce(0, torch.tensor([0, 2, 0]), s, "mean", include_self=False),
+                         torch.index_reduce(x, 1, torch.tensor([1, 1]), s[:, :2], "amin"),
+                         x.clone().index_reduce_(0, torch.tensor([1, 1, 1]), s, "amax")),
+    lambda torch, x, s: x.index_reduce(0, torch.tensor([0, 2, 0]), s, "sum"),
+    lambda torch, x, s: x.index_reduce(0, torch.tensor([0, 2]), s, "prod"),
+])
+def test_index_reduce(fn):
+    check(fn, *arrays((3, 2), (3, 2)))

@@ -1,6 +1,7 @@
 """Tensors built from index patterns: tril_indices, triu_indices, cartesian_prod, combinations,
 block_diag, vander, unravel_index; select/slice/diagonal_scatter and narrow_copy (a copy with
-one part replaced or taken); ``Tensor.fill_diagonal_`` writes by one.
+one part replaced or taken); index_reduce (rows reduced into by index); ``Tensor.fill_diagonal_``
+writes by one.
 
 Index arithmetic is done with numpy (integer results carry no gradient); values are gathered
 and assembled with differentiable vfw.torch functions.
@@ -8,6 +9,7 @@ and assembled with differentiable vfw.torch functions.
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -15,9 +17,10 @@ from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._creation import zeros
 from vfw.frontends.torch._joining import cat, meshgrid, stack
+from vfw.frontends.torch._scatter import scatter_reduce
 
 __all__ = ["tril_indices", "triu_indices", "cartesian_prod", "combinations", "block_diag", "vander",
-           "unravel_index", "select_scatter", "slice_scatter", "diagonal_scatter", "narrow_copy"]
+           "unravel_index", "select_scatter", "slice_scatter", "diagonal_scatter", "narrow_copy", "index_reduce"]
 
 
 def _triangle(lower, row, col, offset, dtype):
@@ -169,5 +172,38 @@ def narrow_copy(input, dim, start, length):
     return input.narrow(dim, start, length).clone()
 
 
-TENSOR_METHODS = {"fill_diagonal_": _fill_diagonal_, "select_scatter": select_scatter,
-                  "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter, "narrow_copy": narrow_copy}
+_warned = []
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """Tensor: ``input`` with each slice ``source.select(dim, i)`` reduced ('prod', 'mean', 'amax', 'amin')
+    into the slice ``index[i]`` along ``dim``."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not _warned:
+        _warned.append(True)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+    ndim = source.array.ndim
+    d = dim + ndim if dim < 0 else dim
+    idx = index.array
+    if idx.dtype.kind not in "iu" or idx.ndim > 1:
+        raise RuntimeError("index_reduce_(): Index should have dimension 1 or 0 and be of integer dtype "
+                           f"(got {idx.ndim}-d {idx.dtype})")
+    if ndim and idx.size != source.array.shape[d]:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                           f"({source.array.shape[d]})")
+    along = [1] * ndim
+    if ndim:
+        along[d] = -1
+    full = np.broadcast_to(idx.astype(np.int64).reshape(along), source.array.shape).copy()
+    return scatter_reduce(input, d, _dispatch.wrap(full), source, reduce, include_self=include_self, out=out)
+
+
+def _index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    return _dispatch.inplace(index_reduce, self, dim, index, source, reduce, include_self=include_self,
+                             name="index_reduce_")
+
+
+TENSOR_METHODS = {"fill_diagonal_": _fill_diagonal_, "index_reduce": index_reduce, "index_reduce_": _index_reduce_,
+                  "select_scatter": select_scatter, "slice_scatter": slice_scatter,
+                  "diagonal_scatter": diagonal_scatter, "narrow_copy": narrow_copy}
