@@ -546,3 +546,24 @@ def test_resize_sum_to_size_and_small_methods(fn):
 
 def test_sum_to_size_gradient():
     check_grad(lambda torch, x: x.sum_to_size(3, 1) * 2, arrays((2, 3, 4)))
+
+
+def test_inplace_writes_after_products_that_saved_only_what_they_read():
+    def scalar_product(torch, x):  # x[1] * 2 saves nothing of x[1], so writing into x later is fine
+        x.requires_grad_()
+        a = x.clone()
+        a[0] = a[1] * 2
+        a[:, 2] += 1
+        a.diagonal().mul_(3)
+        a.t().contiguous().view(-1).sum().backward()
+        return x.grad, a
+    check(scalar_product, arrays((3, 3)))
+
+    def tensor_product(torch, x, w):  # here x[1] is saved for w's gradient: torch refuses
+        x.requires_grad_()
+        w.requires_grad_()
+        a = x.clone()
+        b = a[1] * w
+        a[0] = 1.0
+        b.sum().backward()
+    check(tensor_product, *arrays((3, 3), (3,)))

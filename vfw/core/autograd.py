@@ -154,8 +154,9 @@ class Node:
         Per output slot, functions ``hook(grad) -> grad or None`` applied to the
         output's gradient before the node's backward uses it (a frontend's
         tensor hooks on non-leaf tensors).
-    check_inputs : bool
-        Refuse, at backward, inputs written in place after this node was recorded: a
+    check_inputs : tuple[int, ...]
+        Positions of the inputs the gradient maker reads; backward refuses them if they
+        were written in place after this node was recorded: a
         frontend that writes tensors in place keeps ``tensor._version_counter``, a
         ``[version, stamp]`` list shared by a tensor and its views, and sets the stamp
         from :func:`write_stamp` on every write (stamps and node numbers share one
@@ -181,7 +182,7 @@ class Node:
         self.backward_fn = backward_fn
         self.needs_input_grad = ()
         self.hooks = None
-        self.check_inputs = False
+        self.check_inputs = ()
         self.written = None
 
     def __repr__(self):
@@ -227,8 +228,8 @@ class Node:
         self.written.add(slot)
 
     def _check_inputs(self):
-        for i, x in enumerate(self.inputs):
-            counter = getattr(x, "_version_counter", None)
+        for i in self.check_inputs:
+            counter = getattr(self.inputs[i], "_version_counter", None)
             if counter is not None and counter[1] > self.seq:
                 self._refuse(f"input {i} (now at version {counter[0]})")
 

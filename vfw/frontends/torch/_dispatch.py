@@ -106,9 +106,22 @@ def call(op_or_type, *inputs, **attrs):
 
 
 def _check_saved_inputs(node):
-    """Backward refuses the node's inputs if they are written in place later (torch's saved-tensor check)."""
-    if node.op.schema.op_type not in _SAVES_NO_INPUTS:
-        node.check_inputs = True
+    """Backward refuses the inputs the node's gradient reads if they are written in place later (torch's
+    saved-tensor check); as torch saves them, products read one operand only for the other's gradient."""
+    op_type = node.op.schema.op_type
+    if op_type in _SAVES_NO_INPUTS:
+        return
+    inputs = node.inputs
+    if op_type in _CROSS_READS and len(inputs) >= 2:
+        node.check_inputs = tuple([i for i, other in ((0, inputs[1]), (1, inputs[0]))
+                                   if isinstance(other, CoreTensor) and other.requires_grad])
+    elif op_type == "Div":  # the divisor always, the dividend for the divisor's gradient
+        node.check_inputs = (0, 1) if isinstance(inputs[1], CoreTensor) and inputs[1].requires_grad else (1,)
+    else:
+        node.check_inputs = tuple(range(len(inputs)))
+
+
+_CROSS_READS = frozenset({"Mul", "MatMul", "Gemm"})
 
 
 # -- arguments -------------------------------------------------------------------------
