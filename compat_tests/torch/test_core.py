@@ -567,3 +567,20 @@ def test_inplace_writes_after_products_that_saved_only_what_they_read():
         a[0] = 1.0
         b.sum().backward()
     check(tensor_product, *arrays((3, 3), (3,)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib: lib.ones(2, 3) + lib.ones(4),
+    lambda lib: lib.ones(2, 3) * lib.ones(2, 4),
+    lambda lib: lib.ones(2, 3, requires_grad=True) - lib.ones(5, 1, 4),
+    lambda lib: lib.where(lib.ones(2) > 0, lib.ones(3), lib.ones(2)),
+    lambda lib: lib.ones(2, 3) > lib.ones(4),
+    lambda lib: lib.ones(2, 2, 3) @ lib.ones(3, 3, 4),
+])
+def test_broadcast_errors_word_torch_message(fn):
+    messages = []
+    for lib in (real, vt):
+        with pytest.raises(RuntimeError) as info:
+            fn(lib)
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]

@@ -14,7 +14,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.eager import execute
-from vfw.core.errors import IndexOutOfRangeError, VfwError
+from vfw.core.errors import IndexOutOfRangeError, ShapeError, VfwError
 from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
@@ -65,14 +65,36 @@ def op(op_type, **attrs):
     return current_workspace().op(op_type, attrs)
 
 
-def translate(error, name=None):
-    """The exception torch raises for an engine error (RuntimeError, except index errors)."""
+def translate(error, name=None, bound=None, inputs=()):
+    """The exception torch raises for an engine error (RuntimeError, except index errors).
+
+    Given the failing op's inputs, a broadcasting failure gets torch's message.
+    """
+    if inputs and isinstance(error, ShapeError) and "broadcast" in str(error):
+        mismatch = broadcast_mismatch([x.shape if isinstance(x, np.ndarray) else x.array.shape
+                                        for x in inputs if isinstance(x, (np.ndarray, CoreTensor))])
+        if mismatch:
+            return RuntimeError(mismatch)
     message = str(error) if name is None else f"{name}: {error}"
     if isinstance(error, IndexOutOfRangeError):
         return IndexError(message)
     if isinstance(error, (RuntimeError, IndexError, NotImplementedError, MemoryError)):
         return error
     return RuntimeError(message)
+
+
+def broadcast_mismatch(shapes):
+    """torch's message for the first pair of shapes that do not broadcast (right-aligned), or None."""
+    if len(shapes) < 2:
+        return None
+    a, b = shapes[0], shapes[1]
+    rank = max(len(a), len(b))
+    a, b = (1,) * (rank - len(a)) + tuple(a), (1,) * (rank - len(b)) + tuple(b)
+    for i in range(rank - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                    f"dimension {i}")
+    return broadcast_mismatch([np.broadcast_shapes(a, b)] + list(shapes[2:])) if len(shapes) > 2 else None
 
 
 # Ops whose gradient makers read no input values (only shapes): in-place writes to their
@@ -89,7 +111,7 @@ def call(op_or_type, *inputs, **attrs):
     try:
         result = execute(bound, *inputs)
     except VfwError as e:
-        raise translate(e) from None
+        raise translate(e, bound=bound, inputs=inputs) from None
     # Outputs are new tensors: a node on one of them was recorded by this very call.
     if type(result) is tuple:
         result = tuple([as_torch(r) for r in result])

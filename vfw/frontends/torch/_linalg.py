@@ -19,6 +19,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch._dispatch import (
     as_torch,
+    broadcast_mismatch,
     call,
     cast,
     finish,
@@ -109,11 +110,10 @@ def _shape_error(a, b):
         return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(rows)} and {_dims(b.shape)})")
     a2 = a.shape if a.ndim > 1 else (1,) + a.shape
     b2 = b.shape if b.ndim > 1 else b.shape + (1,)
-    try:
-        batch = np.broadcast_shapes(a2[:-2], b2[:-2])
-    except ValueError:
-        return RuntimeError(f"The size of tensor a ({a2[:-2]}) must match the size of tensor b ({b2[:-2]}) at "
-                            "non-singleton dimension")
+    mismatch = broadcast_mismatch([a2[:-2], b2[:-2]])
+    if mismatch:
+        return RuntimeError(mismatch)
+    batch = np.broadcast_shapes(a2[:-2], b2[:-2])
     return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{np.prod(batch, dtype=int)}, "
                         f"{a2[-1]}] but got: [{np.prod(batch, dtype=int)}, {b2[-2]}].")
 

@@ -77,7 +77,7 @@ def _run(bound, *inputs):
     try:
         return _result(bound(*[x.array if isinstance(x, CoreTensor) else x for x in inputs]))
     except VfwError as e:
-        raise translate(e) from None
+        raise translate(e, bound=bound, inputs=inputs) from None
 
 
 _PLAIN_OPS = {}
