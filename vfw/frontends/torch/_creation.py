@@ -142,8 +142,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def _number(x, name, fn):
     if isinstance(x, CoreTensor):
         if x.array.size != 1:
-            raise RuntimeError(f"{fn}(): argument '{name}' must be a scalar, got a tensor of shape "
-                               f"{list(x.array.shape)}")
+            raise TypeError(f"{fn}(): argument '{name}' must be Number, not Tensor (of shape "
+                            f"{list(x.array.shape)})")
         return x.array.reshape(()).item()
     if not isinstance(x, (int, float, np.number, bool)):
         raise TypeError(f"{fn}(): argument '{name}' must be Number, not {type(x).__name__}")
@@ -231,6 +231,8 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def _new_factory(fill):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        if not size:
+            raise TypeError(f'new_{fill.__name__}() missing 1 required positional arguments: "size"')
         return fill(*size, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
     return method
 

@@ -249,6 +249,9 @@ def dims_of(args):
     out = []
     for a in args:
         if isinstance(a, CoreTensor):
+            if a.array.ndim or a.array.dtype.kind not in "iu":
+                raise TypeError(f"size must be a tuple of ints, not Tensor (a {a.array.ndim}-d "
+                                f"{a.array.dtype.name} tensor)")
             a = a.array.item()
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
             raise TypeError(f"size must be a tuple of ints, but got an element of type {type(a).__name__}")

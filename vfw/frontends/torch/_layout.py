@@ -442,6 +442,8 @@ def _tile_method(self, *dims, **kwargs):
         if dims or set(kwargs) != {"dims"}:
             raise TypeError(f"tile() got an unexpected keyword argument '{next(iter(kwargs))}'")
         dims = (kwargs["dims"],)
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
     return tile(self, sizes_arg(dims, "tile", "dims"))
 
 

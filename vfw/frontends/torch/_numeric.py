@@ -125,6 +125,8 @@ def _weights(w, name, n, integral):
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the variables (rows) of ``input`` over its observations (columns)."""
     x = tensor_arg(input, "cov")
+    if x.array.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if x.array.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{x.array.ndim} dimensions")

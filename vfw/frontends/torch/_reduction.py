@@ -560,6 +560,8 @@ def count_nonzero(input, dim=None, **aliases):
 def _sum_to_size(self, *size):
     """``self`` summed down to ``size`` (which must broadcast to ``self``'s shape), as autograd reduces
     a broadcast gradient."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     target = _dispatch.dims_of(size)
     shape = self.array.shape
     try:
