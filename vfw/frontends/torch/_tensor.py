@@ -400,6 +400,8 @@ class Tensor(CoreTensor):
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
         self.requires_grad = bool(requires_grad)
+        if getattr(self, "_hooks", None) is None:
+            self._hooks = None  # set once: backward reads it for every leaf (a missing slot costs a raise)
         return self
 
     def detach(self):
@@ -453,8 +455,14 @@ class Tensor(CoreTensor):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the ``.grad`` of the leaves it depends on."""
-        from vfw.frontends.torch.autograd import _engine
-        _engine.backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
+        _autograd_engine().backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+                                    inputs)
+
+
+@functools.cache
+def _autograd_engine():
+    from vfw.frontends.torch.autograd import _engine  # imports this module: bound on first use
+    return _engine
 
 
 def _rebuild(cls, array, requires_grad):
