@@ -134,15 +134,18 @@ def _check_saved_inputs(node):
     if op_type in _SAVES_NO_INPUTS:
         return
     inputs = node.inputs
-    if op_type in _CROSS_READS and len(inputs) >= 2:
-        node.check_inputs = tuple([i for i, other in ((0, inputs[1]), (1, inputs[0]))
-                                   if isinstance(other, CoreTensor) and other.requires_grad])
+    if op_type in _CROSS_READS:
+        node.check_inputs = _CROSS_CHECKS[getattr(inputs[1], "requires_grad", False),
+                                          getattr(inputs[0], "requires_grad", False)]
     elif op_type == "Div":  # the divisor always, the dividend for the divisor's gradient
-        node.check_inputs = (0, 1) if isinstance(inputs[1], CoreTensor) and inputs[1].requires_grad else (1,)
+        node.check_inputs = (0, 1) if getattr(inputs[1], "requires_grad", False) else (1,)
     else:
-        node.check_inputs = tuple(range(len(inputs)))
+        node.check_inputs = _ALL_INPUTS[len(inputs)] if len(inputs) < 5 else tuple(range(len(inputs)))
 
 
+_ALL_INPUTS = [(), (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
+# (the second operand needs a gradient, the first does) -> the operands whose values are read
+_CROSS_CHECKS = {(True, True): (0, 1), (True, False): (0,), (False, True): (1,), (False, False): ()}
 _CROSS_READS = frozenset({"Mul", "MatMul", "Gemm"})
 
 
