@@ -23,11 +23,15 @@ _settings = {"threads": os.cpu_count() or 1, "interop_threads": os.cpu_count() o
              "warn_only": False, "matmul_precision": "highest"}
 
 
+def _record_count(key, n, name):
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise RuntimeError(f"{name} expects a positive integer, got {n!r}")
+    _settings[key] = n
+
+
 def set_num_threads(n):
     """Record the intra-op thread count (numpy's BLAS keeps its own; set OMP_NUM_THREADS before start)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
-    _settings["threads"] = n
+    _record_count("threads", n, "set_num_threads")
 
 
 def get_num_threads():
@@ -36,9 +40,7 @@ def get_num_threads():
 
 
 def set_num_interop_threads(n):
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n!r}")
-    _settings["interop_threads"] = n
+    _record_count("interop_threads", n, "set_num_interop_threads")
 
 
 def get_num_interop_threads():
