@@ -128,12 +128,15 @@ def _product(input, other, out, name, kernel_name="addmm_impl_cpu_"):
     """``input @ other`` (numpy matmul semantics) for operands whose ranks the caller checked."""
     a, b = input.array, other.array
     dtype = a.dtype
-    if dtype in _NATIVE and dtype == b.dtype and out is None and not _recording(input, other):
+    if dtype in _NATIVE and dtype == b.dtype and out is None:
         try:
-            r = np.dot(a, b) if a.ndim == 2 and b.ndim == 2 else np.matmul(a, b)
-        except ValueError:
+            if not _recording(input, other):
+                r = np.dot(a, b) if a.ndim == 2 and b.ndim == 2 else np.matmul(a, b)
+                return wrap(r if type(r) is _ndarray else np.asarray(r))
+            if a.ndim and b.ndim:  # the usual recorded product: nothing to cast or check first
+                return call(_MATMUL, input, other)
+        except (ValueError, RuntimeError):
             raise _shape_error(a, b) from None
-        return wrap(r if type(r) is _ndarray else np.asarray(r))
     _same_dtype(a, b)
     if dtype not in _PRODUCT_TYPES:
         raise not_implemented(kernel_name, dtype)
