@@ -171,7 +171,10 @@ def relu_grad():
     def kernel(dy, x, out=None):
         if dy.shape != x.shape:
             raise ShapeError(f"ReluGrad: dY {dy.shape} and X {x.shape} must have the same shape")
-        # Branch-free select on the raw bits: three cheap passes instead of Greater + Where.
+        if dy.size <= 4096:  # small: one np.where call costs less than three passes' overhead
+            return copy_out(np.where(np.greater(x, _ZEROS[x.dtype]), dy, _ZEROS[dy.dtype]), out)
+        # Branch-free select on the raw bits: three cheap passes instead of Greater + Where (much faster on
+        # large arrays).
         u = _UINT_OF_SIZE[dy.dtype.itemsize]
         mask = np.array(np.greater(x, _ZEROS[x.dtype]), dtype=u)  # np.array: 0-d inputs stay arrays
         np.negative(mask, out=mask)  # 1 -> all bits set
