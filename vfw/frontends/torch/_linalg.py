@@ -31,6 +31,7 @@ from vfw.frontends.torch._dispatch import (
     type_name,
     wrap,
 )
+from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addmv_", "addbmm",
            "baddbmm", "addr", "einsum", "tensordot"]
@@ -73,13 +74,6 @@ def run(bound, *inputs):
     except VfwError as e:
         raise translate(e) from None
     return tuple(None if r is None else wrap(r) for r in result) if type(result) is tuple else wrap(result)
-
-
-def tensor_arg(x, fn, arg="input", pos=1):
-    """``x`` if it is a tensor, else torch's TypeError for ``fn``."""
-    if isinstance(x, CoreTensor):
-        return x
-    raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
 def not_implemented(fn, np_dtype):

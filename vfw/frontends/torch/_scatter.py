@@ -1,5 +1,5 @@
-"""Gathers and scatters: gather, scatter(_add/_reduce), index_select/add/copy/fill, masked_fill/select/scatter,
-take, take_along_dim, put, index_put.
+"""Gathers and scatters: gather, scatter(_add/_reduce), index_select/add/copy/fill, take, take_along_dim, put,
+index_put (the masked family lives in ``_masked``).
 
 Results that autograd or a trace records come from engine ops (GatherElements,
 ScatterElements, Gather, Compress, Where, ScatterND...) so gradients flow to ``input`` and
@@ -28,10 +28,10 @@ from vfw.frontends.torch._indexing import (
     reshape,
     scatter_positions,
 )
+from vfw.frontends.torch._masked import broadcast_shape, fill_value, select
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add", "index_copy",
-           "index_fill", "masked_fill", "masked_select", "masked_scatter", "take", "take_along_dim", "put", "index_put",
-           "index_put_"]
+           "index_fill", "take", "take_along_dim", "put", "index_put", "index_put_"]
 
 _INT64 = np.dtype(np.int64)
 _INT32 = np.dtype(np.int32)
@@ -388,98 +388,6 @@ def index_fill(input, dim, index, value):
     return select(hit.reshape((n,) + (1,) * (len(shape) - d - 1)) if shape else hit.reshape(()), value, input)
 
 
-# -- masked ops ---------------------------------------------------------------------------
-def _check_mask(mask, name, message):
-    if not isinstance(mask, CoreTensor):
-        raise TypeError(f"{name}(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
-    if mask.array.dtype != _BOOL:
-        raise RuntimeError(message.format(_tname(mask.array.dtype)))
-
-
-def fill_value(input, value, name):
-    """A fill value as an engine input of ``input``'s dtype: a 0-d array, or a 0-d tensor cast (recorded)."""
-    if isinstance(value, CoreTensor):
-        if value.array.ndim != 0:
-            raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.array.ndim} dimension(s).")
-        return _dispatch.cast(_dispatch.as_torch(value), input.array.dtype)
-    if not is_number(value):
-        raise TypeError(f"{name}(): argument 'value' must be Number, not {type(value).__name__}")
-    return fill_scalar(value, input.array.dtype, name)
-
-
-def _broadcast_error(a, b):
-    for i in range(1, min(len(a), len(b)) + 1):
-        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
-            return RuntimeError(f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at "
-                                f"non-singleton dimension {max(len(a), len(b)) - i}")
-    return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
-
-
-def _broadcast_shape(a, b):
-    try:
-        return np.broadcast_shapes(a, b)
-    except ValueError:
-        raise _broadcast_error(a, b) from None
-
-
-def select(condition, value, input):
-    """``Where(condition, value, input)``: numpy when nothing records (``value`` a 0-d array or tensor)."""
-    if is_tracked(input, value):
-        return call("Where", condition, value, input)
-    v = value.array if isinstance(value, CoreTensor) else value
-    c = condition.array if isinstance(condition, CoreTensor) else condition
-    return wrap(np.where(c, v, input.array))
-
-
-def masked_fill(input, mask, value):
-    """``input`` with ``value`` where the boolean ``mask`` (broadcast) is True."""
-    input = _tensor(input, "masked_fill", "input")
-    _check_mask(mask, "masked_fill", "masked_fill_ only supports boolean masks, but got mask with dtype {}")
-    value = fill_value(input, value, "masked_fill_")
-    if mask.array.shape != input.array.shape:
-        _broadcast_shape(input.array.shape, mask.array.shape)
-    return select(mask, value, input)
-
-
-def masked_select(input, mask, *, out=None):
-    """The elements of ``input`` where ``mask`` is True (both broadcast), as a 1-D tensor."""
-    input = _tensor(input, "masked_select", "input")
-    _check_mask(mask, "masked_select", "masked_select: expected BoolTensor for mask")
-    x, m = input.array, mask.array
-    if not is_tracked(input):
-        if x.shape != m.shape:
-            shape = _broadcast_shape(x.shape, m.shape)
-            x, m = np.broadcast_to(x, shape), np.broadcast_to(m, shape)
-        return finish(wrap(x[m]), out, "masked_select")
-    shape = _broadcast_shape(x.shape, m.shape)
-    if x.shape != shape:
-        input = call("Expand", input, int64s(shape))
-    m = np.broadcast_to(m, shape).reshape(-1)
-    return finish(call("Compress", input, m), out, "masked_select")
-
-
-def masked_scatter(input, mask, source):
-    """``input`` with the True positions of ``mask`` filled, in order, by the first elements of ``source``."""
-    input = _tensor(input, "masked_scatter", "input")
-    source = _tensor(source, "masked_scatter", "source")
-    _check_mask(mask, "masked_scatter", "masked_scatter_ only supports boolean masks, but got mask with dtype {}")
-    if source.array.dtype != input.array.dtype:
-        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
-                           f"{_tname(input.array.dtype)} and {_tname(source.array.dtype)}")
-    shape = _broadcast_shape(input.array.shape, mask.array.shape)
-    pos = np.flatnonzero(np.broadcast_to(mask.array, shape))
-    n = pos.size
-    if source.array.size < n:
-        raise RuntimeError("Number of elements of source < number of ones in mask")
-    if input.array.shape != shape:
-        input = call("Expand", input, int64s(shape))
-    src = reshape(source, (source.array.size,))
-    if src.array.shape[0] != n:
-        src = call("Slice", src, int64s([0]), int64s([n]))
-    return scatter_positions(input, pos, src, "none", "masked_scatter")
-
-
 # -- take / put / index_put -----------------------------------------------------------------
 def _flat_index(index, n, name):
     """Check a ``take``/``put`` index: int64, values in ``[-n, n)``."""
@@ -537,7 +445,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         if low < 0:
             a = np.where(a < 0, a + n, a)
     if x.shape[:d] + x.shape[d + 1:] != a.shape[:d] + a.shape[d + 1:]:  # the other dims broadcast
-        common = list(_broadcast_shape(x.shape[:d] + (1,) + x.shape[d + 1:], a.shape[:d] + (1,) + a.shape[d + 1:]))
+        common = list(broadcast_shape(x.shape[:d] + (1,) + x.shape[d + 1:], a.shape[:d] + (1,) + a.shape[d + 1:]))
         x_shape = tuple(common[:d] + [x.shape[d]] + common[d + 1:])
         a = np.broadcast_to(a, tuple(common[:d] + [a.shape[d]] + common[d + 1:]))
         if x_shape != x.shape:
@@ -613,9 +521,6 @@ TENSOR_METHODS = {
     "index_add": method(index_add), "index_add_": _inplace(index_add, "index_add_"),
     "index_copy": method(index_copy), "index_copy_": _inplace(index_copy, "index_copy_"),
     "index_fill": index_fill, "index_fill_": _inplace(index_fill, "index_fill_"),
-    "masked_fill": masked_fill, "masked_fill_": _inplace(masked_fill, "masked_fill_"),
-    "masked_select": method(masked_select),
-    "masked_scatter": masked_scatter, "masked_scatter_": _inplace(masked_scatter, "masked_scatter_"),
     "take": method(take), "take_along_dim": method(take_along_dim), "put": put, "put_": _inplace(put, "put_"),
     "index_put": index_put, "index_put_": index_put_,
 }
