@@ -12,10 +12,14 @@ from vfw.frontends.torch import (  # noqa: F401
     autograd,
     backends,
     cuda,
+    jit,
     linalg,  # noqa: F401
+    nn,
+    optim,
     random,
     special,
     testing,
+    utils,
     version,
 )
 from vfw.frontends.torch._config import (  # noqa: F401

@@ -5,6 +5,7 @@ modules by ``_methods.py``; this file holds what is specific to the tensor
 object itself.
 """
 
+import copy
 import functools
 
 import numpy as np
@@ -25,7 +26,9 @@ class Tensor(CoreTensor):
     Prefer ``torch.tensor`` / ``torch.empty``, as in torch.
     """
 
-    __slots__ = ("_grad", "_base", "_aliases", "_version_counter", "_hooks", "_retains_grad")
+    # ``__dict__``: torch tensors take arbitrary attributes (``param.my_flag = True``, ``nn.Buffer``'s mark);
+    # it is created only when one is set.
+    __slots__ = ("_grad", "_base", "_aliases", "_version_counter", "_hooks", "_retains_grad", "__dict__")
 
     def __init__(self, *args, device=None):
         _device.check(device)
@@ -240,6 +243,8 @@ class Tensor(CoreTensor):
         if grad is not None:
             new._grad = grad.__deepcopy__(memo)
         memo[id(self)] = new
+        if self.__dict__:
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return new
 
     def __reduce_ex__(self, protocol):

@@ -1,0 +1,1 @@
+"""torch.jit: ``trace`` runs a module or function through the engine's graph executor."""

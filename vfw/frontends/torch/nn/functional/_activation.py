@@ -1,0 +1,3 @@
+"""Activation functions."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Convolutions."""
+
+__all__ = []

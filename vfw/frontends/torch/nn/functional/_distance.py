@@ -1,0 +1,3 @@
+"""pairwise_distance, cosine_similarity, pdist."""
+
+__all__ = []

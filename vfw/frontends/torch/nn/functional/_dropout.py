@@ -1,0 +1,3 @@
+"""Dropout functions."""
+
+__all__ = []

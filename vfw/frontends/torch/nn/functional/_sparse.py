@@ -1,0 +1,3 @@
+"""embedding, embedding_bag, one_hot."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""pad, interpolate, grid_sample, affine_grid, pixel_shuffle, unfold/fold."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Activation modules (ReLU, GELU, Softmax...)."""
+
+__all__ = []

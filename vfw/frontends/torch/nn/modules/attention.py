@@ -1,0 +1,3 @@
+"""MultiheadAttention."""
+
+__all__ = []

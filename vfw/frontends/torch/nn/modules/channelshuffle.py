@@ -1,0 +1,3 @@
+"""ChannelShuffle."""
+
+__all__ = []

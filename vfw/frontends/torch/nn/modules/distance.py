@@ -1,0 +1,3 @@
+"""PairwiseDistance, CosineSimilarity."""
+
+__all__ = []

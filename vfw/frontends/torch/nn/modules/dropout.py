@@ -1,0 +1,3 @@
+"""Dropout family."""
+
+__all__ = []

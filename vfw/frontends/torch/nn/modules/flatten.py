@@ -1,0 +1,3 @@
+"""Flatten, Unflatten."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""LayerNorm, GroupNorm, LocalResponseNorm, RMSNorm."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""PixelShuffle, PixelUnshuffle."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Pooling layers."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Transformer and its encoder/decoder layers."""
+
+__all__ = []

@@ -1,0 +1,113 @@
+"""torch.nn.Parameter and torch.nn.Buffer: tensors a Module registers on assignment."""
+
+import numpy as np
+
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _dispatch, _dtype
+from vfw.frontends.torch._tensor import Tensor
+
+_new = object.__new__
+
+
+def _float_dtype(array):
+    return array.dtype.kind == "f" or array.dtype.name == "bfloat16"
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter: assigning it to a ``Module`` attribute registers it.
+
+    ``Parameter(data)`` shares ``data``'s memory as a new leaf (detached from any graph);
+    operations on a parameter give plain tensors.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values (an empty float tensor when omitted).
+    requires_grad : bool
+        Whether the parameter requires grad (default True; floating point dtypes only).
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _dispatch.wrap(_empty())
+        if not isinstance(data, CoreTensor):  # torch fails on the missing tensor method
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach' (Parameter() needs a "
+                                 "Tensor)")
+        if requires_grad and not _float_dtype(data.array):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        p = _new(cls)
+        p.array = data.array
+        p.requires_grad = bool(requires_grad)
+        p.grad_node = None
+        p._hooks = None
+        if isinstance(data, Tensor) and data.__dict__:
+            p.__dict__.update(data.__dict__)
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass  # everything happens in __new__ (Tensor.__init__ would re-read ``data``)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        # torch copies the values and requires_grad only (no grad, no extra attributes).
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(_dispatch.wrap(self.array.copy()), self.requires_grad)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.array, self.requires_grad, dict(self.__dict__)))
+
+
+def _empty():
+    return np.empty(0, _dtype.default_float_np())
+
+
+def _rebuild_parameter(array, requires_grad, attributes):
+    p = Parameter(_dispatch.wrap(array), requires_grad)
+    p.__dict__.update(attributes)
+    return p
+
+
+class _BufferMeta(type):
+    # ``isinstance(t, Buffer)`` is true for tensors made by ``Buffer(...)``, which are plain tensors.
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, CoreTensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor that a ``Module`` registers as a buffer when it is assigned to an attribute.
+
+    ``Buffer(data)`` returns a plain tensor (detached from ``data``'s graph, same memory) marked
+    as a buffer.
+
+    Parameters
+    ----------
+    data : Tensor, optional
+        The values (an empty float tensor when omitted).
+    persistent : bool
+        Whether the buffer is part of the module's ``state_dict``.
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _dispatch.wrap(_empty())
+        t = _dispatch.wrap(data.array, data.requires_grad and data.grad_node is None)
+        t._is_buffer = True
+        t.persistent = persistent
+        return t
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (lazy modules); vfw has no lazy modules."""
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        raise NotImplementedError("vfw.torch does not support lazy modules (UninitializedParameter)")
+
+
+def is_lazy(param):
+    """bool: whether ``param`` is an uninitialized (lazy) parameter; always False in vfw."""
+    return isinstance(param, UninitializedParameter)

@@ -1,0 +1,1 @@
+"""torch.nn.utils: gradient clipping, parameter/vector conversion and ``rnn`` sequence packing."""

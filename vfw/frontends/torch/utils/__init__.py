@@ -1,0 +1,3 @@
+"""torch.utils: ``data`` (datasets and loaders)."""
+
+from vfw.frontends.torch.utils import data  # noqa: F401
