@@ -17,6 +17,7 @@ from vfw.frontends.torch import (  # noqa: F401
     nn,
     optim,
     random,
+    serialization,
     special,
     testing,
     utils,
@@ -102,6 +103,7 @@ from vfw.frontends.torch.autograd.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from vfw.frontends.torch.serialization import load, save  # noqa: F401
 
 __version__ = version.__version__
 
