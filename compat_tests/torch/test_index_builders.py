@@ -95,6 +95,12 @@ def test_strided_views_and_scatter_copies(fn):
     check(fn, arrays((3, 4)))
 
 
+def test_storage_offsets_of_strided_views():
+    check(lambda torch, x: [torch.as_strided(x, (2, 2), (3, 1), 4).storage_offset(),
+                            x.unfold(0, 3, 2)[1].storage_offset(), x[3:].view(3, 3)[1:].storage_offset(),
+                            torch.as_strided(x[2:], (2,), (2,)).storage_offset()], arrays((12,)))
+
+
 def test_as_strided_shares_memory_and_scatter_copies_differentiate():
     def writes(torch, x):
         v = torch.as_strided(x, (2, 2), (1, 2))

@@ -166,8 +166,10 @@ class Tensor(CoreTensor):
         return strides if dim is None else strides[_dim(dim, self.array.ndim, "stride")]
 
     def storage_offset(self):
+        """int: the position of the first element in the memory this tensor shares with its root."""
         base = self.array
-        while base.base is not None and isinstance(base.base, np.ndarray):
+        # numpy's as_strided hides the array under a non-array holder: follow any ``.base`` chain.
+        while getattr(base, "base", None) is not None:
             base = base.base
         return (self.array.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // \
             self.array.itemsize
