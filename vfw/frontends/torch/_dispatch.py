@@ -231,6 +231,8 @@ def infer_dtype(data):
     if data is None:
         raise RuntimeError("Could not infer dtype of NoneType")
     if isinstance(data, np.generic):  # numpy scalars keep their dtype in torch.tensor
+        if data.dtype.kind in "SUOV":  # numpy strings, bytes and objects are no tensor dtype
+            raise TypeError(f"new(): invalid data type 'numpy.{type(data).__name__}'")
         return data.dtype
     try:
         return _dtype.scalar_np_dtype(data)
