@@ -1,4 +1,4 @@
-"""torch.utils.hooks: the handle that hook registrations return."""
+"""torch.utils.hooks: the handle that hook registrations return, and how hooks are stored."""
 
 import itertools
 import weakref
@@ -40,3 +40,18 @@ class RemovableHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+def add_hook(hooks, hook, prepend=False, flags=None, flag=False):
+    """Store ``hook`` in the ordered dict ``hooks`` (first if ``prepend``); returns its removable handle.
+
+    ``flags`` are dicts that may hold an entry under the hook's id (removed with it); with
+    ``flag`` the entry is set in ``flags`` (a single dict then).
+    """
+    handle = RemovableHandle(hooks, extra_dict=flags)
+    hooks[handle.id] = hook
+    if flag:
+        flags[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle

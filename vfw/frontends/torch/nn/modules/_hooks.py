@@ -13,7 +13,7 @@ from collections import OrderedDict
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
-from vfw.frontends.torch.utils.hooks import RemovableHandle
+from vfw.frontends.torch.utils.hooks import add_hook
 
 # Hooks every module runs (torch.nn.modules.module.register_module_*_hook).
 global_forward_pre_hooks = OrderedDict()
@@ -24,21 +24,6 @@ global_backward_hooks = OrderedDict()
 global_parameter_registration_hooks = OrderedDict()
 global_buffer_registration_hooks = OrderedDict()
 global_module_registration_hooks = OrderedDict()
-
-
-def add_hook(hooks, hook, prepend=False, flags=None, flag=False):
-    """Store ``hook`` in the ordered dict ``hooks`` (first if ``prepend``); returns its removable handle.
-
-    ``flags`` are dicts that may hold an entry under the hook's id (removed with it); with
-    ``flag`` the entry is set in ``flags`` (a single dict then).
-    """
-    handle = RemovableHandle(hooks, extra_dict=flags)
-    hooks[handle.id] = hook
-    if flag:
-        flags[handle.id] = True
-    if prepend:
-        hooks.move_to_end(handle.id, last=False)
-    return handle
 
 
 def register_module_forward_pre_hook(hook):
