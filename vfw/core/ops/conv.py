@@ -93,6 +93,12 @@ def _check_common(op, xshape, wshape, bshape, kernel_shape, group, transpose):
 # ---------------------------------------------------------------------------------------------- Conv
 
 
+def _batch_inner(nd):
+    """Window view ``(n, G, cg, *kernel, *out)`` -> ``(G, cg, *kernel, n, *out)``: columns whose inner axis runs
+    over the batch and the output pixels (one GEMM per group covers the whole batch)."""
+    return (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+
+
 def _conv_geometry(attrs, xshape, wshape, bshape):
     op = "Conv"
     nd, c, m = _check_common(op, xshape, wshape, bshape, attrs["kernel_shape"], attrs["group"], False)
@@ -130,8 +136,13 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
         k, npix = math.prod(kernel), math.prod(out)
         per_item = group * cg * k * npix  # column elements per batch item
         chunk = max(1, _COLS_LIMIT // per_item) if per_item * n > _COLS_LIMIT else None
-        return (padding, grouped, window_layout(grouped, kernel, st, dil, out), (n, group, cg * k, npix),
-                (group, mg, cg * k), (n, group, mg, npix), (n, m) + out, (m,) + (1,) * nd, chunk)
+        layout = window_layout(grouped, kernel, st, dil, out)
+        # one GEMM per group over the whole batch (columns copied batch-inner) unless the columns are a view of
+        # X (1x1 kernels): fewer, larger BLAS calls, which also thread better than one per batch item
+        view_only = k == 1 and all(s == 1 for s in st) and padding is None
+        single = chunk is None and not view_only
+        return (padding, grouped, layout, (n, group, cg * k, npix), (group, mg, cg * k), (n, group, mg, npix),
+                (n, m) + out, (m,) + (1,) * nd, chunk, single, (group, cg * k, n * npix), (group, mg, n, npix))
 
     def kernel_fn(x, w, b=None, out=None):
         key = (x.shape, w.shape, None if b is None else b.shape)
@@ -139,12 +150,20 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
         if p is None:
             bounded_cache(cache)
             p = cache[key] = plan(*key)
-        padding, grouped, layout, cols_shape, w_shape, y_shape, out_shape, b_shape, chunk = p
+        padding, grouped, layout, cols_shape, w_shape, y_shape, out_shape, b_shape, chunk, single, batch_cols, \
+            batch_y = p
         ct = compute_dtype(x.dtype)
         xp = pad(x, padding, ct).reshape(grouped)
         wr = (w if w.dtype == ct else w.astype(ct)).reshape(w_shape)
         direct = out is not None and ct == x.dtype and out.flags.c_contiguous
-        if chunk is None:
+        if single:
+            cols = np.ascontiguousarray(window_view(xp, layout).transpose(_batch_inner(len(out_shape) - 2)))
+            y = np.matmul(wr, cols.reshape(batch_cols)).reshape(batch_y).transpose(2, 0, 1, 3)
+            if direct:
+                np.copyto(out.reshape(y_shape), y)
+                y = out
+            y = np.ascontiguousarray(y).reshape(out_shape)
+        elif chunk is None:
             cols = window_view(xp, layout).reshape(cols_shape)  # the im2col copy (a view for 1x1 kernels)
             y = np.matmul(wr, cols, out=out.reshape(y_shape) if direct else None).reshape(out_shape)
         else:  # bound the columns' memory: a few batch slices at a time
@@ -219,15 +238,15 @@ def conv_grad_filter(auto_pad, dilations, group, kernel_shape, pads, strides):
     """Gradient of Conv with respect to W (engine-internal), given X and the output gradient dY.
 
     ``dW[m, c, k] = sum over n and output pixels p of dY[n, m, p] * window_k(X)[n, group(m) * C/G + c, p]``:
-    the forward's im2col columns of X (batch items moved next to the pixels) times dY, one GEMM per group.
+    the forward's im2col columns of X (batch items moved next to the pixels) times dY, one GEMM per group
+    (or, when dY has more channels than the columns have rows, one GEMM per batch item, summed).
     The attributes are Conv's; ``kernel_shape`` (W's spatial shape) is required.
     """
     op = "ConvGradFilter"
     attrs = {"auto_pad": auto_pad, "dilations": dilations, "group": group, "kernel_shape": None, "pads": pads,
              "strides": strides}
     nd = len(kernel_shape)
-    # window view (n, G, cg, *kernel, *out) -> (G, cg, *kernel, n, *out): the columns' inner axis runs over n, p
-    perm = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+    perm = _batch_inner(nd)
     cache = {}
 
     def plan(xshape, yshape):
@@ -263,10 +282,17 @@ def conv_grad_filter(auto_pad, dilations, group, kernel_shape, pads, strides):
         xp = pad(x, padding, ct).reshape(grouped)
         dyc = (dy if dy.dtype == ct else dy.astype(ct)).reshape(dy_shape)
         acc = np.zeros((group, dy_shape[2], cols_lead[1]), ct)
+        # more output than input-window channels (few input channels, e.g. a first layer): one GEMM per batch
+        # item on the forward's columns, summed, beats copying dY into a batch-inner layout
+        per_item = dy_shape[2] > cols_lead[1]
         for start in range(0, dy_shape[0], chunk):  # batch slices bound the columns' memory
             part = xp[start:start + chunk]
             nb = len(part)
             view = window_view(part, ((nb,) + layout[0][1:], layout[1]))
+            if per_item:
+                cols = view.reshape((nb,) + cols_lead + (dy_shape[3],))
+                acc += np.matmul(dyc[start:start + chunk], cols.transpose(0, 1, 3, 2)).sum(axis=0)
+                continue
             cols = np.ascontiguousarray(view.transpose(perm)).reshape(cols_lead + (nb * dy_shape[3],))
             d = np.ascontiguousarray(dyc[start:start + chunk].transpose(1, 2, 0, 3)).reshape(group, dy_shape[2], -1)
             acc += np.matmul(d, cols.transpose(0, 2, 1))
@@ -363,6 +389,28 @@ def _col2im_taps(in_sp, kernel, strides, dilations, out, pb):
     return taps
 
 
+def _shifted_col2im(xshape, kern, dil, osp, pb):
+    """Stride-1 col2im as flat shifts: ``(pad plan, columns per image, shift per tap, buffer size, full shape,
+    crop)``.
+
+    With the input's trailing spatial axes zero-padded to the output's full extent, every kernel tap moves a
+    whole image by one flat offset, so each tap is one contiguous add (the padding only ever adds zeros).
+    """
+    in_sp = tuple(xshape[2:])
+    nd = len(in_sp)
+    full = tuple(max(i + (k - 1) * d, b + o) for i, k, d, b, o in zip(in_sp, kern, dil, pb, osp))
+    steps = [math.prod(full[a + 1:]) for a in range(nd)]
+    padded = (in_sp[0],) + full[1:]
+    shifts = [sum(t * d * s for t, d, s in zip(tap, dil, steps)) for tap in itertools.product(*map(range, kern))]
+    length = math.prod(padded)
+    size = max(math.prod(full), max(shifts) + length)
+    padding = pad_plan(xshape, (0,) * nd, tuple(p - i for p, i in zip(padded, in_sp)))
+    crop = None
+    if tuple(pb) != (0,) * nd or tuple(osp) != full:
+        crop = (slice(None), slice(None)) + tuple(slice(b, b + o) for b, o in zip(pb, osp))
+    return padding, length, shifts, size, full, crop
+
+
 @defop("ConvTranspose", inputs="X:T W:T B?:T", outputs="Y:T", types={"T": dt.FLOATS},
        attrs=dict(_SPATIAL_ATTRS, output_padding=Attr("ints", None, check=non_negative),
                   output_shape=Attr("ints", None, check=positive)),
@@ -384,8 +432,10 @@ def conv_transpose(auto_pad, dilations, group, kernel_shape, pads, strides, outp
         interleave = None
         if tiled:  # (n, m, k1.., i1..) -> (n, m, i1, k1, i2, k2, ...)
             interleave = (0, 1) + tuple(a for i in range(nd) for a in (2 + nd + i, 2 + i))
-        return (n, cg, mg, m, kern, math.prod(kern), math.prod(in_sp), osp,
-                None if tiled else _col2im_taps(in_sp, kern, st, dil, osp, pb), interleave, (m,) + (1,) * nd)
+        shifted = None if tiled or any(s != 1 for s in st) else _shifted_col2im(xshape, kern, dil, osp, pb)
+        taps = None if tiled or shifted else _col2im_taps(in_sp, kern, st, dil, osp, pb)
+        return (n, cg, mg, m, kern, math.prod(kern), math.prod(in_sp), osp, taps, interleave, shifted,
+                (m,) + (1,) * nd)
 
     def kernel_fn(x, w, b=None, out=None):
         key = (x.shape, w.shape, None if b is None else b.shape)
@@ -393,16 +443,27 @@ def conv_transpose(auto_pad, dilations, group, kernel_shape, pads, strides, outp
         if p is None:
             bounded_cache(cache)
             p = cache[key] = plan(*key)
-        n, cg, mg, m, kern, k, npix, osp, taps, interleave, bshape = p
+        n, cg, mg, m, kern, k, npix, osp, taps, interleave, shifted, bshape = p
         ct = compute_dtype(x.dtype)
         xc = x if x.dtype == ct else x.astype(ct)
         wc = w if w.dtype == ct else w.astype(ct)
         # columns[n, g, (mg, taps), pixels] = sum over the group's input channels
         wt = wc.reshape(group, cg, mg * k).transpose(0, 2, 1)
-        cols = np.matmul(wt, xc.reshape(n, group, cg, npix)).reshape((n, m) + kern + x.shape[2:])
-        if taps is None:
+        if shifted is not None:
+            padding, length, shifts, size, full, crop = shifted
+            # one GEMM per group over the whole batch: X's batch axis moves next to its pixels
+            xp = pad(xc, padding, ct).reshape(n, group, cg, length).transpose(1, 2, 0, 3)
+            cols = np.matmul(wt, np.ascontiguousarray(xp).reshape(group, cg, n * length)).reshape(m, k, n, length)
+            flat = np.zeros((m, n, size), ct)
+            for t, shift in enumerate(shifts):  # one contiguous add per kernel tap
+                flat[:, :, shift:shift + length] += cols[:, t]
+            y = flat[:, :, :math.prod(full)].reshape((m, n) + full)
+            y = np.ascontiguousarray((y if crop is None else y[crop]).swapaxes(0, 1))
+        elif taps is None:
+            cols = np.matmul(wt, xc.reshape(n, group, cg, npix)).reshape((n, m) + kern + x.shape[2:])
             y = np.ascontiguousarray(cols.transpose(interleave)).reshape((n, m) + osp)
         else:
+            cols = np.matmul(wt, xc.reshape(n, group, cg, npix)).reshape((n, m) + kern + x.shape[2:])
             y = np.zeros((n, m) + osp, ct)
             for src, dst in taps:
                 y[dst] += cols[src]

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
-from vfw.core.autograd import register_gradient
+from vfw.core.autograd import is_grad_enabled, register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import (
     array_of,
@@ -59,16 +59,55 @@ def _mean(x, axis):
     return total
 
 
-def _standardize(x, axis, eps):
-    """``(x - mean) / sqrt(var + eps)`` over ``axis`` (kept), with mean and 1/std; two-pass variance."""
-    mean = _mean(x, axis)
+def _standardize(x, eps):
+    """``(x - mean) / sqrt(var + eps)`` over the last axis (rows), with each row's mean and 1/std (kept dims).
+
+    Corrected two-pass statistics: the mean of the deviations from the first mean (its rounding error, which
+    matters when values are large next to their spread) corrects both the mean and the variance.
+    """
+    mean = _mean(x, -1)
     d = x - mean
-    var = _mean(np.square(d), axis)
+    offset = _mean(d, -1)
+    var = np.einsum("...l,...l->...", d, d)[..., None]  # the sum of squares without a temporary array
+    var /= x.shape[-1]
+    var -= np.square(offset)
+    np.maximum(var, 0.0, out=var)
+    d -= offset
+    mean += offset
     var += eps
     inv = np.sqrt(var, out=var)
     np.divide(1.0, inv, out=inv)
     d *= inv
     return d, mean, inv
+
+
+def channel_moments(x, c):
+    """Per-channel statistics of ``x`` (N, C, ...): ``(out, d, offset, mean, var)``, statistics of shape (C,).
+
+    ``out`` is a new array shaped like ``x`` and ``d`` its (N, C, S) view, holding ``x`` minus an estimate of the
+    mean (callers compute their result in place in ``d`` and return ``out``); ``offset`` is the mean of ``d``, so the
+    centered values are ``d - offset`` (callers fold ``offset`` into their per-channel constants instead of
+    making another pass); ``var`` (biased) is ``mean(d^2) - offset^2``.  The estimate is the mean of every
+    8th instance: the mean of a subset holding a fraction ``f`` of the values is within ``sqrt(1/f - 1)``
+    standard deviations of the full mean, so ``offset^2 <= 7 var`` (for any data) and the subtraction costs at
+    most a few units in the last place, while the estimate costs an eighth of a pass.  ``einsum`` sums without
+    temporaries.  An empty batch gives NaN statistics.
+    """
+    shape3 = (x.shape[0], c, math.prod(x.shape[2:]))
+    x3 = x.reshape(shape3)
+    count = shape3[0] * shape3[2]
+    sample = x3[::8]
+    estimate = np.einsum("ncs->c", sample)
+    estimate /= sample.shape[0] * sample.shape[2]
+    out = np.empty(x.shape, x.dtype)
+    d = np.subtract(x3, estimate[:, None], out=out.reshape(shape3))
+    offset = np.einsum("ncs->c", d)
+    offset /= count
+    var = np.einsum("ncs,ncs->c", d, d)
+    var /= count
+    var -= offset * offset
+    np.maximum(var, 0.0, out=var)  # rounding could leave a constant channel's variance just below zero
+    return out, d, offset, estimate + offset, var
 
 
 def _check_channels(op, x, params):
@@ -114,6 +153,7 @@ def _standardized_t(x, axes, n, eps):
     dtype = array_of(x).dtype
     inv_n = _k(1.0 / n if n else 0.0, dtype)
     d = execute("Sub", x, _mean_t(x, axes, inv_n))
+    d = execute("Sub", d, _mean_t(d, axes, inv_n))  # corrected two-pass, as the kernels (see _standardize)
     var = _mean_t(execute("Mul", d, d), axes, inv_n)
     inv = execute("Div", _k(1.0, dtype), execute("Sqrt", execute("Add", var, _k(eps, dtype))))
     return execute("Mul", d, inv), inv
@@ -185,23 +225,19 @@ def batch_normalization(epsilon, momentum, training_mode):
 
     def training(x, scale, b, mean, var, out=None):
         c = check(x, scale, b, mean, var)
-        cdt = _compute_dtype(x, scale, mean)
-        shape = (c,) + (1,) * (x.ndim - 2)
-        axes = (0,) + tuple(range(2, x.ndim))
-        xs = in_dtype(x, cdt)
-        cur_mean = _mean(xs, axes)
-        d = xs - cur_mean
-        cur_var = _mean(np.square(d), axes)
+        cdt = _compute_dtype(x, scale)  # the batch statistics do not depend on input_mean's precision
+        y, d, offset, cur_mean, cur_var = channel_moments(in_dtype(x, cdt), c)
         coef = cur_var + epsilon
         np.sqrt(coef, out=coef)
-        np.divide(in_dtype(scale, cdt).reshape(shape), coef, out=coef)
-        d *= coef
-        d += in_dtype(b, cdt).reshape(shape)
+        np.divide(in_dtype(scale, cdt), coef, out=coef)
+        # (d - offset) * coef + B, as two passes over d
+        d *= coef[:, None]
+        d += (in_dtype(b, cdt) - offset * coef)[:, None]
         # running = input * momentum + current * (1 - momentum), in T2's precision (at least float32).
         sdt = _compute_dtype(mean)
-        run_mean = in_dtype(mean, sdt) * momentum + cur_mean.reshape(c).astype(sdt, copy=False) * keep
-        run_var = in_dtype(var, sdt) * momentum + cur_var.reshape(c).astype(sdt, copy=False) * keep
-        return (_finish(d, x.dtype, None), run_mean.astype(mean.dtype, copy=False),
+        run_mean = in_dtype(mean, sdt) * momentum + cur_mean.astype(sdt, copy=False) * keep
+        run_var = in_dtype(var, sdt) * momentum + cur_var.astype(sdt, copy=False) * keep
+        return (_finish(y, x.dtype, None), run_mean.astype(mean.dtype, copy=False),
                 run_var.astype(var.dtype, copy=False))
 
     return training if training_mode else inference
@@ -211,19 +247,25 @@ def batch_normalization(epsilon, momentum, training_mode):
 def _batch_norm_grad(node, gy, *_running):
     """Training mode: through the batch statistics to X, scale and B.  Inference: to all five inputs.
 
+    A training-mode backward that is not recorded (no ``create_graph``) runs the fused BatchNormalizationGrad;
+    a recorded one composes engine ops, so that it can be differentiated again.
+
     The running-stat outputs are treated as not differentiable (buffers, as in PyTorch and Keras): their
     gradients are ignored and input_mean/input_var get no gradient in training mode.
     """
     x, scale, b, mean, var = node.inputs
     need_x, need_scale, need_b, need_mean, need_var = node.needs_input_grad
+    training = node.attrs["training_mode"]
+    if training and not is_grad_enabled():  # a backward nobody differentiates: one fused kernel
+        dx, dscale, db = execute("BatchNormalizationGrad", gy, x, scale, epsilon=node.attrs["epsilon"])
+        return (dx if need_x else None, dscale if need_scale else None, db if need_b else None, None, None)
     x_shape = array_of(x).shape
     nd, c = len(x_shape), x_shape[1]
-    cdt = _grad_dtype(x, scale, mean)
+    cdt = _grad_dtype(x, scale, None if training else mean)  # as the kernel computes
     axes = int64s((0,) + tuple(range(2, nd)))
     per_channel = _channel_shape(c, nd)
     g = cast_to(gy, cdt)
     xs, s = cast_to(x, cdt), cast_to(scale, cdt)
-    training = node.attrs["training_mode"]
     db = execute("ReduceSum", g, axes, keepdims=0) if need_b or (need_mean and not training) else None
     grads = [None] * 5
     if training:
@@ -290,7 +332,7 @@ def layer_normalization(axis, epsilon, stash_type):
             _check_unidirectional(op, "B", b, x)
         cdt = _F64 if x.dtype == _F64 else _F32
         outer = math.prod(x.shape[:ax])
-        y, mean, inv = _standardize(in_dtype(x, cdt).reshape(outer, math.prod(x.shape[ax:])), 1, epsilon)
+        y, mean, inv = _standardize(in_dtype(x, cdt).reshape(outer, math.prod(x.shape[ax:])), epsilon)
         y = y.reshape(x.shape)
         y *= scale
         if b is not None:
@@ -302,6 +344,11 @@ def layer_normalization(axis, epsilon, stash_type):
     return kernel
 
 
+def _flows(g):
+    """Whether output gradient ``g`` is present and not all zeros (missing ones arrive as zeros)."""
+    return g is not None and bool(array_of(g).any())
+
+
 @register_gradient("LayerNormalization")
 def _layer_norm_grad(node, gy, g_mean, g_inv):
     """Gradient to X, Scale and B, including what flows back through the Mean and InvStdDev outputs."""
@@ -309,7 +356,12 @@ def _layer_norm_grad(node, gy, g_mean, g_inv):
     cdt = _grad_dtype(x)
     g = cast_to(gy, cdt)
     grads = [None] * 3
-    if need_x or need_scale:
+    if (need_x or need_scale) and not is_grad_enabled() and not (_flows(g_mean) or _flows(g_inv)):
+        # An unrecorded backward with nothing through the statistics: the fused kernel.
+        dx, dscale = execute("LayerNormalizationGrad", gy, x, scale, axis=node.attrs["axis"],
+                             epsilon=node.attrs["epsilon"])
+        grads[:2] = dx if need_x else None, dscale if need_scale else None
+    elif need_x or need_scale:
         x_shape = array_of(x).shape
         nd = len(x_shape)
         ax = normalize_axis("LayerNormalization", node.attrs["axis"], nd)
@@ -333,7 +385,7 @@ def _grouped(x, scale, bias, groups, eps, cdt, out):
     """Normalize ``x`` (N, C, ...) over each instance's channel groups, then per-channel ``scale``/``bias``."""
     n, c = x.shape[:2]
     s = math.prod(x.shape[2:])
-    y, _, _ = _standardize(in_dtype(x, cdt).reshape(n, groups, (c // groups) * s), 2, eps)
+    y, _, _ = _standardize(in_dtype(x, cdt).reshape(n, groups, (c // groups) * s), eps)
     y = y.reshape(n, c, s)
     y *= scale.reshape(c, 1)
     y += bias.reshape(c, 1)
@@ -384,7 +436,16 @@ def _grouped_grad(node, gy, groups, cdt):
     axes = int64s((0,) + tuple(range(2, nd)))
     g = cast_to(gy, cdt)
     grads = [None] * 3
-    if need_x or need_scale:
+    if (need_x or need_scale) and not is_grad_enabled():
+        # An unrecorded backward: the fused layer-norm kernel over (N, groups, C / groups, spatial)
+        grouped = int64s((batch, groups, c // groups, math.prod(x_shape[2:])))
+        dx, dscale = execute("LayerNormalizationGrad", execute("Reshape", g, grouped),
+                             execute("Reshape", cast_to(x, cdt), grouped),
+                             execute("Reshape", cast_to(scale, cdt), int64s((1, groups, c // groups, 1))),
+                             axis=2, epsilon=node.attrs["epsilon"])
+        grads[0] = cast_to(execute("Reshape", dx, int64s(x_shape)), x.array.dtype) if need_x else None
+        grads[1] = cast_to(execute("Reshape", dscale, int64s((c,))), scale.array.dtype) if need_scale else None
+    elif need_x or need_scale:
         n = (c // groups) * math.prod(x_shape[2:])
         grouped, group_axis = int64s((batch, groups, n)), int64s((2,))
         xhat, inv = _standardized_t(execute("Reshape", cast_to(x, cdt), grouped), group_axis, n, node.attrs["epsilon"])

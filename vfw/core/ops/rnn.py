@@ -19,7 +19,9 @@ functions that take them.  Unlike onnxruntime, omitted alphas/betas take the
 ONNX operators' defaults, as the spec says.
 
 float16 and bfloat16 inputs are computed in float32 and rounded once at the end.
-Gradients: ``rnn_grad`` (the recurrence replayed in engine ops and differentiated).
+Gradients: ``rnn_grad`` (the recurrence replayed in engine ops and differentiated), or one fused
+kernel (``rnn_bptt``) for the configurations PyTorch uses, whose forward runs the in-place loops of
+``rnn_train``.
 """
 
 import numpy as np
@@ -158,11 +160,12 @@ class _Setup:
     __slots__ = ("xs", "rt", "bias_r", "h0", "c0", "p", "valid", "empty", "T", "B", "H", "D", "dtype")
 
 
-def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias=True):
+def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias=True, project=True):
     """Validate shapes, transpose layout 1, project the input for all steps.
 
     ``xs[s]`` (shape [D, B, G*H]) is the projected input (with the W bias and
-    the foldable R biases) that step ``s`` of each direction consumes.
+    the foldable R biases) that step ``s`` of each direction consumes
+    (None without ``project``: a gradient kernel given saved gates needs none).
     """
     op, D = cfg["op"], cfg["D"]
     dtype = x.dtype if x.dtype in (dt.float32, dt.float64) else dt.float32
@@ -198,21 +201,24 @@ def _prepare(cfg, gates, x, w, r, b, seq_lens, h0, c0=None, p=None, fold_rh_bias
         c0 = None if c0 is None else c0.transpose(1, 0, 2)
     w, r, b = _as_compute(w, dtype), _as_compute(r, dtype), _as_compute(b, dtype)
     x = x.astype(dtype, copy=False)
-    xw = np.matmul(x.reshape(T * B, n_in), w.transpose(0, 2, 1)).reshape(D, T, B, GH)
     s.bias_r = None
-    if b is not None:
-        bias = b[:, :GH] + b[:, GH:]
-        if not fold_rh_bias:  # GRU linear_before_reset: Rbh is scaled by the reset gate
-            bias[:, 2 * H:] = b[:, 2 * H:GH]
-            s.bias_r = b[:, None, GH + 2 * H:]
-        xw += bias[:, None, None, :]
+    if b is not None and not fold_rh_bias:  # GRU linear_before_reset: Rbh is scaled by the reset gate
+        s.bias_r = b[:, None, GH + 2 * H:]
     reverse = cfg["reverse"]
-    if all(reverse):
-        xw = xw[:, ::-1]
-    elif any(reverse):
-        xw[1] = xw[1, ::-1].copy()
-    s.xs = xw.transpose(1, 0, 2, 3)
-    s.rt = r.transpose(0, 2, 1)
+    s.xs = None
+    if project:
+        xw = np.matmul(x.reshape(T * B, n_in), w.transpose(0, 2, 1)).reshape(D, T, B, GH)
+        if b is not None:
+            bias = b[:, :GH] + b[:, GH:]
+            if not fold_rh_bias:
+                bias[:, 2 * H:] = b[:, 2 * H:GH]
+            xw += bias[:, None, None, :]
+        if all(reverse):
+            xw = xw[:, ::-1]
+        elif any(reverse):
+            xw[1] = xw[1, ::-1].copy()
+        s.xs = xw.transpose(1, 0, 2, 3)
+    s.rt = np.ascontiguousarray(r.transpose(0, 2, 1))  # BLAS reads a contiguous R^T faster, every step
     s.h0 = np.zeros((D, B, H), dtype) if h0 is None else h0.astype(dtype, copy=False)
     s.c0 = np.zeros((D, B, H), dtype) if c0 is None else c0.astype(dtype, copy=False)
     s.p = None if p is None else _as_compute(p, dtype)[:, None, :]
@@ -343,9 +349,15 @@ def gru(activation_alpha, activation_beta, activations, clip, direction, hidden_
     f, g = _resolve_activations("GRU", activations, activation_alpha, activation_beta, ("Sigmoid", "Tanh"), cfg["D"])
     clipped = _clipper(clip)
     lbr = bool(linear_before_reset)
+    fast = rnn_bptt.fused_config("GRU", {"activation_alpha": activation_alpha, "activation_beta": activation_beta,
+                                         "activations": activations, "clip": clip, "direction": direction,
+                                         "linear_before_reset": linear_before_reset})
 
     def kernel(x, w, r, b=None, sequence_lens=None, initial_h=None):
         s = _prepare(cfg, 3, x, w, r, b, sequence_lens, initial_h, fold_rh_bias=not lbr)
+        if fast:  # PyTorch's configuration: the in-place loop GRUTrain runs
+            ys, states = rnn_train.gru_steps(s)[:2]
+            return _finish(cfg, ys, states, x.dtype)
         xs, rt, H, bias_r = s.xs, s.rt, s.H, s.bias_r
         H2 = 2 * H
         rt_zr, rt_h = rt[..., :H2], rt[..., H2:]
@@ -383,9 +395,15 @@ def lstm(activation_alpha, activation_beta, activations, clip, direction, hidden
                                     ("Sigmoid", "Tanh", "Tanh"), cfg["D"])
     clipped = _clipper(clip)
     coupled = bool(input_forget)
+    fast = rnn_bptt.fused_config("LSTM", {"activation_alpha": activation_alpha, "activation_beta": activation_beta,
+                                          "activations": activations, "clip": clip, "direction": direction,
+                                          "input_forget": input_forget})
 
     def kernel(x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, P=None):
         s = _prepare(cfg, 4, x, w, r, b, sequence_lens, initial_h, initial_c, P)
+        if fast and P is None:  # PyTorch's configuration: the in-place loop LSTMTrain runs
+            ys, states = rnn_train.lstm_steps(s)[:2]
+            return _finish(cfg, ys, states, x.dtype)
         xs, rt, H, p = s.xs, s.rt, s.H, s.p
         H2, H3 = 2 * H, 3 * H
         if p is not None:
@@ -414,5 +432,5 @@ def lstm(activation_alpha, activation_beta, activations, clip, direction, hidden
     return kernel
 
 
-# The gradient makers import helpers from this module, so they come last.
-from vfw.core.ops import rnn_grad  # noqa: E402,F401
+# The gradient makers and the fast loops import helpers from this module, so they come last.
+from vfw.core.ops import rnn_bptt, rnn_grad, rnn_train  # noqa: E402,F401

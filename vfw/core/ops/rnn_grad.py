@@ -26,6 +26,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
+from vfw.core.ops import rnn_bptt
 from vfw.core.ops._common import array_of, execute, int64s, reshape_to
 from vfw.core.ops.rnn import _activation_specs
 from vfw.core.tensor import Tensor
@@ -244,8 +245,12 @@ def _recurrent_grad(node, *grads):
     T, B = (x.shape[1], x.shape[0]) if attrs["layout"] else x.shape[:2]
     if not wanted or T == 0 or B == 0:  # empty sequences: zero final states, nothing depends on the inputs
         return (None,) * n
-    dtype = x.dtype if x.dtype in (dt.float32, dt.float64) else dt.float32
     create = autograd.is_grad_enabled()
+    if not create:  # a backward that is not itself recorded: one fused kernel where it applies
+        fused = rnn_bptt.fused_gradient(node, grads, wanted)
+        if fused is not None:
+            return fused
+    dtype = x.dtype if x.dtype in (dt.float32, dt.float64) else dt.float32
     ins = [inputs[i] if i == _LENS or inputs[i] is None else _stand_in(inputs[i], i in wanted, create, dtype)
            for i in range(n)]
     ins += [None] * (len(node.op.schema.inputs) - n)  # trailing optional inputs may be left out
