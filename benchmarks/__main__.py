@@ -9,7 +9,7 @@ import os
 # from 0.8x to 1.3x).  Passive waiting must be chosen before torch is imported.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from benchmarks import autograd_step, eager_overhead, graph_mode, torch_frontend
+from benchmarks import autograd_step, eager_overhead, graph_mode, torch_frontend, torch_training
 from benchmarks.timing import print_table
 
 ENTRIES = {
@@ -17,6 +17,7 @@ ENTRIES = {
     "autograd_step": ("Forward+backward steps (engine autograd vs torch eager)", autograd_step.run_benchmark),
     "graph_mode": ("Graph mode (vfw.core.graph.function traced vs eager vs torch eager)", graph_mode.run_benchmark),
     "torch_frontend": ("vfw.torch per-call overhead vs real torch", torch_frontend.run_benchmark),
+    "torch_training": ("vfw.torch training steps (nn + optim) vs real torch", torch_training.run_benchmark),
 }
 
 

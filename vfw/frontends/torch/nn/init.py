@@ -75,22 +75,54 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill ``tensor`` with N(mean, std^2) values truncated to [a, b] (inverse-CDF sampling); returns it."""
+    """Fill ``tensor`` with N(mean, std^2) values truncated to [a, b]; returns it.
+
+    Drawn by rejection as torch 2.13 draws them (same seed, same numbers): when [a, b] holds more
+    than 30% of the distribution, values outside it are redrawn from the normal until none is
+    left; otherwise uniform proposals on [a, b] are accepted with probability pdf(x) / pdf(mode).
+    """
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
-
-    def cdf(x):  # standard normal CDF
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-
     with autograd.no_grad():
-        low, high = cdf((a - mean) / std), cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
-        return tensor
+        if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
+            _redraw_outside(tensor, mean, std, a, b, generator)
+        else:
+            _accept_uniform_proposals(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def _normal_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _redraw_outside(tensor, mean, std, a, b, generator):
+    """Normal draws; each round redraws a whole tensor and keeps its values where the last were outside [a, b]."""
+    low, high = (tensor.new_tensor(bound).item() for bound in (a, b))  # the bounds in the tensor's precision
+    tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (tensor < low) | (tensor > high)
+        if not outside.any():
+            return
+        tensor.copy_(tensor.new_empty(tensor.shape).normal_(mean, std, generator=generator).where(outside, tensor))
+
+
+def _accept_uniform_proposals(tensor, mean, std, a, b, generator):
+    """Uniform proposals on [a, b], each accepted when log(u) <= log(pdf(x) / pdf(mode)) for a fresh uniform u;
+    every round draws whole tensors of proposals and of u and updates the places still pending."""
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def rejected(proposals):
+        log_ratio = proposals.sub(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        return tensor.new_empty(tensor.shape).uniform_(generator=generator).log_() > log_ratio
+
+    tensor.uniform_(a, b, generator=generator)
+    pending = rejected(tensor)
+    while pending.any():
+        proposals = tensor.new_empty(tensor.shape).uniform_(a, b, generator=generator)
+        tensor.copy_(proposals.where(pending, tensor))
+        pending = rejected(proposals).where(pending, pending)
 
 
 def constant_(tensor, val):
@@ -222,7 +254,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with autograd.no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
-            rows_to_zero = _random.randperm(rows, generator=generator)[:n_zeros]
+            # The default generator, as torch (``generator`` only draws the values).
+            rows_to_zero = _random.randperm(rows)[:n_zeros]
             tensor[rows_to_zero, col] = 0
     return tensor
 

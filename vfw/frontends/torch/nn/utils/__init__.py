@@ -1,5 +1,6 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion and ``rnn`` sequence packing."""
 
+from vfw.frontends.torch.nn.utils import rnn  # noqa: F401
 from vfw.frontends.torch.nn.utils.clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
