@@ -282,13 +282,24 @@ def test_assign_numpy_value_and_in_place_write():
     assert view[0] == 7.0 and state.array.dtype == np.float32
 
 
-def test_assign_to_an_argument_or_intermediate_is_an_error():
-    g = function(lambda x: assign(x, execute("Neg", x)))
-    with pytest.raises(OpInputError, match="only tensors created outside"):
-        g(t([1.0]))
-    h = function(lambda x: assign(execute("Neg", x), x))
-    with pytest.raises(OpInputError, match="only tensors created outside"):
-        h(t([1.0]))
+@pytest.mark.parametrize("level", LEVELS)
+def test_assign_to_an_argument_writes_it_back_and_to_an_intermediate_gives_it_a_new_value(level):
+    one, two = np.asarray(1.0, np.float32), np.asarray(2.0, np.float32)
+
+    def f(x):
+        y = execute("Neg", x)
+        assign(x, execute("Add", x, one))  # the caller's tensor changes, after every call
+        assign(y, execute("Mul", y, two))  # later reads of y see the new value
+        return execute("Add", y, x)
+
+    g = function(f, opt_level=level)
+    for i in range(4):
+        values = np.array([1.0, -2.0 * i], np.float32)
+        x, same = t(values), t(values.copy())
+        expected = f(same)
+        leaves_equal(g(x), expected)
+        np.testing.assert_array_equal(x.array, same.array)
+    assert g.tracing_count == 1
 
 
 # -- training ------------------------------------------------------------------------------------------------------

@@ -37,3 +37,7 @@ class IndexOutOfRangeError(VfwError, IndexError):
 
 class OutOfMemoryError(VfwError, MemoryError):
     """A result too large to allocate."""
+
+
+class TraceError(VfwError, RuntimeError):
+    """A traced function did something its graph cannot replay (an in-place write the trace could not see...)."""

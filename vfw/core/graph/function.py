@@ -18,7 +18,14 @@ signature, baked in.  Tensors the function reads without receiving them are
 captures: the graph reads their current arrays on every call.
 Results may be nested the same way; Python values in them (and Python values
 computed from tensors, such as ``float(loss.array)``) are those of the tracing
-run.  Tensor results keep the tensor class they had when traced.
+run.  Tensor results keep the tensor class they had when traced; a result that
+was an argument or a captured tensor is that tensor.
+
+In-place writes are replayed (see :mod:`~vfw.core.graph.trace`): captured
+tensors the function writes are state updates, written after each run, and
+arguments it writes are written back into the caller's tensors after each run.
+A function whose graph could not replay its tracing run raises
+:class:`~vfw.core.errors.TraceError` once that eager run is over.
 
 A function called while another is being traced is inlined: its ops are
 recorded into the outer graph.
@@ -30,8 +37,9 @@ import inspect
 import numpy as np
 
 from vfw.core import dtypes as dt
-from vfw.core.errors import DTypeError, OpInputError, ShapeError
+from vfw.core.errors import DTypeError, OpInputError, ShapeError, TraceError
 from vfw.core.graph.executor import CompiledGraph
+from vfw.core.graph.memory import Liveness
 from vfw.core.graph.passes import optimize
 from vfw.core.graph.trace import Trace, _active, current_trace, write
 from vfw.core.ir import tensor_to_proto
@@ -148,6 +156,23 @@ def _describe(shape, dtype):
     return f"{dt.type_name(dtype)}{list(shape)}"
 
 
+def _results_to_copy(graph, keep, outputs, external):
+    """For each graph output, whether the graph's array may share memory with a feed or a constant (it is one,
+    or a view of one) while the tracing run's result shared memory with no argument or capture."""
+    live = Liveness(graph, keep)
+    arrays = [t.array for t in external]
+    return [live.root_of(name) in live.external and not any(np.may_share_memory(out.array, a) for a in arrays)
+            for name, out in zip(graph.output, outputs)]
+
+
+def _write_back(target, value):
+    """Write a state update into a tensor (see :func:`write`) or, for a numpy argument, into its memory."""
+    if isinstance(target, Tensor):
+        write(target, value)
+    else:
+        np.copyto(target, value, casting="unsafe")
+
+
 class ConcreteFunction:
     """One trace of a :class:`Function`: its graph, compiled plan, captures and state updates.
 
@@ -173,7 +198,8 @@ class ConcreteFunction:
     captures : list[tuple[str, Tensor]]
         Captured tensors (read by reference on every call) and their input names.
     updates : list[tuple[str, str]]
-        ``(capture name, value name)``: the state updates, applied after each call.
+        ``(capture or input name, value name)``: the state updates, applied after each call (the value
+        written into a captured tensor, or back into an argument the function wrote in place).
     input_names : list[str]
         Graph input names of the arguments (one per distinct tensor/array leaf).
     """
@@ -204,13 +230,27 @@ class ConcreteFunction:
             self._out_spec = _flatten(result, out_leaves, sort=False)
             outputs = [x if isinstance(x, Tensor) else Tensor(x) for x in out_leaves]
             trace.set_outputs(outputs)
-        # Array results come back as arrays, tensor results as the tensor class they had.
-        self._out_wrap = [None if isinstance(x, np.ndarray) else type(x).wrap for x in out_leaves]
+        capture_updates, input_updates = trace.updates, trace.input_updates
+        if trace.unreplayable is not None:
+            raise TraceError(f"vfw.function {name!r}: {trace.unreplayable}, so its graph would not replay the "
+                             "Python code (the tracing call ran it eagerly, side effects included)")
         self._trace_result = result
         self.captures = list(trace.captures.items())
-        self.updates = list(trace.updates.items())
         self._capture_tensors = [t for _, t in self.captures]
-        self._update_targets = [trace.captures[c] for c, _ in self.updates]
+        self._callbacks = trace.callbacks  # the Python functions of its PyFunc ops live as long as it does
+        # State updates: captures first, then the arguments written in place (written back after each run).
+        self.updates = list(capture_updates.items()) + list(input_updates.items())
+        feed_of = {name: k for k, name in enumerate(self.input_names)}
+        self._writes = [(trace.captures[c], None) for c in capture_updates] + \
+                       [(None, feed_of[i]) for i in input_updates]
+        self._written_args = [feed_of[i] for i in input_updates]
+        # Results: the tensor class they had, or (a tensor that is an argument or a capture) that very tensor,
+        # which the run's writes have updated, as eagerly.
+        position = {id(tensors[i]): ("arg", k) for k, i in enumerate(self._feed_index) if tensors[i] is leaves[i]}
+        position.update((id(t), ("capture", t)) for t in self._capture_tensors)
+        self._out_wrap = [position.get(id(x)) or (None if isinstance(x, np.ndarray) else type(x).wrap)
+                          for x in out_leaves]
+        self._out_writable = [o.array.flags.writeable for o in outputs]
         graph = trace.graph
         # Captures are inputs of the compiled graph, after the arguments.
         graph.input.extend(name for name, _ in self.captures)
@@ -219,9 +259,12 @@ class ConcreteFunction:
         update_values = [value for _, value in self.updates]
         self.graph_def = optimize(graph, opt_level, keep=list(graph.output) + update_values)
         self.compiled = CompiledGraph(self.graph_def, extra_outputs=update_values)
+        self._out_copy = _results_to_copy(self.graph_def, update_values, outputs,
+                                          [tensors[i] for i in self._feed_index] + self._capture_tensors)
         self._n_out = len(outputs)
         self._distinct = len(self._feed_index) == len(leaves)
-        self._single = self._out_wrap[0] if self._out_spec == ("leaf", 0) else None
+        wrap = self._out_wrap[0] if self._out_spec == ("leaf", 0) else None
+        self._single = wrap if callable(wrap) else None
 
     def __call__(self, *args, **kwargs):
         if _active and current_trace() is not None:
@@ -250,15 +293,44 @@ class ConcreteFunction:
         feeds = [x.array if isinstance(x, Tensor) else np.asarray(x) for x in leaves]
         if self._capture_tensors:
             feeds += [t.array for t in self._capture_tensors]
+        if self._written_args:
+            self._check_unshared(feeds)
         results = self.compiled(*feeds)
         n = self._n_out
-        if self._update_targets:
-            for target, value in zip(self._update_targets, results[n:]):
-                write(target, value)
+        if self._writes:
+            for (target, k), value in zip(self._writes, results[n:]):
+                _write_back(leaves[k] if target is None else target, value)
         if self._single is not None:  # the common case: one tensor result
-            return self._single(results[0])
-        outputs = [r if wrap is None else wrap(r) for wrap, r in zip(self._out_wrap, results[:n])]
+            r = results[0]
+            if self._out_copy[0] or not r.flags.writeable and self._out_writable[0]:
+                r = r.copy()
+            return self._single(r)
+        outputs = [self._result(k, r, leaves) for k, r in enumerate(results[:n])]
         return _unflatten(self._out_spec, outputs)
+
+    def _result(self, k, array, leaves):
+        """Result ``k`` as the tracing run gave it: the same argument or capture, or memory of its own where
+        the traced result had it (a graph may return a feed, a constant or a read-only broadcast)."""
+        wrap = self._out_wrap[k]
+        if type(wrap) is tuple:  # an argument or a captured tensor itself
+            kind, where = wrap
+            return leaves[where] if kind == "arg" else where
+        if self._out_copy[k] or not array.flags.writeable and self._out_writable[k]:
+            array = array.copy()
+        return array if wrap is None else wrap(array)
+
+    def _check_unshared(self, feeds):
+        """Refuse arguments written in place that share memory with another argument or a capture."""
+        n_args = len(self.input_names)
+        for k in self._written_args:
+            for j, other in enumerate(feeds):
+                if j != k and np.may_share_memory(feeds[k], other) and np.shares_memory(feeds[k], other):
+                    what = f"argument {self.input_names[j]!r}" if j < n_args else \
+                        f"captured tensor {self.captures[j - n_args][0]!r}"
+                    raise OpInputError(f"vfw.function {self.name!r}: argument {self.input_names[k]!r}, which the "
+                                       f"function writes in place, shares memory with {what}; the graph was traced "
+                                       "with separate memory and would not replay the write through the other: "
+                                       "pass tensors that do not share memory (clone() one)")
 
     def inference_graph(self):
         """A self-contained GraphDef of the outputs, with the captures' current values as initializers.

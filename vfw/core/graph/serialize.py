@@ -29,9 +29,20 @@ def save_graph(graph_def, path):
     ----------
     graph_def : GraphDef
     path : str or os.PathLike
+
+    Raises
+    ------
+    OpInputError
+        When the graph holds PyFunc ops (their Python functions live in this process only).
     """
     if not isinstance(graph_def, GraphDef):
         raise OpInputError(f"save_graph: expected a GraphDef, got {type(graph_def).__name__}")
+    calls = sum(op.type == "PyFunc" for op in graph_def.op)
+    if calls:
+        raise OpInputError(f"save_graph: graph {graph_def.name!r} has {calls} PyFunc op(s), which call Python "
+                           "functions of this process (random draws of a frontend's generator, such as torch.rand or "
+                           "dropout in training mode): it cannot be saved; trace the function without them (e.g. the "
+                           "model in eval mode)")
     data = graph_def.SerializeToString()
     with open(os.fspath(path), "wb") as f:
         f.write(data)

@@ -9,17 +9,29 @@ recorded like any other op).  Values are named in SSA form:
 * graph inputs are the function's tensor arguments;
 * tensors the function reads but did not create (weights, variables, state)
   are *captures*, read by reference each time the graph runs;
-* numpy arrays passed to ops (axes, shapes, constants) become initializers;
-* :func:`assign` writes a new value into a tensor; under tracing it becomes a
-  *state update*, applied by the executor after each run.
+* numpy arrays passed to ops (axes, shapes, constants), and tensors a
+  frontend made from new memory inside the function (:meth:`Trace.mark_fresh`:
+  ``torch.zeros``...), become initializers;
+* a write into a tensor's memory (:func:`assign`, or a frontend's in-place op
+  announced with :meth:`Trace.record_write`) gives that memory a new value:
+  later reads of the tensor, of views of it and of its base see it, and when
+  the memory is an argument's or a capture's, the graph writes the final
+  value back after each run (:attr:`Trace.input_updates`, :attr:`Trace.updates`).
 
-Values are identified by the :class:`Tensor` object holding them and, as a
-fallback, by the identity of its numpy array: autograd's gradient makers and
-frontends re-wrap recorded arrays in new tensor objects (``node.output(i)``,
-``detach``) or pass them bare, which must read the recorded value, not a
-snapshot of it.  A numpy reshape of a recorded array passed to an op is
-recorded as a ``Reshape``; any other numpy view of one is an error (it would
-silently become a constant): compute it with engine ops.
+A value is identified by the numpy array holding it: autograd's gradient
+makers and frontends re-wrap recorded arrays in new tensor objects
+(``node.output(i)``, ``detach``) or pass them bare, which must read the
+recorded value, not a snapshot of it, and a tensor rebound to another array
+(an in-place op that replaces its array) holds that array's value.  A numpy
+view of a recorded array passed to an op is recorded as a ``Reshape`` or a
+``Gather`` of a recorded value containing it; a view of memory no recorded
+value contains is an error (it would silently become a constant).
+
+What a graph cannot replay (a write into memory that was not announced, a
+write through memory shared by an argument and another argument or capture)
+is noted with :meth:`Trace.refuse`: the tracing run goes on eagerly, and
+:class:`~vfw.core.graph.function.ConcreteFunction` then raises
+:class:`~vfw.core.errors.TraceError`.
 """
 
 import threading
@@ -28,6 +40,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.errors import OpInputError
+from vfw.core.graph.aliasing import common_elements, owner, same_elements
 from vfw.core.ir import make_opdef, tensor_to_proto
 from vfw.core.proto import GraphDef, ValueInfo
 from vfw.core.tensor import Tensor
@@ -50,7 +63,7 @@ def current_trace():
 
 
 class Trace:
-    """A recording in progress: the GraphDef being built and how its names map to tensors.
+    """A recording in progress: the GraphDef being built and how its names map to arrays.
 
     Parameters
     ----------
@@ -63,19 +76,34 @@ class Trace:
         Ops, inputs, outputs, initializers and value infos recorded so far.
     captures : dict[str, Tensor]
         Tensors read by reference when the graph runs.
+    callbacks : list[callable]
+        The Python functions of the recorded PyFunc ops (kept alive with the trace).
+    unreplayable : str or None
+        Why the graph would not replay the traced run (the first reason met), if so.
     updates : dict[str, str]
-        Capture name -> name of the value :func:`assign` last wrote into it.
+        Capture name -> name of the value written into it (to write after each run); set when the
+        trace ends.
+    input_updates : dict[str, str]
+        Input name -> name of the value written into that argument (to write back after each run);
+        set when the trace ends.
     """
 
     def __init__(self, name="traced"):
         self.graph = GraphDef(name=name)
         self.captures = {}
+        self.callbacks = []
+        self.unreplayable = None
         self.updates = {}
-        self._capture_ids = {}  # id(tensor) -> capture name
-        self._names = {}  # id(tensor) -> current value name
+        self.input_updates = {}
+        self._inputs = []  # (name, tensor, its array when it became an input)
+        self._capture_arrays = {}  # capture name -> its array when captured
         self._arrays = {}  # id(ndarray) -> name of the value it holds
-        self._owners = {}  # id(array owning memory) -> the recorded arrays in that memory
+        self._owners = {}  # id(array owning memory) -> {id(array): recorded array in that memory}
         self._layouts = {}  # (address, nbytes, dtype) of C-contiguous recorded arrays -> name
+        self._external = {}  # id(array of an argument or a capture) -> its input name
+        self._written = set()  # ids of recorded arrays whose memory a write changed
+        self._announced = set()  # ids of arrays whose write was recorded and not yet confirmed
+        self._fresh = set()  # ids of arrays made inside the function: constants when first read
         self._alive = []  # keeps traced tensors and arrays alive so their ids stay unique
         self._used = set()
         self._count = 0
@@ -85,9 +113,13 @@ class Trace:
         _active.append(self)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         _local.stack.pop()
         _active.remove(self)
+        if exc_type is None:
+            self.updates = self._changed_values((name, t, self._capture_arrays[name])
+                                                for name, t in self.captures.items())
+            self.input_updates = self._changed_values(self._inputs)
         return False
 
     def _new_name(self, prefix):
@@ -99,27 +131,25 @@ class Trace:
                 self._used.add(name)
                 return name
 
-    def _bind(self, tensor, name, new=True):
-        self._names[id(tensor)] = name
-        self._bind_array(tensor.array, name)
-        self._alive.append(tensor)
-        if new:
-            self._value_info(name, tensor.array)
-
     def _bind_array(self, array, name):
         self._arrays[id(array)] = name
         self._alive.append(array)
-        owner = _owner(array)
-        if owner is not None:
-            self._owners.setdefault(id(owner), []).append(array)
-            self._alive.append(owner)
+        base = owner(array)
+        if base is not None:
+            self._owners.setdefault(id(base), {})[id(array)] = array
+            self._alive.append(base)
             if array.flags.c_contiguous:
                 self._layouts[(array.__array_interface__["data"][0], array.nbytes, array.dtype)] = name
 
-    def _value_info(self, name, array):
-        if array.dtype in dt.ALL or array.dtype == dt.string:
-            self.graph.value_info.append(ValueInfo(name=name, data_type=dt.onnx_code(array.dtype),
-                                                   dims=array.shape))
+    def _value_info(self, name, shape, dtype):
+        if dtype in dt.ALL or dtype == dt.string:
+            self.graph.value_info.append(ValueInfo(name=name, data_type=dt.onnx_code(dtype), dims=shape))
+
+    def _new_value(self, array, prefix):
+        name = self._new_name(prefix)
+        self._bind_array(array, name)
+        self._value_info(name, array.shape, array.dtype)
+        return name
 
     def add_input(self, tensor, name=None):
         """Declare ``tensor`` (an argument of the traced function) a graph input; return its name.
@@ -136,7 +166,11 @@ class Trace:
             raise OpInputError(f"trace {self.graph.name!r}: input name {name!r} is already used")
         self._used.add(name)
         self.graph.input.append(name)
-        self._bind(tensor, name)
+        self._bind_array(tensor.array, name)
+        self._value_info(name, tensor.array.shape, tensor.array.dtype)
+        self._external[id(tensor.array)] = name
+        self._inputs.append((name, tensor, tensor.array))
+        self._alive.append(tensor)
         return name
 
     def name_of(self, value):
@@ -144,46 +178,83 @@ class Trace:
         if value is None:
             return ""
         if isinstance(value, Tensor):
-            name = self._names.get(id(value))
-            if name is None:
-                name = self._arrays.get(id(value.array))
-                if name is not None:  # a new wrapper around a recorded array
-                    self._bind(value, name, new=False)
-                    return name
-                name = self._new_name("capture")
-                self.captures[name] = value
-                self._capture_ids[id(value)] = name
-                self._bind(value, name)
+            array = value.array
+            name = self._arrays.get(id(array))
+            if name is not None:
+                return name
+            if id(array) in self._fresh:
+                return self._fresh_constant(array)
+            # A view of recorded memory is read from the value holding it (a tensor made by numpy code
+            # from a traced value must not be frozen); other tensors are state from outside.
+            name = self._view_of_value(array) if self._is_view_of_value(array) else None
+            if name is not None:
+                return name
+            name = self._new_value(array, "capture")
+            self.captures[name] = value
+            self._capture_arrays[name] = array
+            self._external[id(array)] = name
+            self._alive.append(value)
             return name
         if isinstance(value, np.ndarray):
             name = self._arrays.get(id(value))
             if name is not None:  # the array of a traced value, passed bare (e.g. ``t.array``)
                 return name
-            if value.base is not None and any(np.may_share_memory(value, a)
-                                              for a in self._owners.get(id(_owner(value)), ())):
-                return self._view_of_value(value)
-        array = np.asarray(value)
-        name = self._new_name("const")
-        self.graph.initializer.append(tensor_to_proto(array, name))
-        self._value_info(name, array)
+            if id(value) in self._fresh:
+                return self._fresh_constant(value)
+            if self._is_view_of_value(value):
+                name = self._view_of_value(value)
+                if name is None:
+                    raise OpInputError(f"trace {self.graph.name!r}: an op input is a numpy view of memory that no "
+                                       "value of the trace holds whole (or holds with another dtype); it would be "
+                                       "frozen into the graph as a constant: compute it with engine ops (Slice, "
+                                       "Transpose, ...) instead")
+                return name
+            # Not bound: a frontend may refill a scratch array between two ops.
+            return self._constant(value)
+        return self._constant(np.asarray(value))
+
+    def _fresh_constant(self, array):
+        """A constant for memory made inside the function, bound: a write into it later gives it a new value."""
+        name = self._constant(array)
+        self._bind_array(array, name)
         return name
 
+    def _constant(self, array):
+        name = self._new_name("const")
+        self.graph.initializer.append(tensor_to_proto(array, name))
+        self._value_info(name, array.shape, array.dtype)
+        return name
+
+    def _overlapping(self, array):
+        """The recorded arrays that may share memory with ``array`` (bounds overlap)."""
+        base = owner(array)
+        group = self._owners.get(id(base), {}) if base is not None else {}
+        return [a for a in group.values() if a is not array and np.may_share_memory(a, array)]
+
+    def _is_view_of_value(self, array):
+        return array.base is not None and bool(self._overlapping(array))
+
     def _view_of_value(self, view):
-        """Name for a numpy view of a recorded array: a recorded Reshape of it, when it is one."""
+        """Name for a numpy view of recorded memory: a Reshape or a Gather of a recorded value containing it
+        (``None`` when no recorded value of its dtype holds all its elements)."""
         name = None
         if view.flags.c_contiguous:
             name = self._layouts.get((view.__array_interface__["data"][0], view.nbytes, view.dtype))
-        if name is None:
-            raise OpInputError(f"trace {self.graph.name!r}: an op input is a numpy view (slice, transpose, ...) "
-                               "of a value computed or read in the traced function; it would be frozen into the "
-                               "graph as a constant: compute it with engine ops (Slice, Transpose, ...) instead")
-        shape = self.name_of(np.asarray(view.shape, np.int64))
-        out = self._new_name("v")
-        self.graph.op.append(make_opdef("Reshape", [name, shape], [out]))
-        self._value_info(out, view)
-        self._bind_array(view, out)
-        return out
+        if name is not None:
+            out = self._op("Reshape", [name, self._shape_constant(view.shape)], view.shape, view.dtype)
+            self._bind_array(view, out)
+            return out
+        for whole in self._overlapping(view):
+            if whole.dtype != view.dtype:
+                continue
+            mine, theirs = common_elements(view, whole)
+            if mine.size == view.size:
+                out = self._gathered(self._arrays[id(whole)], theirs, view.shape, view.dtype, whole.size)
+                self._bind_array(view, out)
+                return out
+        return None
 
+    # -- recording ops ------------------------------------------------------------------------------
     def record(self, op, inputs, outputs):
         """Write down one executed op (called by the eager executor while tracing)."""
         in_names = [self.name_of(x) for x in inputs]
@@ -193,46 +264,157 @@ class Trace:
             if out is None:
                 out_names.append("")
                 continue
-            name = self._new_name("v")
-            self._bind(out, name)
-            out_names.append(name)
+            out_names.append(self._new_value(out.array, "v"))
         while out_names and not out_names[-1]:
             out_names.pop()
         self.graph.op.append(make_opdef(op.schema.op_type, in_names, out_names,
                                         **{k: v for k, v in op.attrs.items() if v is not None}))
 
-    def record_update(self, target, value):
-        """Record that ``target`` (a captured tensor) now holds ``value`` (Tensor or array).
+    def _op(self, op_type, inputs, shape, dtype, **attrs):
+        """Append an op the trace itself derives (no eager array holds its value yet); returns its output name."""
+        name = self._new_name("v")
+        self.graph.op.append(make_opdef(op_type, inputs, [name], **attrs))
+        self._value_info(name, shape, dtype)
+        return name
 
-        Returns
-        -------
-        str
-            The name of the value written.
+    def _shape_constant(self, shape):
+        return self._constant(np.asarray(shape, np.int64))
 
-        Raises
-        ------
-        OpInputError
-            When ``target`` was created inside the traced function (an argument
-            or an op result): only captured state can be updated.
+    def _flat(self, name, size, dtype):
+        return self._op("Reshape", [name, self._shape_constant((-1,))], (size,), dtype)
+
+    def _gathered(self, name, positions, shape, dtype, source_size):
+        """The elements at flat ``positions`` of value ``name`` (of ``source_size`` elements), shaped ``shape``."""
+        size = int(np.prod(shape, dtype=np.int64))
+        flat = self._flat(name, source_size, dtype)
+        picked = self._op("Gather", [flat, self._constant(positions)], (size,), dtype, axis=0)
+        return self._op("Reshape", [picked, self._shape_constant(shape)], shape, dtype)
+
+    def callback(self, fn):
+        """The token of a PyFunc op calling ``fn`` (kept alive as long as this trace and its graphs)."""
+        from vfw.core.ops.callback import register_callback  # the ops import the eager executor, which imports this
+
+        self.callbacks.append(fn)
+        return register_callback(fn)
+
+    # -- in-place writes ----------------------------------------------------------------------------
+    def mark_fresh(self, tensor):
+        """Note that ``tensor`` was just made from new memory inside the traced function (``torch.zeros``...).
+
+        When first read it becomes a constant of the graph (its value then), not a capture: every
+        run starts from that value, as every eager call makes the tensor anew.
         """
-        capture = self._capture_ids.get(id(target))
-        if capture is None:
-            name = self.name_of(target)
-            capture = name if name in self.captures else None
-        if capture is None:
-            raise OpInputError("assign: under tracing, only tensors created outside the traced function "
-                               "(variables, parameters, state) can be assigned; the target is an argument "
-                               "of the function or a value computed in it")
-        value_name = self.name_of(value)
-        self.updates[capture] = value_name
-        self._names[id(target)] = value_name  # later reads see the new value
-        return value_name
+        self._fresh.add(id(tensor.array))
+        self._alive.append(tensor.array)
 
+    def record_write(self, target, value):
+        """Record that ``target``'s memory is about to hold ``value`` (broadcast to its shape, cast to its dtype).
+
+        Call it before writing: a tensor never read so far is captured (or embedded, if
+        fresh) with its value before the write.  Every recorded array sharing the written
+        memory (the target's base, its other views, detached aliases) takes the new value
+        of its elements.  The write is *announced*: :meth:`confirm_write` then accepts it.
+
+        Parameters
+        ----------
+        target : Tensor
+        value : Tensor or numpy.ndarray
+        """
+        written = target.array
+        self.name_of(target)
+        self._announced.add(id(written))
+        if not written.size:
+            return
+        value_name = self._converted(value, written.shape, written.dtype)
+        others = self._overlapping(written)
+        self._check_shared_arguments(written, others)
+        self._written.add(id(written))
+        self._bind_array(written, value_name)
+        for other in others:
+            self._patch(other, written, value_name)
+
+    def confirm_write(self, target, who="code"):
+        """A frontend wrote into ``target``'s memory: accept it if announced, else refuse the trace.
+
+        ``who`` names the writer in the refusal (``"vfw.torch code computing in numpy"``).
+        """
+        array = target.array
+        if id(array) in self._announced:
+            self._announced.discard(id(array))
+        elif array.size:
+            self.refuse(f"{who} wrote into a tensor ({dt.type_name(array.dtype)}{list(array.shape)}) without "
+                        "telling the trace the value written")
+
+    def bind_copy(self, array, value):
+        """Note that ``array`` is new memory holding ``value`` (a tensor or array), cast to ``array``'s dtype.
+
+        Like a write, it is announced to :meth:`confirm_write` (a tensor given a new array is changed in place).
+        """
+        self._bind_array(array, self._converted(value, array.shape, array.dtype))
+        self._announced.add(id(array))
+
+    def refuse(self, reason):
+        """Note that the graph cannot replay the traced run (the first reason is kept)."""
+        if self.unreplayable is None:
+            self.unreplayable = reason
+
+    def _converted(self, value, shape, dtype):
+        """Name of ``value`` cast to ``dtype`` and broadcast to ``shape`` (recording Cast/Expand as needed)."""
+        name = self.name_of(value)
+        array = value.array if isinstance(value, Tensor) else np.asarray(value)
+        if array.dtype != dtype:
+            name = self._op("Cast", [name], array.shape, dtype, to=dt.onnx_code(dtype))
+        if array.shape != shape:
+            name = self._op("Expand", [name, self._shape_constant(shape)], shape, dtype)
+        return name
+
+    def _patch(self, other, written, value_name):
+        """Give the recorded array ``other`` the new value of its elements that ``written`` overwrote."""
+        if same_elements(other, written):  # the same memory in the same order (a reshaped view)
+            if other.shape != written.shape:
+                value_name = self._op("Reshape", [value_name, self._shape_constant(other.shape)], other.shape,
+                                      other.dtype)
+            self._written.add(id(other))
+            self._bind_array(other, value_name)
+            return
+        if other.dtype != written.dtype:
+            if np.shares_memory(other, written):
+                self.refuse(f"an in-place write changed memory that is also viewed with another dtype "
+                            f"({dt.type_name(other.dtype)} and {dt.type_name(written.dtype)})")
+            return
+        mine, theirs = common_elements(other, written)
+        if not mine.size:
+            return
+        if mine.size == other.size:
+            new = self._gathered(value_name, theirs, other.shape, other.dtype, written.size)
+        else:
+            flat = self._flat(self._arrays[id(other)], other.size, other.dtype)
+            values = self._op("Gather", [self._flat(value_name, written.size, written.dtype), self._constant(theirs)],
+                              (mine.size,), other.dtype, axis=0)
+            scattered = self._op("ScatterND", [flat, self._constant(mine.reshape(-1, 1)), values], (other.size,),
+                                 other.dtype)
+            new = self._op("Reshape", [scattered, self._shape_constant(other.shape)], other.shape, other.dtype)
+        self._written.add(id(other))
+        self._bind_array(other, new)
+
+    def _check_shared_arguments(self, written, others):
+        """Refuse writes into memory that an argument shares with another argument or a capture.
+
+        Which arguments share memory is not part of the signature, so the graph would replay
+        the write as if they did not.
+        """
+        names = {self._external[id(a)] for a in [written] + others if id(a) in self._external
+                 and (a is written or np.shares_memory(a, written))}
+        inputs = {name for name, _, _ in self._inputs}
+        if len(names) > 1 and names & inputs:
+            self.refuse(f"an in-place write changed memory shared by {', '.join(sorted(names))} (an argument and "
+                        "another argument or captured tensor that are views of one memory); pass tensors that do "
+                        "not share memory (clone() one)")
+
+    # -- results ------------------------------------------------------------------------------------
     def rebind(self, tensor, name):
-        """Note that ``tensor``'s (possibly new) array now holds value ``name`` (after an in-place write)."""
-        self._names[id(tensor)] = name
+        """Note that ``tensor``'s (possibly new) array now holds value ``name`` (after an in-place change)."""
         self._bind_array(tensor.array, name)
-        self._alive.append(tensor)
 
     def set_outputs(self, tensors):
         """Declare the graph outputs; returns their names."""
@@ -240,14 +422,21 @@ class Trace:
         self.graph.output.extend(names)
         return names
 
-
-def _owner(array):
-    """The array owning ``array``'s memory (``None`` when another kind of object owns it)."""
-    while array.base is not None:
-        if not isinstance(array.base, np.ndarray):
-            return None
-        array = array.base
-    return array
+    def _changed_values(self, states):
+        """``{name: value}`` for the ``(name, tensor, first array)`` whose value a write or a rebinding changed."""
+        changed = {}
+        for name, tensor, first in states:
+            array = tensor.array
+            if array is first:
+                if id(array) in self._written:
+                    changed[name] = self._arrays[id(array)]
+                continue
+            value = self._arrays.get(id(array))
+            if value is None:
+                self.refuse(f"{name!r} was given a new array computed outside engine ops")
+            else:
+                changed[name] = value
+        return changed
 
 
 _active = []
@@ -255,14 +444,15 @@ _active = []
 
 
 def assign(target, value):
-    """Write ``value`` into the state tensor ``target`` (a variable, a parameter, a running statistic).
+    """Write ``value`` into the tensor ``target`` (a variable, a parameter, a running statistic...).
 
     Eagerly, the array of ``target`` is overwritten in place when shapes agree
     (views of it see the change; the value is cast to ``target``'s dtype), else
     replaced by a copy of the value cast to that dtype.  Under tracing the
-    write is also recorded as a state update of the graph, applied the same way
-    after each run; reads of ``target`` later in the traced function see the
-    new value.
+    write is recorded: later reads of ``target`` (and of views sharing its
+    memory) in the traced function see the new value, and when ``target`` is
+    a captured tensor or an argument the graph writes the value into it after
+    each run.
 
     Parameters
     ----------
@@ -276,19 +466,24 @@ def assign(target, value):
     """
     array = value.array if isinstance(value, Tensor) else np.asarray(value)
     trace = current_trace()
-    name = None
-    if trace is not None:
-        name = trace.record_update(target, value if isinstance(value, Tensor) else array)
+    in_place = _writes_in_place(target, array)
+    if trace is not None and in_place:
+        trace.record_write(target, value)
+        trace.confirm_write(target)
     write(target, array)
-    if trace is not None:
-        trace.rebind(target, name)
+    if trace is not None and not in_place:
+        trace.bind_copy(target.array, value)
     return target
+
+
+def _writes_in_place(target, array):
+    data = target.array
+    return data.shape == array.shape and data.flags.writeable
 
 
 def write(target, array):
     """Store ``array`` into ``target``: in place when the shape allows, else as a new array of ``target``'s dtype."""
-    data = target.array
-    if data.shape == array.shape and data.flags.writeable:
-        np.copyto(data, array, casting="unsafe")
+    if _writes_in_place(target, array):
+        np.copyto(target.array, array, casting="unsafe")
     else:
-        target.array = np.array(array, dtype=data.dtype)
+        target.array = np.array(array, dtype=target.array.dtype)

@@ -11,6 +11,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     arithmetic,
     batch_norm_grad,
     binary_cross_entropy,
+    callback,
     conv,
     creation,
     ctc,

@@ -14,7 +14,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
 def _made(array, requires_grad=False, out=None, device=None, name="op"):
     """Wrap a freshly made array with torch's factory keywords applied."""
     _device.check(device)
-    t = _dispatch.wrap(array)
+    t = _dispatch.new_tensor(array)
     if requires_grad:
         t.requires_grad_(True)
     return _dispatch.finish(t, out, name) if out is not None else t

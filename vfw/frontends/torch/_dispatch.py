@@ -4,6 +4,13 @@ Every torch function is a few lines over these helpers: ``call`` runs an engine 
 torch tensors (translating engine errors into the exceptions torch raises),
 ``promoted`` applies torch's type promotion to tensors and Python numbers, and
 ``finish`` writes a result into ``out=`` or into ``self`` for in-place variants.
+
+Graph traces (``vfw.core.graph``): every write into a tensor's memory goes through
+``assign`` or ``finish``, which tell an open trace the value written (``Trace.record_write``)
+so that a graph replays it; ``bump_version``, which every in-place write calls, makes the
+trace refuse a write it was not told of (numpy code writing in place).  ``new_tensor``
+makes factory-made tensors constants of a trace, not captured state; ``_traced`` has the
+other helpers frontend code needs under traces.
 """
 
 import functools
@@ -15,6 +22,8 @@ from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.eager import execute
 from vfw.core.errors import IndexOutOfRangeError, ShapeError, VfwError
+from vfw.core.graph.trace import _active as _tracing
+from vfw.core.graph.trace import current_trace
 from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
@@ -34,6 +43,20 @@ def wrap(array, requires_grad=False):
     t.array = array
     t.requires_grad = requires_grad
     t.grad_node = None
+    return t
+
+
+def new_tensor(array):
+    """A new torch tensor around ``array``, memory a factory just made (``torch.zeros``...).
+
+    Under a graph trace the tensor is a constant of the graph (each run starts from the value it
+    has when first read, as each eager call makes it anew), not a captured tensor.
+    """
+    t = wrap(array)
+    if _tracing:
+        trace = current_trace()
+        if trace is not None:
+            trace.mark_fresh(t)
     return t
 
 
@@ -329,9 +352,14 @@ def finish(result, out=None, name="op"):
         raise RuntimeError(f"result type {type_name(result.array.dtype)} can't be cast to the desired output type "
                            f"{type_name(out.array.dtype)}")
     check_writeable(out, name)
+    trace = current_trace() if _tracing else None
     if out.array.shape != result.array.shape:
         out.array = result.array.astype(out.array.dtype)
+        if trace is not None:
+            trace.bind_copy(out.array, result)
     else:
+        if trace is not None:
+            trace.record_write(out, result)
         np.copyto(out.array, result.array, casting="unsafe")
     bump_version(out)
     return out
@@ -426,6 +454,11 @@ def bump_version(t):
         if holder is not None and holder.grad_node is not None:
             holder.grad_node.mark_written(holder.grad_slot)
     count_version(t)
+    if _tracing:
+        trace = current_trace()
+        if trace is not None:  # a write the trace was not told of (numpy code) would be lost in graphs
+            trace.confirm_write(t, "vfw.torch code computing in numpy (a torch.optim step, an in-place update of "
+                                   "a buffer or a weight...)")
 
 
 def count_version(t):
@@ -472,6 +505,8 @@ def assign(t, result, name="op"):
             raise RuntimeError(f"{name}: output with shape {list(t.array.shape)} doesn't match the broadcast shape "
                                f"{list(result.array.shape)}") from None
     if not (_is_grad_enabled() and (result.requires_grad or t.requires_grad)):
+        if _tracing:
+            _record_write(t, result)
         np.copyto(t.array, result.array, casting="unsafe")
         bump_version(t)
         return t
@@ -480,8 +515,10 @@ def assign(t, result, name="op"):
         return t  # the base's write counted the version
     aliases = _live_aliases(t)
     if aliases or not result.requires_grad:  # the memory is overwritten: count it before t's history moves on
+        if _tracing:
+            _record_write(t, result)
         bump_version(t)
-    else:
+    else:  # t is rebound to the result's array (a traced value already)
         count_version(t)
     if result.requires_grad:
         if result.array.shape != t.array.shape:
@@ -504,6 +541,13 @@ def assign(t, result, name="op"):
     return t
 
 
+def _record_write(t, value):
+    """Tell an open trace that ``t``'s memory is about to hold ``value`` (see ``Trace.record_write``)."""
+    trace = current_trace()
+    if trace is not None:
+        trace.record_write(t, value)
+
+
 def check_writeable(t, name):
     """Refuse writes into memory numpy marks read-only (expanded tensors, read-only arrays)."""
     if t.array.flags.writeable:
@@ -520,6 +564,10 @@ def snapshot(t):
     s = stand_in(t)
     if getattr(t, "_base", None) is not None or _live_aliases(t):
         s.array = t.array.copy()  # t's memory is about to be overwritten: keep the old values
+        if _tracing:
+            trace = current_trace()
+            if trace is not None:  # the copy holds t's current value
+                trace.bind_copy(s.array, t)
     # Else t is about to be rebound to a new array (see ``assign``): the stand-in's array is
     # never written again, so it has a version counter of its own.
     return s

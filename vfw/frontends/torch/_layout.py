@@ -29,6 +29,7 @@ from vfw.frontends.torch._shape import (
     wrap_dims,
 )
 from vfw.frontends.torch._tensor import Tensor
+from vfw.frontends.torch._traced import own_memory
 
 __all__ = ["narrow", "select", "diagonal", "diag", "diag_embed", "diagflat", "trace", "tril", "triu", "flip",
            "fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "atleast_1d", "atleast_2d", "atleast_3d"]
@@ -304,8 +305,7 @@ def _flipped(x, dims):
     k = len(dims)
     out = call(_SLICE, x, shape_array((-1,) * k), shape_array((_INT64_MIN,) * k), shape_array(dims),
                shape_array((-1,) * k))
-    out.array = out.array.copy()  # torch's flip copies; the Slice kernel returned a view of x
-    return out
+    return own_memory(out)  # torch's flip copies; the Slice kernel returned a view of x
 
 
 def flip(input, dims):

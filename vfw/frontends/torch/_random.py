@@ -6,6 +6,10 @@ follow torch's distributions, not its bit stream. Samples carry no gradient: as
 in torch, a result computed from tensors that require grad is attached to them
 with zero gradients. The ndarray samplers and argument helpers are in
 ``_random_draws``.
+
+Each draw goes through ``replayed`` (a closure over the generator and the static
+arguments, taking tensor arguments' arrays): eagerly it just runs, and under a graph
+trace it becomes a PyFunc op that draws again on every run of the graph.
 """
 
 import numpy as np
@@ -21,6 +25,7 @@ from vfw.frontends.torch._random_draws import (
     REAL,
     WORK,
     bernoulli_draw,
+    bernoulli_scalar,
     check_int_range,
     check_std,
     direct,
@@ -45,6 +50,7 @@ from vfw.frontends.torch._random_draws import (
     with_replacement,
     without_replacement,
 )
+from vfw.frontends.torch._traced import replayed
 from vfw.frontends.torch.random import (
     Generator,
     default_generator,
@@ -66,7 +72,8 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     """Uniform samples from ``[0, 1)`` of shape ``size`` (default float dtype)."""
     shape = size_of(args, size, "rand")
     d = factory_dtype(dtype, out, "rand")
-    return made(unit(rng_of(generator, "rand"), shape, d), requires_grad, out, device, "rand")
+    gen = rng_of(generator, "rand")
+    return made(replayed(lambda: unit(gen, shape, d)), requires_grad, out, device, "rand")
 
 
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -74,7 +81,8 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     """Standard normal samples of shape ``size`` (default float dtype)."""
     shape = size_of(args, size, "randn")
     d = factory_dtype(dtype, out, "randn")
-    return made(normal_fill(rng_of(generator, "randn"), shape, d, 0.0, 1.0), requires_grad, out, device, "randn")
+    gen = rng_of(generator, "randn")
+    return made(replayed(lambda: normal_fill(gen, shape, d, 0.0, 1.0)), requires_grad, out, device, "randn")
 
 
 def _like_dtype(input, dtype, fn):
@@ -85,16 +93,16 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
               generator=None, pin_memory=False):
     """Uniform ``[0, 1)`` samples shaped (and typed, unless ``dtype``) like ``input``."""
     d = _like_dtype(input, dtype, "rand_like")
-    return made(unit(rng_of(generator, "rand_like"), input.array.shape, d), requires_grad, None, device,
-                 "rand_like")
+    gen, shape = rng_of(generator, "rand_like"), input.array.shape
+    return made(replayed(lambda: unit(gen, shape, d)), requires_grad, None, device, "rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
                generator=None, pin_memory=False):
     """Standard normal samples shaped (and typed, unless ``dtype``) like ``input``."""
     d = _like_dtype(input, dtype, "randn_like")
-    sample = normal_fill(rng_of(generator, "randn_like"), input.array.shape, d, 0.0, 1.0)
-    return made(sample, requires_grad, None, device, "randn_like")
+    gen, shape = rng_of(generator, "randn_like"), input.array.shape
+    return made(replayed(lambda: normal_fill(gen, shape, d, 0.0, 1.0)), requires_grad, None, device, "randn_like")
 
 
 def _low_high(args, low, high, fn):
@@ -128,7 +136,8 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     shape = size_arg(size, "randint")
     d = factory_dtype(dtype, out, "randint", I64)
     check_int_range(low, high, d)
-    return made(integers(rng_of(generator, "randint"), low, high, shape, d), requires_grad, out, device, "randint")
+    gen = rng_of(generator, "randint")
+    return made(replayed(lambda: integers(gen, low, high, shape, d)), requires_grad, out, device, "randint")
 
 
 def randint_like(input, *args, low=None, high=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -137,8 +146,8 @@ def randint_like(input, *args, low=None, high=None, dtype=None, layout=None, dev
     d = _like_dtype(input, dtype, "randint_like")
     low, high = _low_high(args, low, high, "randint_like")
     check_int_range(low, high, d)
-    sample = integers(rng_of(generator, "randint_like"), low, high, input.array.shape, d)
-    return made(sample, requires_grad, None, device, "randint_like")
+    gen, shape = rng_of(generator, "randint_like"), input.array.shape
+    return made(replayed(lambda: integers(gen, low, high, shape, d)), requires_grad, None, device, "randint_like")
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -155,8 +164,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"n cannot be greater than {exact + 1} for {type_name(d)} type.")
     if exact is None and n - 1 > hi:
         raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
-    perm = permutation(rng_of(generator, "randperm"), n).astype(d, copy=False)
-    return made(perm, requires_grad, out, device, "randperm")
+    gen = rng_of(generator, "randperm")
+    return made(replayed(lambda: permutation(gen, n).astype(d, copy=False)), requires_grad, out, device, "randperm")
 
 
 # -- distributions with tensor parameters ------------------------------------------------
@@ -176,16 +185,13 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         shape = size_arg(size, "normal")
         d = factory_dtype(dtype, out, "normal")
         check_std(s)
-        return made(normal_fill(rng, shape, d, m, s), requires_grad, out, device, "normal")
+        return made(replayed(lambda: normal_fill(rng, shape, d, m, s)), requires_grad, out, device, "normal")
     if size is not None:
         raise TypeError("normal() received an invalid combination of arguments: 'size' goes with float mean and std")
     m = mean.array if mean_t else float_arg(mean, "mean", "normal")
     s = std.array if std_t else float_arg(std, "std", "normal")
     d = out.array.dtype if isinstance(out, CoreTensor) else (mean.array.dtype if mean_t else std.array.dtype)
-    if std_t:
-        if s.size and not np.all(s >= 0):
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-    else:
+    if not std_t:
         check_std(s)
     try:
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
@@ -195,12 +201,20 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if mean_t and not std_t and isinstance(out, CoreTensor) and out.array.shape != shape:
         # this overload writes into ``out`` without resizing it
         raise RuntimeError(f"normal: out has shape {list(out.array.shape)}, but the result has shape {list(shape)}")
-    z = normal_fill(rng, shape, d, 0.0, 1.0)  # as torch: standard draws, then scaled and shifted
     work = WORK.get(d, d)
-    z = z.astype(work, copy=False)
-    z *= np.asarray(s).astype(work, copy=False)
-    z += np.asarray(m).astype(work, copy=False)
-    result = wrap(z.astype(d, copy=False))
+
+    def draw(*values):  # the tensor arguments' arrays, mean first
+        given = iter(values)
+        m_, s_ = next(given) if mean_t else m, next(given) if std_t else s
+        if std_t and s_.size and not np.all(s_ >= 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        z = normal_fill(rng, shape, d, 0.0, 1.0)  # as torch: standard draws, then scaled and shifted
+        z = z.astype(work, copy=False)
+        z *= np.asarray(s_).astype(work, copy=False)
+        z += np.asarray(m_).astype(work, copy=False)
+        return z.astype(d, copy=False)
+
+    result = replayed(draw, *[t for t, given in ((mean, mean_t), (std, std_t)) if given])
     if tracked(mean, std):
         result = link_zero_grad(result, (mean, std), "Normal")
     return finish(result, out, "normal")
@@ -218,14 +232,22 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         if pa.dtype not in FLOATS and pa.size:
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{type_name(pa.dtype)}'")
         d = out.array.dtype if isinstance(out, CoreTensor) else pa.dtype
-        result = wrap(bernoulli_draw(rng, pa.shape, input, d, "bernoulli"))
+        result = replayed(lambda probabilities: bernoulli_draw(rng, pa.shape, probabilities, d, "bernoulli"), input)
     else:
         if out is not None:
             raise TypeError("bernoulli() received an invalid combination of arguments: 'out' goes without 'p'")
-        result = wrap(bernoulli_draw(rng, input.array.shape, p, input.array.dtype, "bernoulli"))
+        shape, d = input.array.shape, input.array.dtype
+        result = _bernoulli_sample(rng, shape, p, d, "bernoulli")
     if tracked(input, p):
         result = link_zero_grad(result, (input, p), "Bernoulli")
     return finish(result, out, "bernoulli")
+
+
+def _bernoulli_sample(gen, shape, p, d, fn):
+    """``bernoulli_draw`` as a tensor; a tensor ``p`` is an input of the (replayed) draw."""
+    if isinstance(p, CoreTensor):
+        return replayed(lambda probabilities: bernoulli_draw(gen, shape, probabilities, d, fn), p)
+    return replayed(lambda: bernoulli_draw(gen, shape, p, d, fn))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
@@ -251,41 +273,48 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if out is not None and (not isinstance(out, CoreTensor) or out.array.dtype != I64):
         got = type_name(out.array.dtype) if isinstance(out, CoreTensor) else type(out).__name__
         raise RuntimeError(f"multinomial expects Long tensor out, got: {got}")
-    rows = w.reshape(w.shape[0] if w.ndim == 2 else 1, c).astype(np.float64)
-    if not rows.size:
-        if rows.shape[0]:
+    if not w.size:
+        if w.shape[0] if w.ndim == 2 else 1:  # rows to draw from, of zero categories
             raise RuntimeError("multinomial: cannot sample from rows of zero categories")
         return finish(wrap(np.zeros(w.shape[:-1] + (k,), I64)), out, "multinomial")
-    cdf = np.cumsum(rows, axis=1)
-    if not (rows.min() >= 0 and np.isfinite(cdf[:, -1]).all()):  # NaN fails the first test
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if not cdf[:, -1].min() > 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if replacement:
-        idx = with_replacement(rng._rng, rows, cdf, k)
-    else:
-        idx = without_replacement(rng._rng, rows, k)
-    return finish(wrap(idx.reshape(w.shape[:-1] + (k,))), out, "multinomial")
+
+    def draw(weights):
+        rows = weights.reshape(weights.shape[0] if weights.ndim == 2 else 1, c).astype(np.float64)
+        cdf = np.cumsum(rows, axis=1)
+        if not (rows.min() >= 0 and np.isfinite(cdf[:, -1]).all()):  # NaN fails the first test
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if not cdf[:, -1].min() > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if replacement:
+            idx = with_replacement(rng._rng, rows, cdf, k)
+        else:
+            idx = without_replacement(rng._rng, rows, k)
+        return idx.reshape(weights.shape[:-1] + (k,))
+
+    return finish(replayed(draw, input), out, "multinomial")
 
 
 def poisson(input, generator=None):
     """Poisson samples with the rates in ``input`` (same dtype as ``input``)."""
     tensor_arg(input, "poisson")
-    rates = input.array
-    if rates.dtype not in FLOATS:
-        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{type_name(rates.dtype)}'")
-    lam = rates.astype(np.float64)
-    if lam.size and not np.all(lam >= 0):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if input.array.dtype not in FLOATS:
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{type_name(input.array.dtype)}'")
     rng = rng_of(generator, "poisson")
-    huge = lam > 1e18  # beyond numpy's sampler; the normal approximation is exact to float precision there
-    if huge.any():
-        small = np.where(huge, 0.0, lam)
-        counts = rng._rng.poisson(small).astype(np.float64)
-        counts[huge] = np.rint(lam[huge] + np.sqrt(lam[huge]) * rng._rng.standard_normal(int(huge.sum())))
-    else:
-        counts = np.asarray(rng._rng.poisson(lam))
-    result = wrap(counts.astype(rates.dtype))
+
+    def draw(rates):
+        lam = rates.astype(np.float64)
+        if lam.size and not np.all(lam >= 0):
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        huge = lam > 1e18  # beyond numpy's sampler; the normal approximation is exact to float precision there
+        if huge.any():
+            small = np.where(huge, 0.0, lam)
+            counts = rng._rng.poisson(small).astype(np.float64)
+            counts[huge] = np.rint(lam[huge] + np.sqrt(lam[huge]) * rng._rng.standard_normal(int(huge.sum())))
+        else:
+            counts = np.asarray(rng._rng.poisson(lam))
+        return counts.astype(rates.dtype)
+
+    result = replayed(draw, input)
     if tracked(input):
         result = link_zero_grad(result, (input,), "Poisson")
     return result
@@ -321,17 +350,22 @@ def uniform_(self, *args, generator=None, **kwargs):
     if d not in FLOATS and d not in REAL:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
     a, b = _uniform_range(args, kwargs, d) if args or kwargs else (0.0, 1.0)
-    u = unit(rng_of(generator, "uniform_"), self.array.shape, d)
-    if a != 0.0 or b != 1.0:  # scaled in float64, as torch does, then rounded once
-        wide = u.astype(F64 if d not in REAL else np.complex128)
-        wide *= b - a
-        wide += a
-        u = wide.astype(d)
+    gen, shape = rng_of(generator, "uniform_"), self.array.shape
+
+    def draw():
+        u = unit(gen, shape, d)
+        if a != 0.0 or b != 1.0:  # scaled in float64, as torch does, then rounded once
+            wide = u.astype(F64 if d not in REAL else np.complex128)
+            wide *= b - a
+            wide += a
+            u = wide.astype(d)
+        return u
+
     out = direct(self)
     if out is not None:
-        out[...] = u
+        out[...] = draw()
         return done(self)
-    return fill(self, u, "Uniform")
+    return fill(self, replayed(draw), "Uniform")
 
 
 def _uniform_range(args, kwargs, d):
@@ -365,7 +399,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if out is not None:
         normal_fill(rng, out.shape, d, mean, std, out)
         return done(self)
-    return fill(self, normal_fill(rng, self.array.shape, d, mean, std), "Normal")
+    shape = self.array.shape
+    return fill(self, replayed(lambda: normal_fill(rng, shape, d, mean, std)), "Normal")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -376,10 +411,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
         p = float_arg(p, "p", "bernoulli_")
         if not 0.0 <= p <= 1.0:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-        rng_of(generator, "bernoulli_")._rng.random(dtype=out.dtype, out=out)
-        np.less(out, p, out=out)
+        np.copyto(out, bernoulli_scalar(rng_of(generator, "bernoulli_"), out.shape, p))
         return done(self)
-    sample = bernoulli_draw(rng_of(generator, "bernoulli_"), self.array.shape, p, self.array.dtype, "bernoulli_")
+    sample = _bernoulli_sample(rng_of(generator, "bernoulli_"), self.array.shape, p, self.array.dtype, "bernoulli_")
     return fill(self, sample, "Bernoulli", p)
 
 
@@ -400,7 +434,8 @@ def random_(self, *args, generator=None, **kwargs):
     high = values.get("to")
     high = random_top(d) if high is None else int_arg(high, "to", "random_")
     check_int_range(low, high, d)
-    return fill(self, integers(rng_of(generator, "random_"), low, high, self.array.shape, d), "Random")
+    gen, shape = rng_of(generator, "random_"), self.array.shape
+    return fill(self, replayed(lambda: integers(gen, low, high, shape, d)), "Random")
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -411,14 +446,18 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     if not self.array.size:
         return done(self)
-    # As torch: -log(1 - u) / lambd in float64 from a 53-bit uniform, rounded once.
-    e = np.log1p(-unit(rng_of(generator, "exponential_"), self.array.shape, F64))
-    e *= -1.0 / lambd
+    gen, shape = rng_of(generator, "exponential_"), self.array.shape
+
+    def draw():  # as torch: -log(1 - u) / lambd in float64 from a 53-bit uniform, rounded once
+        e = np.log1p(-unit(gen, shape, F64))
+        e *= -1.0 / lambd
+        return e
+
     out = direct(self)
     if out is not None:
-        out[...] = e
+        out[...] = draw()
         return done(self)
-    return fill(self, e.astype(d), "Exponential")
+    return fill(self, replayed(lambda: draw().astype(d)), "Exponential")
 
 
 def geometric_(self, p, *, generator=None):
@@ -430,8 +469,8 @@ def geometric_(self, p, *, generator=None):
     p = float_arg(p, "p", "geometric_")
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    sample = rng_of(generator, "geometric_")._rng.geometric(p, self.array.shape).astype(d)
-    return fill(self, sample, "Geometric")
+    gen, shape = rng_of(generator, "geometric_"), self.array.shape
+    return fill(self, replayed(lambda: gen._rng.geometric(p, shape).astype(d)), "Geometric")
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -440,10 +479,15 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median, sigma = float_arg(median, "median", "cauchy_"), float_arg(sigma, "sigma", "cauchy_")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    c = rng_of(generator, "cauchy_")._rng.standard_cauchy(self.array.shape)
-    c *= sigma
-    c += median
-    return fill(self, c.astype(d), "Cauchy")
+    gen, shape = rng_of(generator, "cauchy_"), self.array.shape
+
+    def draw():
+        c = gen._rng.standard_cauchy(shape)
+        c *= sigma
+        c += median
+        return c.astype(d)
+
+    return fill(self, replayed(draw), "Cauchy")
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -454,8 +498,9 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if not self.array.size:
         return done(self)
-    z = normal_fill(rng_of(generator, "log_normal_"), self.array.shape, WORK.get(d, d), mean, std)
-    return fill(self, np.exp(z).astype(d, copy=False), "LogNormal")
+    gen, shape, work = rng_of(generator, "log_normal_"), self.array.shape, WORK.get(d, d)
+    return fill(self, replayed(lambda: np.exp(normal_fill(gen, shape, work, mean, std)).astype(d, copy=False)),
+                "LogNormal")
 
 
 def _bernoulli_method(self, p=None, *, generator=None):

@@ -2,11 +2,17 @@
 
 Draws come from a ``torch.Generator``: the default one wraps the engine's numpy generator,
 others own one. rand, randn, normal, randint, random_, randperm, uniform_, normal_,
-exponential_ and bernoulli with tensor probabilities follow torch's own algorithms on the
+exponential_ and bernoulli (with tensor or number probabilities) follow torch's own algorithms on the
 generator's 32-bit Mersenne Twister words, so a seed gives torch's numbers (up to an ulp
 where torch's vectorized log/sin/cos round differently); the other distributions use
 numpy's samplers on the same stream. Half precision draws are made in float32 and rounded
 once.
+
+Under a graph trace each draw is recorded as a PyFunc op (``_traced.replayed``): every run of
+the graph draws again from the generator, in the order the eager code draws, so a traced step
+gives the numbers the same steps give eagerly.  The draw functions therefore take the
+generator and static arguments from their closure and tensor values (probabilities, means,
+rates) as arguments, and check those values themselves.
 """
 
 import math
@@ -18,9 +24,10 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core import dtypes as dt
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _device, _dtype
-from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name, wrap
+from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name
 from vfw.frontends.torch.random import Generator, default_generator
 
 F16, BF16, F32, F64 = np.dtype(np.float16), np.dtype(dt.bfloat16), np.dtype(np.float32), np.dtype(np.float64)
@@ -129,13 +136,12 @@ def factory_dtype(dtype, out, fn, default=None):
     return _dtype.default_float_np() if default is None else default
 
 
-def made(array, requires_grad, out, device, fn):
-    """A factory's result: ``array`` wrapped, written into ``out`` and made to require grad as asked."""
+def made(t, requires_grad, out, device, fn):
+    """A factory's result: the sample ``t`` (a tensor), written into ``out`` and made to require grad as asked."""
     if out is None and device is None and not requires_grad:
-        return wrap(array)
+        return t
     if device is not None:
         _device.check(device)
-    t = wrap(array)
     if out is not None:
         t = finish(t, out, fn)
     if requires_grad:
@@ -363,9 +369,9 @@ def random_top(d):
 
 # -- bernoulli and multinomial ------------------------------------------------------------
 def bernoulli_draw(gen, shape, p, d, fn):
-    """0/1 draws of dtype ``d`` that are 1 with probability ``p`` (a number or a float tensor)."""
-    if isinstance(p, CoreTensor):
-        pa = p.array
+    """0/1 draws of dtype ``d`` that are 1 with probability ``p`` (a number, or a float tensor or array)."""
+    if isinstance(p, (CoreTensor, np.ndarray)):
+        pa = p.array if isinstance(p, CoreTensor) else p
         if pa.dtype not in FLOATS and pa.size:  # torch checks the dtype only when there is something to draw
             raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{type_name(pa.dtype)}'")
         if pa.size and not (pa.min() >= 0 and pa.max() <= 1):  # NaN fails both
@@ -380,7 +386,16 @@ def bernoulli_draw(gen, shape, p, d, fn):
     p = float_arg(p, "p", fn)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    return (gen._rng.random(shape) < p).astype(d)
+    return bernoulli_scalar(gen, shape, p).astype(d)
+
+
+def bernoulli_scalar(gen, shape, p):
+    """Bool draws that are True with probability ``p`` (a number), in C order.
+
+    As torch's CPU kernel (also for dropout masks): one 53-bit uniform (two words) per element,
+    True when below ``p``, whatever the result's dtype.
+    """
+    return unit(gen, shape, F64) < p
 
 
 def with_replacement(rng, rows, cdf, k):
@@ -423,19 +438,22 @@ def without_replacement(rng, rows, k):
 
 # -- in-place samplers ----------------------------------------------------------------------
 def fill(t, sample, name, *params):
-    """Write ``sample`` (an ndarray of ``t``'s dtype and shape) into ``t`` as an in-place op."""
-    if not tracked(t, *params):  # assign's plain path, without its dtype and shape checks
-        np.copyto(t.array, sample)
-        return done(t)
-    result = link_zero_grad(wrap(sample), (snapshot(t), *params), name)
+    """Write ``sample`` (a tensor of ``t``'s dtype and shape) into ``t`` as an in-place op."""
+    if not tracked(t, *params):
+        if not _tracing:  # assign's plain path, without its dtype and shape checks
+            np.copyto(t.array, sample.array)
+            return done(t)
+        return assign(t, sample, name.lower() + "_")  # tells the trace
+    result = link_zero_grad(sample, (snapshot(t), *params), name)
     return assign(t, result, name.lower() + "_")
 
 
 def direct(t):
-    """``t``'s array when samples can be drawn straight into it (float32/64, C-contiguous, no autograd)."""
+    """``t``'s array when samples can be drawn straight into it (float32/64, C-contiguous, no autograd, no
+    graph trace, which must see the sample as a value)."""
     a = t.array
     if (a.dtype == F32 or a.dtype == F64) and a.flags.c_contiguous and a.flags.writeable \
-            and not (t.requires_grad and _is_grad_enabled()):
+            and not (t.requires_grad and _is_grad_enabled()) and not _tracing:
         return a
     return None
 

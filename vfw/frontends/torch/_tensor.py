@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _config, _device, _dispatch, _dtype
+from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _traced
 from vfw.frontends.torch._size import Size
 
 _new = object.__new__
@@ -352,7 +352,7 @@ class Tensor(CoreTensor):
         """A copy with its own memory (differentiable)."""
         out = _dispatch.call("Identity", self)
         if out.array is self.array:
-            out.array = self.array.copy()
+            _traced.own_memory(out)
         return out
 
     def contiguous(self, memory_format=None):

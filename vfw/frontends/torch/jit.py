@@ -14,10 +14,17 @@ always gives the result the eager call would:
   or a tensor the code reads requires grad, the traced object runs the Python code eagerly
   (results and gradients are exactly the eager ones). Graphs serve inference
   (``torch.no_grad()``, or nothing requiring grad).
-- Code that writes into a tensor in place while being traced (``x.relu_()``, ``out += y``,
-  running statistics) or draws random numbers (``torch.rand``, dropout in training mode) runs
-  eagerly from then on, with a ``TracerWarning``: engine graphs do not replay the torch
-  frontend's in-place writes, and would replay its random draws as constants.
+- In-place writes (``x.relu_()``, ``out += y``, ``x[0] = 1``, writes through views, running
+  statistics of batch norm, writes into the inputs) are replayed by the graph on every call, and
+  random draws (``torch.rand``, dropout in training mode) are drawn anew on every call from the
+  same generator, in the order of the Python code: a traced call gives what the eager call would,
+  seed for seed.
+- Code a graph cannot replay (numpy writes the trace cannot see, such as a ``torch.optim`` step
+  or ``.grad`` accumulation, or writes through memory an input shares with another input) runs
+  eagerly from then on, with a ``TracerWarning`` saying why.
+- ``check_trace`` runs the traced graph on copies of the example inputs (so code that writes into
+  its inputs is compared fairly), and warns where it differs from the tracing run (random code
+  does, as in torch).
 
 ``script`` returns its argument unchanged (scripted code runs eagerly); TorchScript archives
 (``save``/``load``) are not supported.
@@ -30,12 +37,12 @@ import warnings
 
 import numpy as np
 
-from vfw.core.autograd import is_grad_enabled, write_stamp
+from vfw.core.autograd import is_grad_enabled
+from vfw.core.errors import TraceError
 from vfw.core.graph.function import Function
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.nn.modules.module import Module
-from vfw.frontends.torch.random import default_generator
 
 __all__ = [
     "Final", "ScriptFunction", "ScriptModule", "TracedModule", "TracerWarning", "annotate", "export", "freeze",
@@ -135,6 +142,17 @@ def _tensors_in(obj):
     return []
 
 
+def _cloned(obj):
+    """``obj`` with every tensor in it (nested tuple/list/dict) replaced by a copy."""
+    if isinstance(obj, Tensor):
+        return obj.clone()
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_cloned(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _cloned(v) for k, v in obj.items()}
+    return obj
+
+
 def _type_name(obj):
     """torch's name of an argument's type in tracing errors (``Tuple[Tensor, int]``)."""
     if isinstance(obj, Tensor):
@@ -193,11 +211,13 @@ class _GraphRunner:
         self.signatures = set()  # (flags, input shapes/dtypes) seen: a new one may trace
         self.read_tensors = {}  # id -> a tensor the traces read by reference (parameters...)
         self.eager_only = False
+        self._traced_result = None  # the result of the last tracing run (a refused trace's call returns it)
 
     def _traced_body(self, *args, **kwargs):
         _tracing.depth += 1
         try:
-            return self.fn(*args, **kwargs)
+            self._traced_result = self.fn(*args, **kwargs)
+            return self._traced_result
         finally:
             _tracing.depth -= 1
 
@@ -215,32 +235,28 @@ class _GraphRunner:
         signature = (modes, _shapes(args, kwargs))
         if signature in self.signatures:
             return graphs(*args, **kwargs)
-        # Possibly a new trace, which runs the code eagerly: watch what that run does.
+        # Possibly a new trace, which runs the code eagerly.
         self.signatures.add(signature)
-        traced_before, stamp, rng = graphs.tracing_count, write_stamp(), _rng_state()
-        result = graphs(*args, **kwargs)
+        traced_before = graphs.tracing_count
+        try:
+            result = graphs(*args, **kwargs)
+        except TraceError as error:
+            # The tracing run went through eagerly (its result is this call's), but no graph can replay it.
+            result, self._traced_result = self._traced_result, None
+            self.eager_only = True
+            warnings.warn(f"torch.jit.trace: {error}; the traced code runs eagerly from now on", TracerWarning,
+                          stacklevel=3)
+            return result
         if graphs.tracing_count != traced_before:
-            # The stamp counter moves on every in-place write of the torch frontend; the frontend's random
-            # functions draw in Python, so a graph would replay the trace's draws as constants.
-            reason = ("writes into tensors in place" if write_stamp() > stamp + 1 else
-                      "draws random numbers" if _rng_state() != rng else None)
-            if reason is not None:
-                self.eager_only = True
-                warnings.warn(f"torch.jit.trace: the traced code {reason}, which vfw's graphs do not replay; it "
-                              "runs eagerly from now on", TracerWarning, stacklevel=3)
-            else:
-                concrete = graphs.get_concrete_function(*args, **kwargs)
-                self.read_tensors.update((id(t), t) for _, t in concrete.captures)
+            concrete = graphs.get_concrete_function(*args, **kwargs)
+            self.read_tensors.update((id(t), t) for _, t in concrete.captures)
+        self._traced_result = None
         return result
 
     def traced_now(self, args, kwargs):
         """Trace the example now (without recording autograd); returns the tracing run's result."""
         with no_grad():
             return self(*args, **kwargs)
-
-
-def _rng_state():
-    return default_generator.get_state().array.tobytes()
 
 
 def _compare(expected, got, tolerance):
@@ -365,6 +381,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     args = () if example_inputs is None else tuple(example_inputs)
     kwargs = dict(example_kwarg_inputs or {})
     _check_traceable(args, kwargs)
+    check_args, check_kwargs = (_cloned(args), _cloned(kwargs)) if check_trace else (None, None)
     if isinstance(func, Module):
         runner = _GraphRunner(func, func.modules())
         traced = TracedModule(func, runner)
@@ -373,14 +390,14 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         traced = ScriptFunction(func, runner)
     result = runner.traced_now(args, kwargs)
     _check_output(result, strict)
-    if check_trace:
+    if check_trace:  # on copies of the inputs: the code may write into them
         with no_grad():
-            _compare(result, runner(*args, **kwargs), check_tolerance)
+            _compare(result, runner(*check_args, **check_kwargs), check_tolerance)
             for check in check_inputs or ():
                 check = check if isinstance(check, tuple) else (check,)
-                expected = func(*check)
-                runner(*check)  # traces a new signature (that run is eager), so the next call runs the graph
-                _compare(expected, runner(*check), check_tolerance)
+                expected = func(*_cloned(check))
+                runner(*_cloned(check))  # traces a new signature (that run is eager), so the next call runs the graph
+                _compare(expected, runner(*_cloned(check)), check_tolerance)
     return traced
 
 

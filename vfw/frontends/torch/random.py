@@ -9,6 +9,12 @@ its CPU generator, plus torch's cached second normal sample, so the samplers
 that follow torch's algorithms (rand, randn, randint, randperm, uniform_,
 normal_) give torch's numbers for the same seed. A state is a uint8 tensor in
 vfw's own layout.
+
+Under a graph trace, what changes a generator's state (seeding, ``set_state``,
+making a ``Generator``) and what reads it (``get_state``) are recorded like the
+draws (``_traced.replayed``): every run of the graph seeds, restores and reads
+the generator where the Python code did, so ``fork_rng`` or a reseed inside
+traced code behaves as eagerly.
 """
 
 import contextlib
@@ -20,6 +26,7 @@ import numpy as np
 from vfw.core.ops import random as _engine_random
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _device, _dispatch
+from vfw.frontends.torch._traced import replayed
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
@@ -32,6 +39,7 @@ _MAGIC = b"vfwMT32\0"
 _KEY = 624 * 4
 _TAIL = struct.Struct("<IIdQ")
 _STATE_SIZE = len(_MAGIC) + _KEY + _TAIL.size
+_NOTHING = np.zeros(0, np.uint8)  # what a replayed state change returns (a graph op has an output)
 
 
 class Generator:
@@ -68,30 +76,39 @@ class Generator:
         return self
 
     def seed(self):
-        """Reseed from a non-deterministic 64-bit value and return it."""
-        value = int.from_bytes(os.urandom(8), "little")
-        self._reseed(value)
-        return value
+        """Reseed from a non-deterministic 64-bit value and return it (a graph run draws a value of its own)."""
+        seeded = []
+        replayed(lambda: self._set_seed(int.from_bytes(os.urandom(8), "little"), seeded))
+        return seeded[-1]
 
     def initial_seed(self):
         """int: the seed the generator was last seeded with."""
         return self._seed
 
     def _reseed(self, value):
+        replayed(lambda: self._set_seed(value))
+
+    def _set_seed(self, value, seeded=None):
         if self._engine:
             _engine_random.seed(value)  # reseeds the engine generator in place
         else:
             self._rng.bit_generator.state = _engine_random.mt19937_state(value)
         self._seed = value
         self.normal_cache = None  # torch's Box-Muller keeps the second sample of a pair for the next draw
+        if seeded is not None:
+            seeded[:] = [value]
+        return _NOTHING
 
     def get_state(self):
         """The generator state as a uint8 tensor (for :meth:`set_state`)."""
+        return replayed(self._state_bytes)
+
+    def _state_bytes(self):
         st = self._rng.bit_generator.state["state"]
         cached = self.normal_cache
         raw = (_MAGIC + st["key"].astype("<u4").tobytes()
                + _TAIL.pack(st["pos"], cached is not None, 0.0 if cached is None else cached, self._seed))
-        return _dispatch.wrap(np.frombuffer(raw, np.uint8).copy())
+        return np.frombuffer(raw, np.uint8).copy()
 
     def set_state(self, new_state):
         """Restore a state from :meth:`get_state`; returns self."""
@@ -99,7 +116,11 @@ class Generator:
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.array.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        raw = new_state.array.tobytes()
+        replayed(self._restore, new_state)
+        return self
+
+    def _restore(self, state):
+        raw = state.tobytes()
         if len(raw) != _STATE_SIZE:
             raise RuntimeError(f"Expected a vfw generator state of size {_STATE_SIZE} but found the input RNG state "
                                f"size to be {len(raw)}")
@@ -111,14 +132,14 @@ class Generator:
             "key": np.frombuffer(raw[at:at + _KEY], "<u4").astype(np.uint32), "pos": pos}}
         self._seed = initial
         self.normal_cache = cached if has_cached else None
-        return self
+        return _NOTHING
 
     def clone_state(self):
         """A new generator in this generator's current state."""
-        return _restored(self.get_state().array.tobytes())
+        return _restored(self._state_bytes().tobytes())
 
     def __reduce__(self):
-        return (_restored, (self.get_state().array.tobytes(),))
+        return (_restored, (self._state_bytes().tobytes(),))
 
     def __repr__(self):
         return f"<torch.Generator object at {hex(id(self))}>"
@@ -142,7 +163,7 @@ def _default():
     # As torch does at start-up, seed with a fresh value (drawn from the engine stream, so a
     # program that seeded the engine before importing vfw.torch stays reproducible).
     g._seed = 0
-    g._reseed(int(g._rng.integers(0, _MASK64, dtype=np.uint64, endpoint=True)))
+    g._set_seed(int(g._rng.integers(0, _MASK64, dtype=np.uint64, endpoint=True)))
     return g
 
 

@@ -8,8 +8,9 @@ dtype, dims and bytes) are merged first, since tracing makes a new one for
 every numpy constant it meets, so that ops reading equal constants become
 equal too.
 
-Random ops are never merged: two draws are two different values (see
-:func:`is_random`).  Names in ``keep`` and the graph outputs stay defined:
+Random ops (and PyFunc ops, which call Python functions that may draw or
+have other side effects) are never merged: two draws are two different
+values (see :func:`is_random`).  Names in ``keep`` and the graph outputs stay defined:
 
 * a merged-away value that must stay visible gives its name to the surviving
   op's output (no extra op, no aliasing);
@@ -23,8 +24,9 @@ from vfw.core.ir import proto_to_tensor
 from vfw.core.registry import get_schema
 
 RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
-                        "Bernoulli", "Dropout"})
-"""Op types that draw random numbers (Dropout only in training mode)."""
+                        "Bernoulli", "Dropout", "PyFunc"})
+"""Op types that draw random numbers (Dropout only in training mode), and PyFunc, whose Python function may
+(frontends' random draws from their own generators do): each call may give new values and advance a stream."""
 
 
 def _inference_dropout(opdef, constants):
@@ -71,7 +73,8 @@ def draws_from_engine(opdef, constants=None):
     """Whether ``opdef`` is random and draws from the engine generator (it has no ``seed`` of its own).
 
     Such an op advances the process-wide random stream even when its result
-    is unused, so removing it would change what later random ops draw.
+    is unused, so removing it would change what later random ops draw.  PyFunc
+    ops count too: their Python function may draw from a frontend's generator.
     Unknown op types are not counted (they cannot run anyway).
     """
     try:

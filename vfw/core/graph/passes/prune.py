@@ -4,9 +4,10 @@ What stays:
 
 * every op that (transitively) computes a value in ``keep`` or a graph output;
 * every random op drawing from the engine generator (no ``seed`` attribute),
-  with what it reads: each draw advances the process-wide stream, so removing
-  an unused one would change what the later random ops of the run, and of
-  eager code after it, draw;
+  and every PyFunc op (its Python function may draw from a frontend's
+  generator), with what it reads: each draw advances the process-wide stream,
+  so removing an unused one would change what the later random ops of the
+  run, and of eager code after it, draw;
 * the graph inputs, all of them, needed or not: the inputs are the calling
   convention of the compiled graph (arguments, then captures), so feeds keep
   their positions;

@@ -4,6 +4,8 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.errors import VfwError
+from vfw.core.graph.trace import _active as _tracing
+from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._tensor import _node_name
@@ -76,6 +78,10 @@ def _leaf_hooks(leaf, g):
 
 def accumulate_grad(leaf, g, create_graph=False):
     """Add ``g`` into ``leaf.grad``: in place when no graph is built, as torch does."""
+    trace = current_trace() if _tracing else None
+    if trace is not None:  # .grad is an attribute the next eager call finds: a graph cannot replay setting it
+        trace.refuse("backward() accumulates gradients into .grad, which graphs do not replay (compute them with "
+                     "torch.autograd.grad in traced code)")
     g = _dispatch.as_torch(g)
     if not create_graph and g.grad_node is not None:
         g = _dispatch.wrap(g.array)
