@@ -9,6 +9,7 @@ from vfw.frontends.torch import (  # noqa: F401
     _creation,
     _dtype,
     _methods,
+    _nn_ops,
     autograd,
     backends,
     cuda,
@@ -107,7 +108,7 @@ from vfw.frontends.torch.serialization import load, save  # noqa: F401
 
 __version__ = version.__version__
 
-for _module in _methods.FAMILIES:
+for _module in (*_methods.FAMILIES, _nn_ops):
     globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 _methods.install(Tensor)
 del _module
