@@ -86,3 +86,14 @@ def test_ctc_loss_native():
     logits = arrays((6, 2, 4), seed=9)
     check_grad(lambda torch, x: torch.ctc_loss(x.log_softmax(2), torch.tensor([[1, 2], [3, 3]]), [6, 5], [2, 2], 0,
                                                 1, False), logits)
+
+
+@pytest.mark.parametrize("expr", ["F.conv2d(x, torch.ones(2, 3, 3, 3))", "F.max_pool2d(x, 2)", "F.avg_pool2d(x, 2)",
+                                  "F.batch_norm(x, None, None, training=True)", "F.layer_norm(x, (6,))",
+                                  "F.cross_entropy(x[:, :, 0, 0], torch.tensor([0, 1]))",
+                                  "F.nll_loss(x[:, :, 0, 0], torch.tensor([0, 2]))"])
+def test_grad_fn_names_of_layers(expr):
+    def fn(torch, x):
+        r = eval(expr, {"torch": torch, "F": torch.nn.functional, "x": x.requires_grad_()})
+        return type(r.grad_fn).__name__, r.grad_fn.name()
+    check(fn, X4)

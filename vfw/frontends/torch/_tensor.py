@@ -521,7 +521,10 @@ _GRAD_FN_NAMES = {"MatMul": "Mm", "Gemm": "Addmm", "ReduceSum": "Sum", "ReduceMe
                   "LogSoftmax": "LogSoftmax", "Where": "Where", "Relu": "Relu", "Concat": "Cat", "Gather": "Index",
                   "Slice": "Slice", "Unsqueeze": "Unsqueeze", "Squeeze": "Squeeze", "Neg": "Neg", "CumSum": "Cumsum",
                   "GatherElements": "Gather", "Tile": "Repeat", "Log1p": "Log1P", "ReduceL2": "LinalgVectorNorm",
-                  "Clip": "Clamp"}
+                  "Clip": "Clamp", "Conv": "Convolution", "ConvTranspose": "Convolution",
+                  "MaxPool": "MaxPool2DWithIndices", "AveragePool": "AvgPool2D", "BatchNormalization": "NativeBatchNorm",
+                  "LayerNormalization": "NativeLayerNorm", "GroupNormalization": "NativeGroupNorm",
+                  "SoftmaxCrossEntropyLoss": "NllLoss", "NegativeLogLikelihoodLoss": "NllLoss"}
 
 
 class GradFn:
