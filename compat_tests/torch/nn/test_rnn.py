@@ -244,6 +244,24 @@ def test_dropout_between_layers(kind):
 
 
 @pytest.mark.parametrize("kind", list(MODULES))
+@pytest.mark.parametrize("packed", [False, True])
+def test_dropout_masks_are_torchs(kind, packed):
+    # torch's dropout masks for the same seed (packed input: drawn over the packed rows only), and the
+    # generator is left where torch leaves it
+    x = arrays((5, 3, 4), seed=12)
+
+    def case(lib, x):
+        lib.manual_seed(0)
+        m = MODULES[kind](lib, num_layers=3, dropout=0.4, bidirectional=True)
+        if packed:
+            out = m(lib.nn.utils.rnn.pack_padded_sequence(x, [5, 4, 2]))[0].data
+        else:
+            out = m(x)[0]
+        return out, lib.rand(2)
+    check(case, x)
+
+
+@pytest.mark.parametrize("kind", list(MODULES))
 def test_inference_without_autograd(kind):
     # no backward recorded: the ONNX ops themselves (LSTM / GRU keep no activations)
     x, h0 = arrays((5, 3, 4), (2, 3, 5), seed=11)

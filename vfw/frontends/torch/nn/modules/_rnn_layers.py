@@ -21,6 +21,7 @@ from vfw.core.autograd import is_grad_enabled
 from vfw.frontends.torch import _creation
 from vfw.frontends.torch._dispatch import call, op
 from vfw.frontends.torch.nn.functional import _dropout, _linear
+from vfw.frontends.torch.nn.utils.rnn import pack_rows, pad_rows
 
 ENGINE_OPS = {"RNN_TANH": "RNN", "RNN_RELU": "RNN", "LSTM": "LSTM", "GRU": "GRU"}
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -75,11 +76,18 @@ def _layer_output(y, layout):
     return _reshape(call(op("Transpose", perm=(0, 2, 1, 3)), y), (a, c, b * H))
 
 
-def _between_layers(x, layer, num_layers, dropout, training):
-    """Dropout on a layer's output, except the last layer's (training only)."""
-    if dropout and training and layer < num_layers - 1:
+def _between_layers(x, layer, num_layers, dropout, training, lengths=None):
+    """Dropout on a layer's output, except the last layer's (training only).
+
+    For packed input (``lengths`` given, time-major ``x``) torch drops out the packed rows, so its
+    random draws cover only the real time steps: the mask is drawn in that layout too.
+    """
+    if not (dropout and training and layer < num_layers - 1):
+        return x
+    if lengths is None:
         return _dropout.dropout(x, dropout, True)
-    return x
+    data, batch_sizes = pack_rows(x, lengths)
+    return pad_rows(_dropout.dropout(data, dropout, True), batch_sizes, x.shape[0])[0]
 
 
 def _records(mode, x, states, params):
@@ -143,7 +151,7 @@ def run_layers(mode, x, states, params, num_layers, bidirectional, dropout, trai
         y, *last = call(engine_op, x, w, r, b, lengths, *initial)[:1 + n_states]
         for k, state in enumerate(last):
             finals[k].append(call(op("Transpose", perm=(1, 0, 2)), state) if layout else state)
-        x = _between_layers(_layer_output(y, layout), layer, num_layers, dropout, training)
+        x = _between_layers(_layer_output(y, layout), layer, num_layers, dropout, training, lengths)
     return x, [_concat(f) for f in finals]
 
 
@@ -176,7 +184,7 @@ def _projected_lstm(x, states, params, num_layers, bidirectional, dropout, train
             outputs.append(_reshape(_concat(ys), (T, B, w_hr.shape[0])))
             finals_h.append(h)
             finals_c.append(c)
-        x = _between_layers(_concat(outputs, axis=2), layer, num_layers, dropout, training)
+        x = _between_layers(_concat(outputs, axis=2), layer, num_layers, dropout, training, lengths)
     if layout:
         x = call(op("Transpose", perm=(1, 0, 2)), x)
     return x, [_reshape(_concat(f), (num_layers * D, B, f[0].shape[-1])) for f in (finals_h, finals_c)]
