@@ -1,0 +1,44 @@
+"""vfw.tensorflow: TensorFlow 2's API over the vfw engine (``import vfw.tensorflow as tf``).
+
+Op families live one per module (``_math_ops``, ``_array_ops``...); each lists which of its
+functions appear in which TF namespace (``NAMESPACES``) and its Tensor methods
+(``TENSOR_METHODS``). This module gathers the top-level namespace; ``tf.math``, ``tf.nn``...
+are the modules of the same names.
+"""
+
+from vfw.frontends.tensorflow import _families, _tensor, dtypes, errors, linalg, math, nn, random  # noqa: F401
+from vfw.frontends.tensorflow._dtypes import (  # noqa: F401
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    qint8,
+    qint32,
+    quint8,
+    resource,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    variant,
+)
+from vfw.frontends.tensorflow._shape import TensorShape  # noqa: F401
+from vfw.frontends.tensorflow._tensor import Tensor  # noqa: F401
+
+newaxis = None
+__version__ = "2.21.0"
+
+globals().update(_families.names("tf"))
+_families.install(Tensor)

@@ -1,0 +1,4 @@
+"""Array ops: shapes, joining, gathering and scattering, slicing (Tensor.__getitem__), sorting."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}

@@ -1,0 +1,4 @@
+"""tf.function: tracing to the engine's graph executor."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}

@@ -1,0 +1,4 @@
+"""tf.linalg."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}

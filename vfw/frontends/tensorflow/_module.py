@@ -1,0 +1,4 @@
+"""tf.Module and name scopes."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}

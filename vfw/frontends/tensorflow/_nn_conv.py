@@ -1,0 +1,4 @@
+"""tf.nn convolutions, pooling and normalization."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}

@@ -1,0 +1,4 @@
+"""tf.random."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}

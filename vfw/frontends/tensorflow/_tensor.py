@@ -1,0 +1,175 @@
+"""tf.Tensor (the eager tensor) over the engine tensor: properties, conversions, repr.
+
+Operators and math methods are bound from the op family modules (their ``TENSOR_METHODS``) by
+``_families.install``; this file holds what is specific to the tensor object itself.
+"""
+
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow._shape import TensorShape
+
+DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class Tensor(CoreTensor):
+    """A multi-dimensional array with TensorFlow semantics (TF's dtypes, no implicit promotion).
+
+    Tensors are immutable values; create them with ``tf.constant`` / ``tf.convert_to_tensor``
+    or as results of ops.
+    """
+
+    __slots__ = ("__dict__",)  # attributes may be attached (Keras attaches masks)
+    __array_priority__ = 100  # numpy defers binary operators to the tensor's
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("Tensors are created with tf.constant or tf.convert_to_tensor, not tf.Tensor(...)")
+
+    # -- what it is --------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        """TensorShape: the (fully known) shape."""
+        return TensorShape(self.array.shape)
+
+    def get_shape(self):
+        """TensorShape: the shape (``tensor.shape``)."""
+        return TensorShape(self.array.shape)
+
+    def set_shape(self, shape):
+        """Check ``shape`` is compatible with the tensor's (eager tensors have known shapes)."""
+        if not TensorShape(self.array.shape).is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {TensorShape(self.array.shape)} is not compatible with supplied shape "
+                             f"{TensorShape(shape)}.")
+
+    @property
+    def dtype(self):
+        """DType: the element type."""
+        return _dtypes.of_array(self.array)
+
+    @property
+    def ndim(self):
+        """int: the number of dimensions."""
+        return self.array.ndim
+
+    @property
+    def device(self):
+        """str: the device name (always the CPU)."""
+        return DEVICE
+
+    backing_device = device
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    def numpy(self):
+        """A numpy copy of the values (strings as bytes objects)."""
+        return self.array.copy() if self.array.ndim else self.array.reshape(()).copy()[()]
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.array if dtype is None else self.array.astype(dtype)
+        return array.copy() if copy else array
+
+    def ref(self):
+        """A hashable reference to this tensor (tensors themselves are unhashable)."""
+        return _Reference(self)
+
+    experimental_ref = ref
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    # -- Python protocol -----------------------------------------------------------------------------
+    def __repr__(self):
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={_numpy_text(self, True)}>"
+
+    def __str__(self):
+        return f"tf.Tensor({_numpy_text(self, False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __format__(self, spec):
+        if self.array.ndim == 0:
+            return format(self.array.item(), spec)
+        return format(str(self), spec)
+
+    def __len__(self):
+        if self.array.ndim == 0:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self.array.shape[0]
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (_dispatch.wrap(self.array[i]) for i in range(self.array.shape[0]))
+
+    def __bool__(self):
+        return bool(self.array)
+
+    def __int__(self):
+        return int(self.array)
+
+    def __float__(self):
+        return float(self.array)
+
+    def __complex__(self):
+        return complex(self.array)
+
+    def __index__(self):
+        if self.array.dtype.kind not in "iu" or self.array.ndim:  # TF's error comes from the numpy value
+            raise AttributeError(f"'numpy.{self.array.dtype.name}' object has no attribute '__index__' (only integer "
+                                 "scalar tensors can be used as an index)")
+        return int(self.array)
+
+    def __reduce__(self):
+        return (_rebuild, (self.array,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self  # tensors are immutable values
+
+
+def _rebuild(array):
+    return _dispatch.wrap(array)
+
+
+def _numpy_text(t, is_repr):
+    array = t.array
+    if array.ndim == 0:
+        value = array.item()
+        text = repr(value) if is_repr else str(array)
+    else:
+        text = repr(array) if is_repr else str(array)
+    return "\n" + text if "\n" in text else text
+
+
+class _Reference:
+    """``tensor.ref()``: hashable by identity, ``deref()`` gives the tensor back."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def deref(self):
+        return self._tensor
+
+    def __hash__(self):
+        return id(self._tensor)
+
+    def __eq__(self, other):
+        return isinstance(other, _Reference) and other._tensor is self._tensor
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._tensor!r}>"
+
+
+Tensor.result_class = Tensor
+_dispatch.Tensor = Tensor

@@ -1,0 +1,4 @@
+"""tf.Variable."""
+
+NAMESPACES = {}
+TENSOR_METHODS = {}
