@@ -107,8 +107,9 @@ def test_tensor_shape():
         s, u = tf.TensorShape([None, 3]), tf.TensorShape(None)
         return (s.rank, s.ndims, len(s), s[0], s[1], s[0:1], s.as_list(), s.is_fully_defined(), s.num_elements(),
                 u.rank, repr(u), str(u), repr(s), str(s), str(tf.TensorShape([2])), s.is_compatible_with([2, 3]),
-                s.is_compatible_with([2, 4]), s.merge_with([2, None]), s.concatenate([4]), s == tf.TensorShape([None, 3]),
-                s == [None, 3], tf.TensorShape([2, 3]) == (2, 3), s.most_specific_compatible_shape([2, 3]),
+                s.is_compatible_with([2, 4]), s.merge_with([2, None]), s.concatenate([4]),
+                s == tf.TensorShape([None, 3]), s == [None, 3], tf.TensorShape([2, 3]) == (2, 3),
+                s.most_specific_compatible_shape([2, 3]),
                 repr(tf.TensorShape([])), list(s), bool(tf.TensorShape([])), bool(u), s.with_rank(2),
                 tf.TensorShape([2, 3]) + [4], u.is_compatible_with([1, 2]), tf.TensorShape([4]).num_elements())
     check(case)

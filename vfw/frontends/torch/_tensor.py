@@ -522,8 +522,9 @@ _GRAD_FN_NAMES = {"MatMul": "Mm", "Gemm": "Addmm", "ReduceSum": "Sum", "ReduceMe
                   "Slice": "Slice", "Unsqueeze": "Unsqueeze", "Squeeze": "Squeeze", "Neg": "Neg", "CumSum": "Cumsum",
                   "GatherElements": "Gather", "Tile": "Repeat", "Log1p": "Log1P", "ReduceL2": "LinalgVectorNorm",
                   "Clip": "Clamp", "Conv": "Convolution", "ConvTranspose": "Convolution",
-                  "MaxPool": "MaxPool2DWithIndices", "AveragePool": "AvgPool2D", "BatchNormalization": "NativeBatchNorm",
-                  "LayerNormalization": "NativeLayerNorm", "GroupNormalization": "NativeGroupNorm",
+                  "MaxPool": "MaxPool2DWithIndices", "AveragePool": "AvgPool2D",
+                  "BatchNormalization": "NativeBatchNorm", "LayerNormalization": "NativeLayerNorm",
+                  "GroupNormalization": "NativeGroupNorm",
                   "SoftmaxCrossEntropyLoss": "NllLoss", "NegativeLogLikelihoodLoss": "NllLoss"}
 
 
