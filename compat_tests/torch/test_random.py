@@ -2,8 +2,9 @@
 
 rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow torch's own
 algorithms on torch's Mersenne Twister stream, so seeded draws are compared value by value
-(test_seeded_draws_match_torch), as are bernoulli with tensor probabilities and exponential_.
-Other distributions (bernoulli_ with a number, multinomial, poisson, geometric_...) draw
+(test_seeded_draws_match_torch), as are bernoulli with tensor probabilities and exponential_
+(multinomial and in-place fills of views: test_random_multinomial.py, test_random_views.py).
+Other distributions (poisson, geometric_...) draw
 differently: for them only what does not depend on the bit stream is compared (shapes,
 dtypes, errors, zero gradients, fixed values), and distributions are checked statistically
 against exact moments and CDFs on large fixed-seed samples (the same checks run on real

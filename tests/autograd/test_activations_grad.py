@@ -1,5 +1,7 @@
 """Gradients of the activations: finite differences (first and higher order), dtypes, PyTorch's values at kinks."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -286,8 +288,142 @@ def test_relu_grad_op_matches_numpy_select(dtype):
     np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_relu_grad_op_large_arrays_select_bit_exactly(dtype):
+    # past a few hundred elements the select runs on bit masks: still dY's exact bits, zeros elsewhere
+    x = np.tile(np.array([-2.0, -0.0, 0.0, 0.5, 3.0, np.nan, -np.inf, np.inf], dtype), 700)
+    dy = np.tile(np.array([1.5, np.nan, np.inf, -2.0, np.nan, 4.0, np.inf, -0.0], dtype), 700)
+    got = execute("ReluGrad", Tensor(dy), Tensor(x)).array
+    with np.errstate(invalid="ignore"):
+        expected = np.where(x > 0, dy, np.zeros((), dtype))
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
 def test_relu_grad_op_gradients():
     rng = np.random.default_rng(5)
     x = away(rng.uniform(-2, 2, (3, 4)), (0.0,), margin=0.1)
     check_gradient("ReluGrad", [rng.standard_normal((3, 4)), x], wrt=[0])
     check_higher_order("ReluGrad", [rng.standard_normal((3, 4)), x], wrt=[0])
+
+
+# -- GeluGrad: exact Gelu's backward op ---------------------------------------------------------------------------
+
+def _gelu_slope(x):
+    """Phi(x) + x phi(x) in float64 from math.erfc, and the magnitude of its two terms."""
+    x = np.asarray(x, np.float64)
+    cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in x.ravel()]).reshape(x.shape)
+    with np.errstate(over="ignore"):  # x**2 of the huge values: exp(-inf) = 0
+        density = np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+    return cdf + x * density, cdf + np.abs(x) * density
+
+
+def test_gelu_grad_op_float64_matches_math():
+    x = np.concatenate([np.linspace(-40, 40, 4001), [-1e200, 1e200, 0.0, -0.0]])
+    dy = RNG.standard_normal(x.shape)
+    got = execute("GeluGrad", Tensor(dy), Tensor(x)).array
+    slope, scale = _gelu_slope(x)
+    # a few float64 roundings (exp, three products, a sum) on top of erfc's
+    np.testing.assert_array_less(np.abs(got - dy * slope), 1e-15 * np.abs(dy) * scale + 1e-300)
+
+
+def test_gelu_grad_op_float32_within_an_ulp_of_its_terms():
+    # Relative to the terms' magnitude: near x = -0.75 they cancel and no float32 formula keeps relative accuracy.
+    positive = np.arange(np.float32(1e-30).view(np.uint32), np.float32(12.0).view(np.uint32), 2003,
+                         dtype=np.uint32).view(np.float32)
+    x = np.concatenate([positive, -positive])
+    got = execute("GeluGrad", Tensor(np.ones_like(x)), Tensor(x)).array
+    assert got.dtype == np.float32
+    slope, scale = _gelu_slope(x)
+    errors = np.abs(got - slope) / scale
+    assert errors.max() < 1.5 * 2.0 ** -24, (errors.max(), x[errors.argmax()])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, dt.bfloat16])
+def test_gelu_grad_op_half_dtypes(dtype):
+    x = np.linspace(-12, 12, 481).astype(dtype)
+    dy = RNG.uniform(-2, 2, x.shape).astype(dtype)
+    got = execute("GeluGrad", Tensor(dy), Tensor(x)).array
+    assert got.dtype == np.dtype(dtype)
+    slope, _ = _gelu_slope(x.astype(np.float64))
+    expected = (dy.astype(np.float64) * slope).astype(dtype)  # one rounding at the end
+    np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=1e-2, atol=1e-6)
+    np.testing.assert_array_equal(np.abs(got.astype(np.float64) - expected.astype(np.float64)) <=
+                                  np.spacing(np.abs(expected).astype(dtype)).astype(np.float64), True)
+
+
+def test_gelu_grad_op_special_values_and_shapes():
+    x = np.array([np.inf, -np.inf, np.nan, 0.0], np.float32)
+    got = execute("GeluGrad", Tensor(np.ones(4, np.float32)), Tensor(x)).array
+    np.testing.assert_array_equal(got, np.array([np.nan, np.nan, np.nan, 0.5], np.float32))  # +-inf * 0, as torch
+    scalar_case = execute("GeluGrad", Tensor(np.array(2.0)), Tensor(np.array(1.0))).array
+    assert scalar_case.shape == () and np.isclose(scalar_case, 2 * _gelu_slope(1.0)[0])
+    from vfw.core.errors import ShapeError
+    with pytest.raises(ShapeError, match="GeluGrad"):
+        execute("GeluGrad", Tensor(np.ones(3)), Tensor(np.ones(4)))
+
+
+def test_gelu_grad_op_gradients():
+    x = RNG.uniform(-4, 4, (3, 4))
+    dy = RNG.standard_normal((3, 4))
+    check_gradient("GeluGrad", [dy, x])
+    check_higher_order("GeluGrad", [dy, x])
+    check_higher_order("Gelu", [x], order=3)
+
+
+def test_gelu_grad_second_derivative_far_out_is_zero_not_nan():
+    for dtype in (np.float16, np.float32):
+        x = Tensor(np.array([-300.0, 300.0, 60.0], dtype), requires_grad=True)
+        (g,) = autograd.gradient(execute("Gelu", x), [x], [Tensor(np.ones(3, dtype))], create_graph=True)
+        (gg,) = autograd.gradient(g, [x], [Tensor(np.ones(3, dtype))])
+        np.testing.assert_array_equal(g.array, np.array([0.0, 1.0, 1.0], dtype))
+        np.testing.assert_array_equal(gg.array, np.zeros(3, dtype))
+
+
+# -- SoftmaxGrad / LogSoftmaxGrad: the softmax family's backward ops ---------------------------------------------
+
+def _softmax_backward_reference(op, dy, y, axis):
+    """The backward formulas in float64 numpy."""
+    dy, y = dy.astype(np.float64), y.astype(np.float64)
+    if op == "SoftmaxGrad":
+        return y * (dy - (dy * y).sum(axis=axis, keepdims=True))
+    return dy - np.exp(y) * dy.sum(axis=axis, keepdims=True)
+
+
+BACKWARD_SHAPES = [((7,), 0), ((6, 10), -1), ((6, 10), 0), ((4, 100), 1), ((2, 3, 40), -1), ((2, 3, 5), 1),
+                   ((3, 1), -1), ((0, 4), -1)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, dt.bfloat16])
+@pytest.mark.parametrize("shape,axis", BACKWARD_SHAPES, ids=str)
+@pytest.mark.parametrize("op,forward", [("SoftmaxGrad", "Softmax"), ("LogSoftmaxGrad", "LogSoftmax")])
+def test_softmax_backward_ops_match_the_formula(op, forward, shape, axis, dtype):
+    x = RNG.standard_normal(shape) * 3
+    y = execute(forward, Tensor(x.astype(dtype)), axis=axis).array
+    dy = RNG.standard_normal(shape).astype(dtype)
+    got = execute(op, Tensor(dy), Tensor(y), axis=axis).array
+    assert got.dtype == np.dtype(dtype) and got.shape == shape
+    expected = _softmax_backward_reference(op, dy, y, axis)
+    if np.dtype(dtype).itemsize == 2:  # float32 arithmetic, one rounding at the end
+        np.testing.assert_allclose(got.astype(np.float64), expected, rtol=1e-2, atol=1e-2)
+    else:
+        tol = 1e-13 if dtype == np.float64 else 2e-6
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("op", ["SoftmaxGrad", "LogSoftmaxGrad"])
+def test_softmax_backward_ops_gradients(op):
+    forward = op[:-4]
+    for shape, axis in (((2, 5), -1), ((3, 2, 4), 1)):
+        y = execute(forward, Tensor(RNG.standard_normal(shape)), axis=axis).array
+        dy = RNG.standard_normal(shape)
+        check_gradient(op, [dy, y], {"axis": axis})
+        check_higher_order(op, [dy, y], {"axis": axis})
+
+
+@pytest.mark.parametrize("op", ["SoftmaxGrad", "LogSoftmaxGrad"])
+def test_softmax_backward_ops_errors(op):
+    from vfw.core.errors import ShapeError
+    with pytest.raises(ShapeError, match=op):
+        execute(op, Tensor(np.ones((2, 3))), Tensor(np.ones((3, 2))))
+    with pytest.raises(ShapeError, match=f"{op}: axis=2"):
+        execute(op, Tensor(np.ones((2, 3))), Tensor(np.ones((2, 3))), axis=2)

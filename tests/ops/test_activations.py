@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from tests.ops.oracle import assert_same, check_op, onnx_run, rand, vfw_run
+from tests.ops.test_math import _ulp_errors
 from vfw.core import dtypes as dt
 from vfw.core import get_schema, run
 from vfw.core.errors import DTypeError, OpAttributeError, ShapeError
@@ -242,6 +243,17 @@ def test_softmax_family_matches_onnx(op, dtype, shape, axis):
     check_op(op, [arr(shape, dtype, -10, 10, seed=sum(shape))], {"axis": axis})
 
 
+@pytest.mark.parametrize(("shape", "axis"), [((4, 33), -1), ((3, 1000), 1), ((2, 3, 40), -1), ((300, 7), -1),
+                                             ((5, 1), -1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+def test_softmax_family_last_axis_widths(op, dtype, shape, axis):
+    # Short rows reduce a transposed copy, sums along the last axis are matrix-vector products.
+    check_op(op, [arr(shape, dtype, -10, 10, seed=shape[-1])], {"axis": axis})
+    strided = arr(shape[:-1] + (2 * shape[-1],), dtype, -10, 10)[..., ::2]  # a non-contiguous input
+    check_op(op, [strided], {"axis": axis})
+
+
 @pytest.mark.parametrize("dtype", LOW)
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax", "Hardmax"])
 def test_softmax_family_half(op, dtype):
@@ -356,3 +368,14 @@ def test_prelu_rejects_mixed_dtypes():
 def test_rejects_attributes(op, attrs):
     with pytest.raises(OpAttributeError, match=op):
         run(op, np.zeros(3, np.float32), **attrs)
+
+
+def test_gelu_exact_float32_within_one_ulp():
+    # float32 takes erfc's float32-precision path; the gate and the product are formed in float64.
+    positive = np.arange(np.float32(1e-30).view(np.uint32), np.float32(15.0).view(np.uint32), 3001,
+                         dtype=np.uint32).view(np.float32)
+    x = np.concatenate([positive, -positive])
+    got = run("Gelu", x)
+    assert got.dtype == np.float32
+    errors = _ulp_errors(got, gelu_reference(x.astype(np.float64)), np.float32)
+    assert errors.max() < 1.0, (errors.max(), x[errors.argmax()])

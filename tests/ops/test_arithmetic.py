@@ -278,6 +278,21 @@ def test_clip_scalar_input_and_out():
     assert run("Clip", SPECIAL.astype(bf16), np.array(0, bf16), np.array(1, bf16)).dtype == bf16
 
 
+@pytest.mark.parametrize("dtype", FLOATS + INTS + [bf16])
+def test_clip_large_inputs_match_maximum_then_minimum(dtype):
+    # From a few thousand elements Clip runs numpy's one-pass clip loop; same bits as max then min.
+    rng = np.random.default_rng(4)
+    with np.errstate(invalid="ignore"):  # nan and inf cast to integers: any value serves
+        x = np.concatenate([SPECIAL, rng.standard_normal(3000) * 5]).astype(dtype)
+    for lo, hi in ((1, 3), (3, 1)):  # min > max: everything becomes max
+        lo, hi = np.array(lo, dtype), np.array(hi, dtype)
+        expected = np.minimum(np.maximum(x, lo), hi)
+        for out in (None, np.empty_like(x)):
+            got = make_op("Clip")(x, lo, hi, out=out)
+            assert got.dtype == x.dtype and (out is None or got is out)
+            np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
 def test_clip_rejects_non_scalar_bounds():
     with pytest.raises(ShapeError, match="Clip.*'min'.*float32\\[2\\]"):
         run("Clip", np.zeros(3, np.float32), np.zeros(2, np.float32))

@@ -285,6 +285,47 @@ def test_scatter_nd_bad_input():
         vfw_run("ScatterND", [data, idx([[0, 0, 0]]), rand((1,))])
 
 
+# -- many updates: reductions by layers of distinct positions ------------------------------
+_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, BF16, np.int32, np.bool_])
+@pytest.mark.parametrize("reduction", ["add", "mul", "max", "min"])
+@pytest.mark.parametrize("rows", [6000, 40, 3])  # few repeats, many (over the layer limit), one row hit often
+def test_scatter_nd_many_updates_match_ufunc_at(reduction, dtype, rows):
+    # From a few thousand updated elements the reduction runs by layers; results and order are ufunc.at's.
+    rng = np.random.default_rng(rows)
+    data = (rng.standard_normal((rows, 16)) * 3).astype(dtype)
+    positions = rng.integers(-rows, rows, 400)
+    updates = (rng.standard_normal((400, 16)) * 3).astype(dtype)
+    got = vfw_run("ScatterND", [data, positions[:, None], updates], {"reduction": reduction})[0]
+    expected = data.copy()
+    with np.errstate(over="ignore"):  # products of many updates overflow float16 (vfw silences its own)
+        _UFUNCS[reduction].at(expected, positions, updates)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize("reduction", ["add", "max"])
+def test_scatter_elements_many_updates_match_ufunc_at(reduction):
+    rng = np.random.default_rng(1)
+    data = rng.standard_normal((50, 120)).astype(np.float32)
+    indices = rng.integers(-50, 50, (70, 100))
+    updates = rng.standard_normal((70, 100)).astype(np.float32)
+    got = vfw_run("ScatterElements", [data, indices, updates], {"axis": 0, "reduction": reduction})[0]
+    expected = data.copy()
+    _UFUNCS[reduction].at(expected, (indices, np.arange(100)[None, :]), updates)
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+def test_scatter_many_updates_out_of_range():
+    with pytest.raises(IndexOutOfRangeError, match=r"ScatterND: indices\[\.\.\., 0\] value 9 "):
+        vfw_run("ScatterND", [np.zeros((9, 64)), np.full((100, 1), 9), np.ones((100, 64))], {"reduction": "add"})
+    with pytest.raises(IndexOutOfRangeError, match="ScatterElements: indices value -10"):
+        vfw_run("ScatterElements", [np.zeros((9, 64)), np.full((80, 64), -10), np.ones((80, 64))],
+                {"reduction": "add"})
+
+
 # -- NonZero -------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DATA_DTYPES)
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4), (0, 3), ()])

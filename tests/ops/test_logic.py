@@ -258,3 +258,29 @@ def test_where_large_keeps_nan_inf_and_signed_zero_bits():
     y = np.full((), -0.0, np.float32)
     got = run("Where", cond, x, y)
     np.testing.assert_array_equal(got.view(np.uint32), np.where(cond, x, y).view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, dt.bfloat16, np.int8, np.uint16, np.int64,
+                                   np.bool_])
+@pytest.mark.parametrize("zero_side", ["x", "y"])
+@pytest.mark.parametrize("size", [511, 512, 4097])
+def test_where_against_a_zero_scalar_is_bit_exact(dtype, zero_side, size):
+    # A zero (all bits 0) on one side is a mask and one AND; -0.0 is not such a zero.
+    rng = np.random.default_rng(size)
+    cond = rng.random((size,)) < 0.5
+    with np.errstate(invalid="ignore"):  # nan and inf cast to the integer types: any value serves
+        values = np.concatenate([[np.nan, -0.0, np.inf], rng.standard_normal(size - 3) * 50]).astype(dtype)
+    for zero in (np.zeros((), dtype), np.full((1, 1), -0.0, dtype)):
+        args = (values, zero) if zero_side == "y" else (zero, values)
+        got = run("Where", cond, *args)
+        expected = np.where(cond, *args)
+        assert got.dtype == np.dtype(dtype) and got.shape == expected.shape
+        np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+def test_where_large_strings_and_scalar_branches():
+    cond = np.arange(3000) % 4 == 0
+    words = np.array(["a", "bc"] * 1500, dtype=object)
+    assert list(run("Where", cond, words, np.array("z", dtype=object))) == list(np.where(cond, words, "z"))
+    got = run("Where", cond, np.float32(1.5), np.float32(-2.0))
+    np.testing.assert_array_equal(got, np.where(cond, np.float32(1.5), np.float32(-2.0)))

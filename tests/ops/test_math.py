@@ -63,13 +63,58 @@ def test_erf_special_values():
     np.testing.assert_array_equal(erfc(x), [1.0, 1.0, 0.0, 2.0, np.nan])
 
 
-@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32])
-def test_erf_low_precision_dtypes_round_the_float64_result(dtype):
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_erf_half_dtypes_round_the_exact_value(dtype):
     x = _erf_grid().astype(dtype)
     got = erf(x)
     assert got.dtype == np.dtype(dtype) and got.shape == x.shape
     expected = np.array([math.erf(float(t)) for t in x.astype(np.float64)]).astype(dtype)
     np.testing.assert_array_equal(got.astype(np.float64), expected.astype(np.float64))
+
+
+def _ulp_errors(got, exact, dtype):
+    """|got - exact| in units of the last place of ``dtype`` at ``exact`` (the lower binade's unit
+    where ``exact`` lies just below a power of two)."""
+    nearest = np.abs(exact).astype(dtype)
+    below = np.nextafter(nearest, np.zeros((), dtype))
+    unit = np.where(nearest.astype(np.float64) > np.abs(exact), np.spacing(below), np.spacing(nearest))
+    return np.abs(got.astype(np.float64) - exact) / unit.astype(np.float64)
+
+
+def _float32_grid(step):
+    """Every ``step``-th float32 from the smallest subnormal to 11 (past which erfc is 0), both signs."""
+    positive = np.arange(1, np.float32(11.0).view(np.uint32), step, dtype=np.uint32).view(np.float32)
+    return np.concatenate([positive, -positive, _erf_grid().astype(np.float32)])
+
+
+@pytest.mark.parametrize(("fn", "exact_fn"), [(erf, math.erf), (erfc, math.erfc)], ids=["erf", "erfc"])
+def test_float32_results_within_one_ulp_of_math(fn, exact_fn):
+    # float32 inputs take the float32-precision approximation; its results are faithfully rounded.
+    x = _float32_grid(4099)
+    got = fn(x)
+    assert got.dtype == np.float32 and got.shape == x.shape
+    exact = np.frompyfunc(exact_fn, 1, 1)(x.astype(np.float64)).astype(np.float64)
+    errors = _ulp_errors(got, exact, np.float32)
+    assert errors.max() < 1.0, (errors.max(), x[errors.argmax()])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize(("fn", "exact_fn"), [(erf, math.erf), (erfc, math.erfc)], ids=["erf", "erfc"])
+def test_every_half_value_within_one_ulp_of_math(fn, exact_fn, dtype):
+    x = np.arange(1 << 16, dtype=np.uint16).view(dtype)
+    got = fn(x)
+    exact = np.frompyfunc(exact_fn, 1, 1)(x.astype(np.float64)).astype(np.float64)
+    finite = np.isfinite(exact)
+    errors = _ulp_errors(got[finite], exact[finite], dtype)
+    assert errors.max() < 1.0, (errors.max(), x[finite][errors.argmax()])
+    np.testing.assert_array_equal(np.isnan(got.astype(np.float64)), ~finite)
+
+
+def test_float32_special_values():
+    x = np.array([0.0, -0.0, 1e-45, -1e-45, 3e38, -3e38, np.inf, -np.inf, np.nan], np.float32)
+    np.testing.assert_array_equal(erf(x), np.array([0.0, -0.0, 1e-45, -1e-45, 1, -1, 1, -1, np.nan], np.float32))
+    assert np.signbit(erf(x)[1])
+    np.testing.assert_array_equal(erfc(x), np.array([1, 1, 1, 1, 0, 2, 0, 2, np.nan], np.float32))
 
 
 def test_erf_shapes_and_scalars():

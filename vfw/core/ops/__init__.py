@@ -16,6 +16,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     creation,
     ctc,
     embedding,
+    gelu_grad,
     grid_sample,
     indexing,
     layer_norm_grad,
@@ -36,6 +37,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     rnn_train,
     scan_sort,
     shape,
+    softmax_grad,
     special_math,
     vision,
 )

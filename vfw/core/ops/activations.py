@@ -7,8 +7,11 @@ bfloat16 arithmetic with Python scalars would also promote to float32).
 
 Numerics: on finite input no kernel overflows internally; only results beyond
 the type's range do (LeakyRelu with alpha > 1, Selu, Celu with alpha < 0, at
-the largest floats).  Sigmoid and Softplus never overflow; Gelu evaluates its
-gate on x clamped to +-1e4, where the gate is already exactly 0 or 1.
+the largest floats).  Sigmoid and Softplus never overflow; Gelu's tanh form
+evaluates its gate on x clamped to +-1e4, where the gate is already exactly 0
+or 1; the exact form computes its gate ``2 Phi(x) = erfc(-x / sqrt 2)`` in
+float64 (to float32's precision for float32 and narrower inputs, see
+``_special``).
 
 Infinite inputs follow ONNX's formulas in IEEE arithmetic, as ONNX's reference
 evaluator and PyTorch do, even where the function has a finite limit: Mish,
@@ -33,7 +36,8 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import array_of, bound_op, copy_out, execute, same_as_first, unbroadcast
-from vfw.core.ops._special import erfc
+from vfw.core.ops._special import erfc_scaled
+from vfw.core.ops.logic import select
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _F32 = np.dtype(np.float32)
@@ -42,19 +46,6 @@ _F64 = np.dtype(np.float64)
 # Beyond +-this, Gelu's gate is exactly 0 or 1 in float64 (and in every narrower type);
 # evaluating the gate on x clamped there bounds x**3 and the erfc argument.
 _GATE_CLAMP = 1e4
-
-
-def _scalar_safe(fn):
-    """Run ``fn(x, out)`` on 0-d input as shape (1,): numpy ufuncs turn 0-d results into scalars,
-    which the in-place steps of the kernels cannot write into."""
-
-    def kernel(x, out=None):
-        if x.ndim:
-            return fn(x, out)
-        y = fn(x.reshape(1), None if out is None else out.reshape(1))
-        return y.reshape(()) if out is None else out
-
-    return kernel
 
 
 def _widened(fn, scalars=True):
@@ -180,15 +171,8 @@ def relu_grad():
     def kernel(dy, x, out=None):
         if dy.shape != x.shape:
             raise ShapeError(f"ReluGrad: dY {dy.shape} and X {x.shape} must have the same shape")
-        if dy.size <= 4096:  # small: one np.where call costs less than three passes' overhead
-            return copy_out(np.where(np.greater(x, _ZEROS[x.dtype]), dy, _ZEROS[dy.dtype]), out)
-        # Branch-free select on the raw bits: three cheap passes instead of Greater + Where (much faster on
-        # large arrays).
-        u = _UINT_OF_SIZE[dy.dtype.itemsize]
-        mask = np.array(np.greater(x, _ZEROS[x.dtype]), dtype=u)  # np.array: 0-d inputs stay arrays
-        np.negative(mask, out=mask)  # 1 -> all bits set
-        np.bitwise_and(dy.view(u), mask, out=mask)
-        return copy_out(mask.view(dy.dtype), out)
+        # Where's select: branch-free on the raw bits for all but small arrays (a mask and one AND)
+        return copy_out(select(np.asarray(np.greater(x, _ZEROS[x.dtype])), dy, _ZEROS[dy.dtype]), out)
 
     return kernel
 
@@ -507,32 +491,24 @@ def gelu(approximate):
         return _widened(tanh_gelu)
 
     def exact_gelu(x, out=None):
-        # erfc works in float64 anyway; doing the products there rounds only once.
-        p = np.maximum(x, -_GATE_CLAMP, dtype=_F64)
-        np.minimum(p, _GATE_CLAMP, out=p)
-        p *= -_SQRT_HALF
-        p = erfc(p)  # 2 * Phi(x), without the 1 + erf cancellation for x < 0
+        # 2 * Phi(x) = erfc(-x / sqrt 2): no 1 + erf cancellation for x < 0.  float64 memory of our
+        # own (float32's precision for float32 and narrower x), so the products round only once.
+        p = erfc_scaled(x, -_SQRT_HALF)
         p *= 0.5
-        # -inf * 0 = nan at -inf, as the formula
+        np.multiply(p, x, out=p)  # -inf * 0 = nan at -inf, as the formula
         if out is not None:
-            return np.multiply(x, p, out=out, casting="unsafe")
-        np.multiply(x, p, out=p)
-        return p if x.dtype == _F64 else p.astype(x.dtype)
+            np.copyto(out, p, casting="unsafe")
+            return out
+        return p.astype(x.dtype, copy=False)
 
-    return _scalar_safe(exact_gelu)
-
-
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+    return exact_gelu
 
 
 @register_gradient("Gelu")
 def _gelu_grad(node, g):
     x = node.inputs[0]
     if node.attrs["approximate"] == "none":
-        # Phi(x) + x * phi(x)
-        cdf = _scaled(_add(execute("Erf", _scaled(x, _SQRT_HALF)), _k(1, x)), 0.5)
-        pdf = _scaled(execute("Exp", _scaled(_mul(x, x), -0.5)), _INV_SQRT_2PI)
-        return (_mul(g, _add(cdf, _mul(x, pdf))),)
+        return (execute("GeluGrad", g, x),)  # g * (Phi(x) + x * phi(x)), one kernel
     # x * s(u), u = K * x * (1 + c * x**2), s = sigmoid: s + x * s * (1 - s) * du/dx.  Half types
     # work in float32 (as the kernel), where x**2 cannot overflow.
     half = x.array.dtype.itemsize == 2

@@ -365,6 +365,9 @@ def _mean_grad(node, g):
 
 # -- Clip -------------------------------------------------------------------------------------
 
+_CLIP_FROM = 2048  # elements from which np.clip beats maximum + minimum
+
+
 def _bound(name, value):
     require("Clip", value.size == 1, f"input '{name}' must be a scalar, got {describe(value)}")
     return value.reshape(())
@@ -378,6 +381,10 @@ def clip():
         if lo is None and hi is None:
             return x.copy() if out is None else copy_out(x, out)
         result = _NO_OUT if out is None else out
+        if lo is not None and hi is not None and x.size >= _CLIP_FROM and x.dtype != dt.bfloat16:
+            # numpy's clip loop is one pass, about 3x faster than maximum + minimum on large arrays (its
+            # Python wrapper costs more on small ones; it would give bfloat16 input float32 results).
+            return np.clip(x, _bound("min", lo), _bound("max", hi), out=out)
         if lo is not None:
             result = np.maximum(x, _bound("min", lo), out=result)
             x = result

@@ -18,6 +18,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import IndexOutOfRangeError, OpInputError, ShapeError
 from vfw.core.ops._common import array_of, execute, int64s, normalize_axis, require, reshape_to
+from vfw.core.ops._scatter_layers import LAYERS_FROM, reduce_by_layers
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ANY = dt.ALL | {dt.string}  # pure data-movement ops also move strings (object arrays)
@@ -114,7 +115,8 @@ def _scatter_add_along(shape, positions, g, ax):
     m = positions.array.shape[0]
     slab = shape[:ax] + (m,) + shape[ax + 1:]
     g = reshape_to(g, slab)
-    zeros = _filled(shape, 0, g.array.dtype)
+    # a broadcast view of one zero: the scatter's own copy is the only pass over the whole result
+    zeros = execute("Expand", np.zeros((), g.array.dtype), int64s(shape))
     if ax == 0:  # whole slices: ScatterND adds them without materializing per-element indices
         if positions.array.dtype != _INT64:
             positions = execute("Cast", positions, to=_INT64)
@@ -279,8 +281,10 @@ def _scatter(out, index, updates, reduce, oob):
     try:
         if reduce is None:
             out[index] = updates
-        else:
+        elif updates.size < LAYERS_FROM:
             reduce.at(out, index, updates)
+        else:
+            reduce_by_layers(reduce, out, index, updates)
     except IndexError:
         err = oob()
         if err is None:

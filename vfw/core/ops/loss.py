@@ -13,6 +13,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import is_grad_enabled, register_gradient
 from vfw.core.errors import IndexOutOfRangeError, ShapeError
 from vfw.core.ops._common import array_of, as_array, cast_to, execute, in_dtype, int64s, padded_inputs
+from vfw.core.ops.softmax import axis_max, axis_sum
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _F32 = dt.float32
@@ -57,26 +58,13 @@ def _index_grids(dims):
     return ranges[0], tuple(ranges[1:])
 
 
-def _class_max(x):
-    """Maximum over the class axis 1, kept (initial=-inf keeps C == 0 legal).
-
-    With few classes numpy's reduction along a short contiguous axis costs a call per row: reducing the
-    transposed copy over its leading axis is many times faster and gives the same values.
-    """
-    if x.ndim == 2 and 0 < x.shape[1] <= 32:
-        return np.maximum.reduce(np.ascontiguousarray(x.T), axis=0)[:, None]
-    return np.maximum.reduce(x, axis=1, keepdims=True, initial=-np.inf)
-
-
 def _log_softmax_classes(x):
-    """Stable log-softmax over axis 1 (a fresh array): shift by the class maximum, subtract the log-sum-exp.
-
-    Row sums of 2-D inputs are a matrix-vector product (much cheaper than a reduction along the short axis).
-    """
-    logp = x - _class_max(x)
-    e = np.exp(logp)
-    total = np.matmul(e, np.ones(x.shape[1], x.dtype))[:, None] if x.ndim == 2 else \
-        np.add.reduce(e, axis=1, keepdims=True)
+    """Stable log-softmax over the class axis 1 (a fresh array): shift by the class maximum, subtract the
+    log-sum-exp (softmax.py's reductions: fast for few classes and for 2-D inputs)."""
+    if x.shape[1] == 0:
+        return x.copy()
+    logp = x - axis_max(x, 1)
+    total = axis_sum(np.exp(logp), 1)
     logp -= np.log(total, out=total)
     return logp
 

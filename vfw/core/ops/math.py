@@ -125,7 +125,8 @@ def _atanh_grad(node, g):
 
 @defop("Erf", inputs="input:T", outputs="output:T", types={"T": dt.FLOATS}, infer=same_as_first)
 def erf():
-    """Gauss error function, elementwise (W. J. Cody's rational approximation, computed in float64)."""
+    """Gauss error function, elementwise (computed in float64: to float64 round-off for float64 input,
+    to float32's precision for float32 and narrower input; see ``_special``)."""
 
     def kernel(x, out=None):
         return copy_out(_erf(x), out)

@@ -238,7 +238,9 @@ for _name, _ufunc, _doc in (
 ):
     _unary(_name, ufunc_kernel(_ufunc), _doc)
 
-_unary("Erfc", lambda: _in_float64(erfc), "Complementary error function 1 - erf(x), without cancellation.")
+_unary("Erfc", lambda: lambda x, out=None: copy_out(erfc(x), out),
+       "Complementary error function 1 - erf(x), without cancellation (float32's precision for float32 and "
+       "narrower inputs, computed in float64).")
 _unary("Erfinv", lambda: _in_float64(_erfinv), "Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).")
 _unary("Lgamma", lambda: _in_float64(_lgamma), "log|Gamma(x)| (+inf at the poles 0, -1, -2, ... and at +-inf).")
 _unary("Digamma", lambda: _in_float64(lambda x: _polygamma(x, 0)),

@@ -1,8 +1,10 @@
 """Random sampling: rand/randn/randint/randperm(+_like), normal, bernoulli, multinomial, poisson, in-place samplers.
 
 Samples come from numpy generators: the default one is the engine's (seeded by
-``torch.manual_seed``), others belong to ``torch.Generator`` objects. Values
-follow torch's distributions, not its bit stream. Samples carry no gradient: as
+``torch.manual_seed``), others belong to ``torch.Generator`` objects. Most samplers
+replay torch's own algorithms on its Mersenne Twister words (``_random_draws``,
+``_random_multinomial``), in-place ones walking a view's elements in memory order as
+torch does, so a seed gives torch's values. Samples carry no gradient: as
 in torch, a result computed from tensors that require grad is attached to them
 with zero gradients. The ndarray samplers and argument helpers are in
 ``_random_draws``.
@@ -30,9 +32,11 @@ from vfw.frontends.torch._random_draws import (
     check_std,
     direct,
     done,
+    exponential,
     factory_dtype,
     fill,
     float_arg,
+    in_memory_order,
     int_arg,
     integers,
     link_zero_grad,
@@ -47,9 +51,9 @@ from vfw.frontends.torch._random_draws import (
     tensor_arg,
     tracked,
     unit,
-    with_replacement,
-    without_replacement,
+    walk_order,
 )
+from vfw.frontends.torch._random_multinomial import multinomial_rows
 from vfw.frontends.torch._traced import replayed
 from vfw.frontends.torch.random import (
     Generator,
@@ -253,7 +257,8 @@ def _bernoulli_sample(gen, shape, p, d, fn):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Category indices (int64) drawn from the weights in each row of ``input`` (1-D or 2-D).
 
-    Without replacement each row yields distinct categories, in the order they were drawn.
+    Without replacement each row yields distinct categories, in the order they were drawn.  The
+    draws are torch's (see ``_random_multinomial``): a seed gives torch's indices.
     """
     tensor_arg(input, "multinomial")
     k = int_arg(num_samples, "num_samples", "multinomial")
@@ -279,17 +284,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         return finish(wrap(np.zeros(w.shape[:-1] + (k,), I64)), out, "multinomial")
 
     def draw(weights):
-        rows = weights.reshape(weights.shape[0] if weights.ndim == 2 else 1, c).astype(np.float64)
-        cdf = np.cumsum(rows, axis=1)
-        if not (rows.min() >= 0 and np.isfinite(cdf[:, -1]).all()):  # NaN fails the first test
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if not cdf[:, -1].min() > 0:
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        if replacement:
-            idx = with_replacement(rng._rng, rows, cdf, k)
-        else:
-            idx = without_replacement(rng._rng, rows, k)
-        return idx.reshape(weights.shape[:-1] + (k,))
+        rows = weights.reshape(weights.shape[0] if weights.ndim == 2 else 1, c)
+        return multinomial_rows(rng, rows, k, replacement).reshape(weights.shape[:-1] + (k,))
 
     return finish(replayed(draw, input), out, "multinomial")
 
@@ -350,9 +346,9 @@ def uniform_(self, *args, generator=None, **kwargs):
     if d not in FLOATS and d not in REAL:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
     a, b = _uniform_range(args, kwargs, d) if args or kwargs else (0.0, 1.0)
-    gen, shape = rng_of(generator, "uniform_"), self.array.shape
+    gen = rng_of(generator, "uniform_")
 
-    def draw():
+    def draw(shape):
         u = unit(gen, shape, d)
         if a != 0.0 or b != 1.0:  # scaled in float64, as torch does, then rounded once
             wide = u.astype(F64 if d not in REAL else np.complex128)
@@ -363,9 +359,9 @@ def uniform_(self, *args, generator=None, **kwargs):
 
     out = direct(self)
     if out is not None:
-        out[...] = draw()
+        out[...] = draw(out.shape)
         return done(self)
-    return fill(self, replayed(draw), "Uniform")
+    return fill(self, replayed(in_memory_order(self.array, draw)), "Uniform")
 
 
 def _uniform_range(args, kwargs, d):
@@ -399,8 +395,10 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if out is not None:
         normal_fill(rng, out.shape, d, mean, std, out)
         return done(self)
-    shape = self.array.shape
-    return fill(self, replayed(lambda: normal_fill(rng, shape, d, mean, std)), "Normal")
+    # torch draws a non-contiguous tensor one scalar normal at a time, in memory order
+    serial = not self.array.flags.c_contiguous
+    return fill(self, replayed(in_memory_order(self.array, lambda shape: normal_fill(rng, shape, d, mean, std,
+                                                                                    serial=serial))), "Normal")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -413,8 +411,22 @@ def bernoulli_(self, p=0.5, *, generator=None):
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
         np.copyto(out, bernoulli_scalar(rng_of(generator, "bernoulli_"), out.shape, p))
         return done(self)
-    sample = _bernoulli_sample(rng_of(generator, "bernoulli_"), self.array.shape, p, self.array.dtype, "bernoulli_")
-    return fill(self, sample, "Bernoulli", p)
+    gen, d, shape = rng_of(generator, "bernoulli_"), self.array.dtype, self.array.shape
+    if not isinstance(p, CoreTensor):
+        sample = replayed(in_memory_order(self.array, lambda walked: bernoulli_draw(gen, walked, p, d, "bernoulli_")))
+        return fill(self, sample, "Bernoulli", p)
+    order = walk_order(self.array)
+
+    def draw(probabilities):  # torch walks p along with self, in self's memory order
+        try:
+            walked = None if order is None else np.broadcast_to(probabilities, shape).transpose(order[0])
+        except ValueError:  # bernoulli_draw refuses the shape in torch's words
+            walked = None
+        if walked is None:
+            return bernoulli_draw(gen, shape, probabilities, d, "bernoulli_")
+        return bernoulli_draw(gen, walked.shape, walked, d, "bernoulli_").transpose(order[1])
+
+    return fill(self, replayed(draw, p), "Bernoulli", p)
 
 
 def random_(self, *args, generator=None, **kwargs):
@@ -434,8 +446,9 @@ def random_(self, *args, generator=None, **kwargs):
     high = values.get("to")
     high = random_top(d) if high is None else int_arg(high, "to", "random_")
     check_int_range(low, high, d)
-    gen, shape = rng_of(generator, "random_"), self.array.shape
-    return fill(self, replayed(lambda: integers(gen, low, high, shape, d)), "Random")
+    gen = rng_of(generator, "random_")
+    return fill(self, replayed(in_memory_order(self.array, lambda shape: integers(gen, low, high, shape, d))),
+                "Random")
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -448,16 +461,12 @@ def exponential_(self, lambd=1.0, *, generator=None):
         return done(self)
     gen, shape = rng_of(generator, "exponential_"), self.array.shape
 
-    def draw():  # as torch: -log(1 - u) / lambd in float64 from a 53-bit uniform, rounded once
-        e = np.log1p(-unit(gen, shape, F64))
-        e *= -1.0 / lambd
-        return e
-
     out = direct(self)
     if out is not None:
-        out[...] = draw()
+        out[...] = exponential(gen, shape, lambd)  # rounded once
         return done(self)
-    return fill(self, replayed(lambda: draw().astype(d)), "Exponential")
+    return fill(self, replayed(in_memory_order(self.array, lambda walked: exponential(gen, walked, lambd).astype(d))),
+                "Exponential")
 
 
 def geometric_(self, p, *, generator=None):

@@ -4,9 +4,10 @@ Draws come from a ``torch.Generator``: the default one wraps the engine's numpy 
 others own one. rand, randn, normal, randint, random_, randperm, uniform_, normal_,
 exponential_ and bernoulli (with tensor or number probabilities) follow torch's own algorithms on the
 generator's 32-bit Mersenne Twister words, so a seed gives torch's numbers (up to an ulp
-where torch's vectorized log/sin/cos round differently); the other distributions use
-numpy's samplers on the same stream. Half precision draws are made in float32 and rounded
-once.
+where torch's vectorized log/sin/cos round differently), and in-place fills walk a view's
+elements in torch's order (:func:`walk_order`); multinomial is in ``_random_multinomial``; the
+other distributions use numpy's samplers on the same stream. Half precision draws are made in
+float32 and rounded once.
 
 Under a graph trace each draw is recorded as a PyFunc op (``_traced.replayed``): every run of
 the graph draws again from the generator, in the order the eager code draws, so a traced step
@@ -222,16 +223,17 @@ def unit(gen, shape, d):
     raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
 
 
-def normal_fill(gen, shape, d, mean, std, out=None):
+def normal_fill(gen, shape, d, mean, std, out=None, serial=False):
     """Normal draws of dtype ``d``, as torch makes them (into ``out``, a float32/float64 array, when given).
 
-    Like torch: fewer than 16 values come from scalar Box-Muller in float64 (the second value
-    of a pair is cached on the generator for the next draw); 16 or more from uniforms of the
-    working dtype transformed in blocks of 16, a last partial block being redrawn whole.
+    Like torch: fewer than 16 values, or any number for a non-contiguous tensor (``serial``), come
+    from scalar Box-Muller in float64 (the second value of a pair is cached on the generator for
+    the next draw), rounded once; 16 or more from uniforms of the working dtype transformed in
+    blocks of 16, a last partial block being redrawn whole.
     """
     n = math.prod(shape)
     if d in REAL:  # real and imaginary parts share the unit variance
-        parts = normal_fill(gen, shape + (2,), REAL[d], 0.0, 1.0)
+        parts = normal_fill(gen, shape + (2,), REAL[d], 0.0, 1.0, serial=serial)
         parts *= REAL[d].type(np.sqrt(0.5))
         return _scaled(parts.view(d).reshape(shape), mean, std, out)
     if d != F64 and d != F32 and d not in WORK:
@@ -239,11 +241,11 @@ def normal_fill(gen, shape, d, mean, std, out=None):
             return np.empty(shape, d)
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{type_name(d)}'")
     work = F64 if d == F64 else F32
-    if n < 16:
+    if n < 16 or serial:
         z = _scalar_normals(gen, n)
         z *= std
         z += mean
-        z = z.astype(work)
+        z = z.astype(d if out is None else out.dtype)  # one rounding from double, as torch's static_cast
     else:
         z = _block_normals(gen, n, work)
         z = _scaled(z, mean, std, None)
@@ -367,7 +369,7 @@ def random_top(d):
     return (hi if exact is None else exact) + 1
 
 
-# -- bernoulli and multinomial ------------------------------------------------------------
+# -- bernoulli and exponential ------------------------------------------------------------
 def bernoulli_draw(gen, shape, p, d, fn):
     """0/1 draws of dtype ``d`` that are 1 with probability ``p`` (a number, or a float tensor or array)."""
     if isinstance(p, (CoreTensor, np.ndarray)):
@@ -398,42 +400,38 @@ def bernoulli_scalar(gen, shape, p):
     return unit(gen, shape, F64) < p
 
 
-def with_replacement(rng, rows, cdf, k):
-    """Inverse-CDF draws: the first category whose cumulative weight exceeds ``u * total``.
+def exponential(gen, shape, lambd):
+    """Exponential draws of rate ``lambd`` as float64, as torch: ``-log(1 - u) / lambd`` from 53-bit uniforms."""
+    e = np.log1p(-unit(gen, shape, F64))
+    e *= -1.0 / lambd
+    return e
 
-    Zero weights repeat the previous cumulative value, so they are never the first to exceed it.
+
+def walk_order(a):
+    """``(perm, back)``: the dims of ``a`` in the order torch fills a tensor, and the inverse permutation;
+    None when that is C order.
+
+    torch's in-place samplers walk a tensor's elements as its TensorIterator does: dims from the
+    largest stride outside to the smallest inside (equal strides: the longer dim outside), which
+    for views is the order of the elements in memory.
     """
-    n, c = rows.shape
-    total = cdf[:, -1:]
-    x = rng.random((n, k))
-    x *= total
-    np.minimum(x, np.nextafter(total, 0), out=x)  # rounding must not reach the total
-    if n * k * c <= 1 << 16:  # small: one broadcast comparison
-        return (x[:, :, None] >= cdf[:, None, :]).sum(axis=2, dtype=I64)
-    # One searchsorted for all rows: row i's (normalized) cdf is shifted into [i, i + 1].
-    cdf = cdf / total
-    x /= total
-    offsets = np.arange(n, dtype=np.float64)[:, None]
-    idx = np.searchsorted((cdf + offsets).ravel(), (x + offsets).ravel(), side="right").reshape(n, k)
-    idx -= np.arange(n)[:, None] * c
-    # shifting rounds: clamp to each row's last positive weight
-    last = c - 1 - np.argmax(rows[:, ::-1] > 0, axis=1)
-    return np.minimum(idx, last[:, None]).astype(I64, copy=False)
+    long_dims = [k for k in range(a.ndim) if a.shape[k] != 1]
+    walk = sorted(long_dims, key=lambda k: (-a.strides[k], -a.shape[k], k))
+    if walk == long_dims:
+        return None
+    perm = tuple(k for k in range(a.ndim) if a.shape[k] == 1) + tuple(walk)
+    return perm, tuple(int(k) for k in np.argsort(perm))
 
 
-def without_replacement(rng, rows, k):
-    """``k`` distinct categories per row, in the order a sequential draw would give them."""
-    # Exponential races: category j "arrives" at time E_j / w_j; sorting by arrival gives a
-    # draw without replacement in order (zero weights arrive last, never before positive ones).
-    with np.errstate(divide="ignore"):
-        keys = rows / rng.standard_exponential(rows.shape)
-    if k == 1:
-        return np.argmax(keys, axis=1, keepdims=True)
-    if k < rows.shape[1]:
-        part = np.argpartition(-keys, k - 1, axis=1)[:, :k]
-        order = np.argsort(-np.take_along_axis(keys, part, axis=1), axis=1, kind="stable")
-        return np.take_along_axis(part, order, axis=1).astype(I64, copy=False)
-    return np.argsort(-keys, axis=1, kind="stable").astype(I64, copy=False)
+def in_memory_order(a, draw):
+    """A function returning ``draw(shape)`` (samples in C order) laid out over ``a`` as torch fills it:
+    drawn for ``a``'s shape in :func:`walk_order` and transposed back."""
+    order = walk_order(a)
+    if order is None:
+        return lambda: draw(a.shape)
+    perm, back = order
+    shape = tuple(a.shape[k] for k in perm)
+    return lambda: draw(shape).transpose(back)
 
 
 # -- in-place samplers ----------------------------------------------------------------------
