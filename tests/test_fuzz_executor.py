@@ -10,11 +10,17 @@ from hypothesis import strategies as st
 
 from vfw.core import VfwError, get_schema, op_types, run
 from vfw.core import dtypes as dt
+from vfw.core.ir import tensor_to_proto
+from vfw.core.proto import GraphDef
 
 OPS = [name for name in op_types() if not name.startswith("Test")]
 DTYPES = [dt.float32, dt.float64, dt.float16, dt.int64, dt.int32, dt.int8, dt.uint8, dt.bool_]
 SMALL_INTS = st.integers(-3, 5)
 SMALL_FLOATS = st.sampled_from([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0, float("nan")])
+# Subgraphs for control-flow ops: an identity, and a loop body (i, cond, x) -> (false, x) that always stops.
+GRAPHS = [GraphDef(name="identity", input=["x"], output=["x"]),
+          GraphDef(name="body", input=["i", "c", "x"], output=["stop", "x"],
+                   initializer=[tensor_to_proto(np.array(False), "stop")])]
 
 
 @st.composite
@@ -57,6 +63,7 @@ def attr_values(decl):
         "tensor": arrays(),
         "dtype": st.sampled_from([*DTYPES, "float32", 1, 7, 999, "bogus"]),
         "any": st.one_of(SMALL_INTS, SMALL_FLOATS, st.none()),
+        "graph": st.sampled_from(GRAPHS),
     }
     return st.one_of(by_kind[decl.kind], st.sampled_from([None, "x", 2.5, [1.5]]))
 

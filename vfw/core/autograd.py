@@ -345,8 +345,8 @@ def _accumulate(grads, key, g):
     grads[key] = g if prev is None else _eager.execute("Add", prev, g)
 
 
-def _reachable(targets, source_keys, first_seq, last_seq, leaves=None):
-    """Nodes between targets and sources (within [first_seq, last_seq]), newest first.
+def _reachable(targets, source_keys, first_seq, last_seq, leaves=None, skip=()):
+    """Nodes between targets and sources (within [first_seq, last_seq], outside the ``skip`` ranges), newest first.
 
     Also sets each returned node's ``needs_input_grad``: which inputs lead to a source.
     With ``leaves`` (a dict), every float leaf that requires grad is a source and is added
@@ -357,6 +357,8 @@ def _reachable(targets, source_keys, first_seq, last_seq, leaves=None):
     while stack:
         node = stack.pop()
         if node is None or node.seq in found or not first_seq <= node.seq <= last_seq:
+            continue
+        if skip and any(lo <= node.seq <= hi for lo, hi in skip):
             continue
         found[node.seq] = node
         stack.extend([edge[0] for edge in node.edges if edge is not None])
@@ -389,7 +391,7 @@ def _reachable(targets, source_keys, first_seq, last_seq, leaves=None):
 
 
 def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
-             first_seq=0, last_seq=None, check=None):
+             first_seq=0, last_seq=None, check=None, skip=()):
     """Gradients of ``sum(targets * output_grads)`` with respect to each source.
 
     Parameters
@@ -406,6 +408,8 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
         Record the backward ops, so the result can be differentiated again.
     first_seq, last_seq : int, optional
         Only follow nodes created in this range (a tape's recording window).
+    skip : sequence of (int, int), optional
+        Inclusive ranges of creation numbers not to follow (while a tape was paused).
     check : callable, optional
         ``check(node, input_grads)``, called after each node's gradient maker (a frontend's
         anomaly detection); it may raise.
@@ -424,7 +428,7 @@ def gradient(targets, sources, output_grads=None, retain_graph=None, create_grap
     """
     source_keys = {_key(s): i for i, s in enumerate(sources) if isinstance(s, Tensor)}
     grads = _backward(targets, output_grads, source_keys, None, retain_graph, create_graph, first_seq, last_seq,
-                      check)
+                      check, skip)
     return [None if not isinstance(s, Tensor) else grads.get(_key(s)) for s in sources]
 
 
@@ -444,7 +448,8 @@ def leaf_gradients(targets, output_grads=None, retain_graph=None, create_graph=F
     return [(leaf, grads[key]) for key, leaf in leaves.items() if key in grads]
 
 
-def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_graph, first_seq, last_seq, check):
+def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_graph, first_seq, last_seq, check,
+              skip=()):
     """The backward pass shared by :func:`gradient` and :func:`leaf_gradients`: the dict of gradients by key."""
     targets = [targets] if isinstance(targets, Tensor) else list(targets)
     if output_grads is None:
@@ -467,7 +472,7 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
         if leaves is not None and t.grad_node is None and t.requires_grad:
             leaves[id(t)] = t
         _accumulate(grads, _key(t), g)
-    nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves)
+    nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves, skip)
     prev_mode = is_grad_enabled()
     _local.enabled = create_graph
     try:

@@ -33,11 +33,12 @@ from vfw.core.errors import (
     UnknownOpError,
     VfwError,
 )
+from vfw.core.proto import GraphDef
 
 REQUIRED = object()
 """Default of an attribute that has no default."""
 
-_ATTR_KINDS = ("int", "float", "string", "ints", "floats", "strings", "tensor", "dtype", "any")
+_ATTR_KINDS = ("int", "float", "string", "ints", "floats", "strings", "tensor", "dtype", "graph", "any")
 
 
 class Attr:
@@ -47,7 +48,8 @@ class Attr:
     ----------
     kind : str
         One of ``int``, ``float``, ``string``, ``ints``, ``floats``,
-        ``strings``, ``tensor``, ``dtype`` or ``any``.
+        ``strings``, ``tensor``, ``dtype``, ``graph`` (a :class:`~vfw.core.proto.GraphDef`: the
+        subgraph of a control-flow op) or ``any``.
     default : object, optional
         Value used when the attribute is not given; :data:`REQUIRED` (the
         default) makes it mandatory, ``None`` makes it optional with no value.
@@ -116,6 +118,12 @@ def _as_str(v):
     raise TypeError(f"not a string: {type(v).__name__}")
 
 
+def _as_graph(v):
+    if isinstance(v, GraphDef):
+        return v
+    raise TypeError(f"not a GraphDef: {type(v).__name__}")
+
+
 def _seq(item):
     def conv(v):
         if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
@@ -134,6 +142,7 @@ _COERCE = {
     "strings": _seq(_as_str),
     "tensor": np.asarray,
     "dtype": _dt.as_dtype,
+    "graph": _as_graph,
     "any": lambda v: v,
 }
 
@@ -314,7 +323,8 @@ class OpSchema:
     def kernel_error(self, inputs, attrs, exc):
         """Turn an exception raised inside a kernel into a descriptive vfw error."""
         described = ", ".join(f"{name}: {describe(x)}" for name, x in zip(self.input_names(len(inputs)), inputs))
-        shown = {k: v for k, v in attrs.items() if v is not None and not isinstance(v, np.ndarray)}
+        shown = {k: f"<graph {v.name!r}>" if isinstance(v, GraphDef) else v for k, v in attrs.items()
+                 if v is not None and not isinstance(v, np.ndarray)}
         where = f"{self.op_type}({described}" + (f"; {shown})" if shown else ")")
         msg = f"{where}: {exc}"
         if isinstance(exc, IndexError):
@@ -502,6 +512,8 @@ def op_types():
 
 
 def _freeze(value):
+    if isinstance(value, GraphDef):  # protobuf messages are unhashable: a subgraph is keyed by its bytes
+        return ("graph", value.SerializeToString(deterministic=True))
     if isinstance(value, np.ndarray):
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple)):

@@ -255,7 +255,7 @@ class ConcreteFunction:
         # Captures are inputs of the compiled graph, after the arguments.
         graph.input.extend(name for name, _ in self.captures)
         self.raw_graph = graph
-        self.opt_level = opt_level
+        self.opt_level = opt_level = min(opt_level, trace.max_opt_level)
         update_values = [value for _, value in self.updates]
         self.graph_def = optimize(graph, opt_level, keep=list(graph.output) + update_values)
         self.compiled = CompiledGraph(self.graph_def, extra_outputs=update_values)

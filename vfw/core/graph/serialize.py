@@ -33,11 +33,12 @@ def save_graph(graph_def, path):
     Raises
     ------
     OpInputError
-        When the graph holds PyFunc ops (their Python functions live in this process only).
+        When the graph (or a subgraph of its control-flow ops) holds PyFunc ops (their Python
+        functions live in this process only).
     """
     if not isinstance(graph_def, GraphDef):
         raise OpInputError(f"save_graph: expected a GraphDef, got {type(graph_def).__name__}")
-    calls = sum(op.type == "PyFunc" for op in graph_def.op)
+    calls = _py_funcs(graph_def)
     if calls:
         raise OpInputError(f"save_graph: graph {graph_def.name!r} has {calls} PyFunc op(s), which call Python "
                            "functions of this process (random draws of a frontend's generator, such as torch.rand or "
@@ -46,6 +47,12 @@ def save_graph(graph_def, path):
     data = graph_def.SerializeToString()
     with open(os.fspath(path), "wb") as f:
         f.write(data)
+
+
+def _py_funcs(graph_def):
+    """Number of PyFunc ops in ``graph_def``, the subgraphs of its control-flow ops included."""
+    return sum(op.type == "PyFunc" for op in graph_def.op) + sum(
+        _py_funcs(arg.g) for op in graph_def.op for arg in op.arg if arg.WhichOneof("value") == "g")
 
 
 def load_graph(path):

@@ -86,6 +86,8 @@ class Trace:
     input_updates : dict[str, str]
         Input name -> name of the value written into that argument (to write back after each run);
         set when the trace ends.
+    max_opt_level : int
+        The highest optimization level the graph may get (see :meth:`relax_shape`).
     """
 
     def __init__(self, name="traced"):
@@ -95,6 +97,7 @@ class Trace:
         self.unreplayable = None
         self.updates = {}
         self.input_updates = {}
+        self.max_opt_level = 3
         self._inputs = []  # (name, tensor, its array when it became an input)
         self._capture_arrays = {}  # capture name -> its array when captured
         self._arrays = {}  # id(ndarray) -> name of the value it holds
@@ -412,6 +415,24 @@ class Trace:
                         "not share memory (clone() one)")
 
     # -- results ------------------------------------------------------------------------------------
+    def relax_shape(self, tensor, dims, fixed_results=False):
+        """Note that the value ``tensor`` holds may have another shape in later runs (a loop's output).
+
+        ``dims`` (None where a dim may change, or None for an unknown rank) replaces its value
+        info, so that no pass folds its shape.  The ops computed from it were recorded with this
+        run's shapes, so the graph then runs as traced (optimization level 0, which assumes no
+        shape), unless ``fixed_results`` says that the ops reading it give results of fixed
+        shapes (a loop's stacked history, read by ``Shape`` and by the reverse loop).
+        """
+        name = self._arrays.get(id(tensor.array))
+        for vi in self.graph.value_info:
+            if vi.name == name:
+                known = list(vi.dims)
+                del vi.dims[:]
+                vi.dims.extend([-1] * len(known) if dims is None else [-1 if d is None else d for d in dims])
+        if not fixed_results:
+            self.max_opt_level = 0
+
     def rebind(self, tensor, name):
         """Note that ``tensor``'s (possibly new) array now holds value ``name`` (after an in-place change)."""
         self._bind_array(tensor.array, name)
@@ -447,8 +468,9 @@ def assign(target, value):
     """Write ``value`` into the tensor ``target`` (a variable, a parameter, a running statistic...).
 
     Eagerly, the array of ``target`` is overwritten in place when shapes agree
-    (views of it see the change; the value is cast to ``target``'s dtype), else
-    replaced by a copy of the value cast to that dtype.  Under tracing the
+    (views of it see the change; the value is cast to ``target``'s dtype), else,
+    or when ``target`` has a true ``copy_on_write`` attribute, replaced by a copy
+    of the value cast to that dtype.  Under tracing the
     write is recorded: later reads of ``target`` (and of views sharing its
     memory) in the traced function see the new value, and when ``target`` is
     a captured tensor or an argument the graph writes the value into it after
@@ -477,8 +499,9 @@ def assign(target, value):
 
 
 def _writes_in_place(target, array):
+    # A copy-on-write tensor (a tf.Variable's storage) always gets a new array: tensors read from it keep their value.
     data = target.array
-    return data.shape == array.shape and data.flags.writeable
+    return data.shape == array.shape and data.flags.writeable and not getattr(target, "copy_on_write", False)
 
 
 def write(target, array):

@@ -119,6 +119,15 @@ def _inverse_grad(node, g):
 
 
 # -- Det, SLogDet ------------------------------------------------------------------------
+def _nan_where_nan(x, result):
+    """``result`` (one value per matrix of ``x``) with NaN for the matrices holding a NaN.
+
+    LAPACK's LU may pivot a NaN away and report a finite determinant (0 for [[nan, 1], [1, 1]]).
+    """
+    bad = np.isnan(x).any(axis=(-1, -2))
+    return np.where(bad, np.nan, result).astype(result.dtype) if bad.any() else result
+
+
 @defop("Det", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS}, infer=_batch_infer("Det", 1))
 def det():
     """Determinant of each square matrix in the last two dims (half floats computed in float32)."""
@@ -127,8 +136,8 @@ def det():
         _square("Det", x, "X")
         with np.errstate(invalid="ignore"):  # NaN in, NaN out (numpy's linalg warns from its own module)
             if x.dtype in _HALF:
-                return np.asarray(np.linalg.det(x.astype(np.float32)), x.dtype)
-            return np.asarray(np.linalg.det(x))
+                return np.asarray(_nan_where_nan(x, np.linalg.det(x.astype(np.float32))), x.dtype)
+            return np.asarray(_nan_where_nan(x, np.linalg.det(x)))
 
     return kernel
 
@@ -142,7 +151,7 @@ def slogdet():
         _square("SLogDet", x, "X")
         with np.errstate(invalid="ignore"):
             sign, logabs = np.linalg.slogdet(x)
-        return np.asarray(sign), np.asarray(logabs)
+        return np.asarray(sign), np.asarray(_nan_where_nan(x, logabs))
 
     return kernel
 
@@ -251,6 +260,8 @@ def triangular_solve(upper, unitriangular):
         if unitriangular:
             n = a.shape[-1]
             t[..., range(n), range(n)] = 1
+        if not np.isfinite(t).all():  # LU pivoting would move a NaN/inf off the path substitution takes
+            return _substitute(t, b, upper)
         try:
             return np.linalg.solve(t, b)
         except np.linalg.LinAlgError:

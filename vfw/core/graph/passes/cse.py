@@ -56,13 +56,18 @@ def is_random(opdef, constants=None):
     -------
     bool
         True for the :data:`RANDOM_OPS` (Dropout unless known to be in
-        inference mode), any op with a ``seed`` attribute, and unknown op
-        types (nothing is known of them).
+        inference mode), any op with a ``seed`` attribute, unknown op
+        types (nothing is known of them), and ops with a subgraph attribute
+        holding such an op.
     """
     if opdef.type == "Dropout":
         return not _inference_dropout(opdef, constants or {})
     if opdef.type in RANDOM_OPS:
         return True
+    for arg in opdef.arg:  # a control-flow op (If, Loop) is as random as the ops of its subgraphs
+        if arg.WhichOneof("value") == "g" and any(is_random(op, {t.name: t for t in arg.g.initializer})
+                                                  for op in arg.g.op):
+            return True
     try:
         return "seed" in get_schema(opdef.type).attrs
     except UnknownOpError:
