@@ -9,7 +9,16 @@ import os
 # from 0.8x to 1.3x).  Passive waiting must be chosen before torch is imported.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from benchmarks import autograd_step, eager_overhead, graph_mode, torch_frontend, torch_training
+from benchmarks import (
+    autograd_step,
+    eager_overhead,
+    graph_mode,
+    tf_conv,
+    tf_frontend,
+    tf_function,
+    torch_frontend,
+    torch_training,
+)
 from benchmarks.timing import print_table
 
 ENTRIES = {
@@ -18,6 +27,10 @@ ENTRIES = {
     "graph_mode": ("Graph mode (vfw.core.graph.function traced vs eager vs torch eager)", graph_mode.run_benchmark),
     "torch_frontend": ("vfw.torch per-call overhead vs real torch", torch_frontend.run_benchmark),
     "torch_training": ("vfw.torch training steps (nn + optim) vs real torch", torch_training.run_benchmark),
+    "tf_conv": ("vfw.tensorflow tf.nn convolution and pooling steps vs real TF", tf_conv.run_benchmark),
+    "tf_function": ("vfw.tensorflow tf.function (traced training step, control flow) vs real TF",
+                    tf_function.run_benchmark),
+    "tf_frontend": ("vfw.tensorflow per-op overhead vs real TF eager", tf_frontend.run_benchmark),
 }
 
 

@@ -6,7 +6,22 @@ functions appear in which TF namespace (``NAMESPACES``) and its Tensor methods
 are the modules of the same names.
 """
 
-from vfw.frontends.tensorflow import _families, _tensor, dtypes, errors, linalg, math, nn, random  # noqa: F401
+from vfw.frontends.tensorflow import (  # noqa: F401  # noqa: F401  # noqa: F401
+    _families,
+    _tensor,
+    autodiff,  # noqa: F401
+    autograph,
+    bitwise,  # noqa: F401
+    config,
+    debugging,
+    dtypes,
+    errors,
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+)
 from vfw.frontends.tensorflow._dtypes import (  # noqa: F401
     DType,
     as_dtype,

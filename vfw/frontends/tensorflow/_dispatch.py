@@ -10,10 +10,12 @@ import numpy as np
 
 from vfw.core.eager import execute
 from vfw.core.errors import IndexOutOfRangeError, VfwError
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
 from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow._tape_state import ACTIVE as _ACTIVE_TAPES
 
 _new = object.__new__
 
@@ -92,6 +94,8 @@ def call(op_or_type, *inputs, tf_op=None, **attrs):
         TF's name of the op, for error messages (defaults to the engine op type).
     """
     bound = op(op_or_type, **attrs) if type(op_or_type) is str else op_or_type
+    if not _ACTIVE_TAPES and not _tracing:
+        return run(bound, *inputs, tf_op=tf_op)  # nothing records: TF records ops only while a tape records
     try:
         result = execute(bound, *inputs)
     except VfwError as e:
@@ -99,6 +103,28 @@ def call(op_or_type, *inputs, tf_op=None, **attrs):
     if type(result) is tuple:
         return tuple(as_tf(r) for r in result)
     return result if type(result) is Tensor else as_tf(result)
+
+
+def run(bound, *inputs, tf_op=None):
+    """``call`` for a bound op, calling its kernel directly when nothing can record.
+
+    With no graph trace open and no tape recording (or no input watched), the kernel runs on the
+    arrays and its result is wrapped (the hot path of eager code); otherwise the op goes through the
+    executor.
+    """
+    if not _tracing:
+        for x in inputs if _ACTIVE_TAPES else ():
+            if x is not None and x.__class__ is not np.ndarray and x.requires_grad:
+                break
+        else:
+            try:
+                result = bound(*[x if x is None or x.__class__ is np.ndarray else x.array for x in inputs])
+            except VfwError as e:
+                raise translate(e, tf_op or bound.schema.op_type) from None
+            if type(result) is tuple:
+                return tuple(None if r is None else wrap(r) for r in result)
+            return wrap(result)
+    return call(bound, *inputs, tf_op=tf_op)
 
 
 # -- conversion --------------------------------------------------------------------------------
@@ -116,6 +142,9 @@ def _array_of(value, dtype):
             return _string_array(value)
         return np.asarray(value).astype(dtype.np, copy=True)  # numpy's casts, as TF's
     leaves = list(_dtypes._leaves(value))
+    for v in leaves:  # TF refuses other objects before looking at the dtype
+        if not isinstance(v, (bool, int, float, complex, str, bytes, np.generic, np.ndarray, CoreTensor)):
+            raise ValueError(f"Attempt to convert a value ({v!r}) with an unsupported type ({type(v)}) to a Tensor.")
     _check_rectangular(value)
     if any(isinstance(v, int) and not isinstance(v, bool) for v in leaves) and not (dtype.is_floating or
                                                                                    dtype.is_complex):
@@ -128,10 +157,15 @@ def _array_of(value, dtype):
         if isinstance(v, (str, bytes)) or (isinstance(v, complex) and not dtype.is_complex) \
                 or (isinstance(v, float) and not (dtype.is_floating or dtype.is_complex)) \
                 or (dtype.is_bool and not isinstance(v, (bool, np.bool_))) \
-                or (dtype.is_unsigned and isinstance(v, (bool, np.bool_))):
+                or (isinstance(v, (bool, np.bool_)) and _refuses_bools(dtype)):
             raise _cannot_convert(value, dtype)
     build = np.complex128 if dtype.is_complex else np.float64 if dtype.is_floating else None
     return np.array(value, dtype=build).astype(dtype.np)
+
+
+def _refuses_bools(dtype):
+    """Whether TF refuses Python bools for ``dtype`` (it takes them as int32/int64/uint64 and floats but bfloat16)."""
+    return (dtype.is_integer and dtype.name not in ("int32", "int64", "uint64")) or dtype == _dtypes.bfloat16
 
 
 def _check_rectangular(value):

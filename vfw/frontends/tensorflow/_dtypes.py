@@ -195,7 +195,7 @@ def as_dtype(type_value):
         return _BY_ENUM[type_value]
     if isinstance(type_value, type) and type_value in _BY_TYPE:
         return _BY_TYPE[type_value]
-    if type_value in _NOT_DTYPES:
+    if isinstance(type_value, type) and type_value in _NOT_DTYPES:  # (np.dtype("int64") == int holds: test types)
         raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
     try:
         found = _BY_NP.get(np.dtype(type_value))

@@ -7,22 +7,39 @@ modules (``tf.math`` is ``math.py``...) and the package ``__init__`` gather them
 """
 
 from vfw.frontends.tensorflow import (
+    _array_gather,
     _array_ops,
+    _array_slicing,
+    _array_sorting,
+    _array_transform,
     _control_flow,
     _creation,
+    _debugging_ops,
     _function,
     _gradients,
+    _linalg_decomp,
+    _linalg_norms,
     _linalg_ops,
     _math_ops,
     _module,
     _nn_conv,
+    _nn_conv_transpose,
+    _nn_losses,
+    _nn_norm,
     _nn_ops,
+    _nn_pool,
+    _print,
+    _random_generator,
     _random_ops,
+    _random_stateless,
+    _tensor_spec,
     _variables,
 )
 
-FAMILIES = [_creation, _math_ops, _array_ops, _linalg_ops, _nn_ops, _nn_conv, _random_ops, _variables, _module,
-            _gradients, _function, _control_flow]
+FAMILIES = [_creation, _math_ops, _array_ops, _array_gather, _array_slicing, _array_sorting, _array_transform,
+            _debugging_ops, _linalg_ops, _linalg_decomp, _linalg_norms, _nn_ops, _nn_losses, _nn_norm, _nn_conv,
+            _nn_conv_transpose, _nn_pool, _random_ops, _random_stateless, _random_generator, _variables, _module,
+            _gradients, _function, _tensor_spec, _control_flow, _print]
 
 
 def names(namespace):

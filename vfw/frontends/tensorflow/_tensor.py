@@ -121,7 +121,9 @@ class Tensor(CoreTensor):
         return complex(self.array)
 
     def __index__(self):
-        if self.array.dtype.kind not in "iu" or self.array.ndim:  # TF's error comes from the numpy value
+        if self.array.ndim:  # TF's errors come from the numpy value
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        if self.array.dtype.kind not in "iu":
             raise AttributeError(f"'numpy.{self.array.dtype.name}' object has no attribute '__index__' (only integer "
                                  "scalar tensors can be used as an index)")
         return int(self.array)

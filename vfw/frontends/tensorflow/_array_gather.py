@@ -1,0 +1,395 @@
+"""Gathering and scattering: gather, gather_nd, scatter_nd, tensor_scatter_nd_*, boolean_mask, where.
+
+Engine ops (Gather, GatherND, ScatterND, Compress, NonZero, Where) compute and differentiate;
+this module adds TF's argument handling and TF's errors. Engine gather ops wrap negative
+indices (ONNX), so indices are range-checked here first: out-of-range indices raise
+InvalidArgumentError, as TF does on CPU.
+
+Gradients are TF's, as dense tensors: TF returns ``tf.IndexedSlices`` for the gradient of
+``gather``'s params, vfw the equivalent dense tensor (duplicate indices summed).
+"""
+
+import numpy as np
+
+from vfw.core import autograd
+from vfw.core.eager import execute
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow._array_common import (
+    BOOL,
+    INT64,
+    bound,
+    host,
+    int64s,
+    int_values,
+    matching,
+    requires_record,
+    same_dtype,
+    scalar_int,
+    shape_text,
+)
+from vfw.frontends.tensorflow._array_common import (
+    tensor as to_tensor,
+)
+from vfw.frontends.tensorflow._dispatch import as_tf, convert_to_tensor, op, op_error, run, wrap
+from vfw.frontends.tensorflow._tensor import Tensor
+
+_INDEX_TYPES = (np.dtype(np.int16), np.dtype(np.int32), INT64)
+_TO_INT64 = op("Cast", to=INT64)
+_TO_BOOL = op("Cast", to=BOOL)
+
+
+def _indices(indices, tf_op, int64=True):
+    """``indices`` as an integer tensor (int16/int32/int64 accepted, as TF's kernels); int64 when ``int64``."""
+    t = to_tensor(indices)
+    if t.array.dtype not in _INDEX_TYPES:
+        raise op_error(f"Value for attr 'Tindices' of {_dtypes.of_array(t.array).name} is not in the list of allowed "
+                       "values: int16, int32, int64", tf_op)
+    return t if t.array.dtype == INT64 or not int64 else run(_TO_INT64, t, tf_op=tf_op)
+
+
+def _first_bad(values, size):
+    """The position (tuple) and value of the first entry of ``values`` outside ``[0, size)``, or None."""
+    if not values.size or 0 <= values.min() and values.max() < size:
+        return None
+    bad = (values < 0) | (values >= size)
+    position = np.unravel_index(int(np.argmax(bad)), values.shape)
+    return position, int(values[position])
+
+
+# -- gather ------------------------------------------------------------------------------------------------------
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of ``params`` along ``axis`` at ``indices``.
+
+    The result's shape is ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``.
+
+    Parameters
+    ----------
+    axis : int, default ``batch_dims``
+    batch_dims : int
+        Leading dims shared by ``params`` and ``indices`` (gathered per batch entry); negative
+        counts from the rank of ``indices``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        For indices outside ``[0, params.shape[axis])`` (negative ones included), as on TF's CPU.
+    """
+    x = to_tensor(params)
+    idx = _indices(indices, "GatherV2", int64=False)
+    rank, index_rank = x.array.ndim, idx.array.ndim
+    axis = batch_dims if axis is None else scalar_int(axis, "axis")  # (TF: before batch_dims is normalized)
+    if batch_dims < 0:
+        batch_dims += index_rank
+    if rank == 0:
+        raise op_error("params must be at least 1 dimensional", "GatherV2")
+    if not -rank <= axis < rank:
+        raise op_error(f"Shape must be at least rank {(axis if axis >= 0 else -axis - 1) + 1} but is rank {rank}",
+                       "GatherV2")
+    axis %= rank
+    if batch_dims > index_rank or batch_dims > axis:
+        raise op_error(f"Shape must be at least rank {batch_dims + 1} but is rank {min(rank, index_rank)}",
+                       "GatherV2")
+    dim = x.array.shape[axis]
+    bad = _first_bad(idx.array, dim)
+    if bad is not None:
+        where = ",".join(str(int(p)) for p in bad[0])
+        raise op_error(f"indices[{where}] = {bad[1]} is not in [0, {dim})", "GatherV2")
+    if batch_dims == 0:
+        if not requires_record(x, idx):
+            return wrap(np.take(x.array, idx.array, axis))
+    if idx.array.dtype != INT64:
+        idx = run(_TO_INT64, idx, tf_op="GatherV2")
+    if batch_dims == 0:
+        return run(bound("Gather", axis=axis), x, idx, tf_op="GatherV2")
+    for i in range(batch_dims):
+        if x.array.shape[i] != idx.array.shape[i]:
+            raise op_error(f"params.shape[{i}]: {x.array.shape[i]} should be equal to indices.shape[{i}]: "
+                           f"{idx.array.shape[i]}", "GatherV2")
+    return _batched_gather(x, idx, axis, batch_dims)
+
+
+def _batched_gather(x, idx, axis, batch_dims):
+    """``gather`` with batch dims as GatherND over the batch dims (axis moved next to them and back)."""
+    rank = x.array.ndim
+    if axis != batch_dims:
+        order = list(range(batch_dims)) + [axis] + [d for d in range(batch_dims, rank) if d != axis]
+        x = run(bound("Transpose", perm=tuple(order)), x, tf_op="GatherV2")
+    tuples = run(bound("Unsqueeze"), idx, int64s([-1]), tf_op="GatherV2")
+    out = run(bound("GatherND", batch_dims=batch_dims), x, tuples, tf_op="GatherV2")
+    if axis == batch_dims:
+        return out
+    gathered = idx.array.ndim - batch_dims  # the index dims sit after the batch dims; move them past params[b:axis]
+    moved = axis - batch_dims
+    b = batch_dims
+    order = (list(range(b)) + list(range(b + gathered, b + gathered + moved)) + list(range(b, b + gathered))
+             + list(range(b + gathered + moved, out.array.ndim)))
+    return run(bound("Transpose", perm=tuple(order)), out, tf_op="GatherV2")
+
+
+def _check_tuples(idx, shape, first, tf_op, what):
+    """TF's error for an index tuple (last dim of ``idx``) that addresses no element of ``shape[first:]``."""
+    k = idx.array.shape[-1]
+    if not idx.array.size:
+        return
+    limits = np.array(shape[first:first + k], INT64)
+    bad = ((idx.array < 0) | (idx.array >= limits)).any(axis=-1)
+    if bad.any():
+        position = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        entry = ", ".join(str(int(v)) for v in idx.array[position])
+        where = ",".join(str(int(p)) for p in position)
+        raise op_error(f"indices[{where}] = [{entry}] does not index into {what} {shape_text(shape)}", tf_op)
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    """Slices of ``params`` addressed by the index tuples in the last dim of ``indices``."""
+    x = to_tensor(params)
+    idx = _indices(indices, "GatherNd")
+    if idx.array.ndim < 1:
+        raise op_error("indices must be at least a vector", "GatherNd")
+    k = idx.array.shape[-1]
+    if k > x.array.ndim - batch_dims:
+        raise op_error(f"index innermost dimension length must be <= params rank; saw: {k} vs. "
+                       f"{x.array.ndim - batch_dims}", "GatherNd")
+    for i in range(batch_dims):
+        if x.array.shape[i] != idx.array.shape[i]:
+            raise op_error(f"Batch dimensions of params and indices must match: params.shape[{i}] = "
+                           f"{x.array.shape[i]} vs indices.shape[{i}] = {idx.array.shape[i]}", "GatherNd")
+    _check_tuples(idx, x.array.shape, batch_dims, "GatherNd", "param shape")
+    return run(bound("GatherND", batch_dims=batch_dims), x, idx, tf_op="GatherNd")
+
+
+# -- scatter -----------------------------------------------------------------------------------------------------
+def _check_updates(idx, updates, shape, tf_op):
+    k = idx.array.shape[-1]
+    outer = idx.array.shape[:-1]
+    expected = outer + tuple(shape[k:])
+    got = updates.array.shape
+    if got[:len(outer)] != outer:
+        raise op_error(f"Outer dimensions of indices and update must match. Indices shape: "
+                       f"{shape_text(idx.array.shape)}, updates shape:{shape_text(got)}", tf_op)
+    if got != expected:
+        raise op_error(f"Dimensions [{k},{len(shape)}) of input[shape={shape_text(shape)}] must match dimensions "
+                       f"[{len(outer)},{len(got)}) of updates[shape={shape_text(got)}]", tf_op)
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """Zeros of ``shape`` with ``updates`` added at the index tuples of ``indices`` (duplicates add up)."""
+    idx = _indices(indices, "ScatterNd")
+    values = to_tensor(updates)
+    dims = int_values(shape, "Tindices", "ScatterNd")
+    _check_updates(idx, values, dims, "ScatterNd")
+    _check_tuples(idx, dims, 0, "ScatterNd", "shape")
+    zeros = np.zeros(dims, values.array.dtype) if values.array.dtype != object else np.full(dims, b"", object)
+    if values.array.dtype == BOOL:  # TF ORs booleans
+        return run(bound("ScatterND", reduction="max"), zeros, idx, values, tf_op="ScatterNd")
+    return run(bound("ScatterND", reduction="add"), zeros, idx, values, tf_op="ScatterNd")
+
+
+def _scatter_args(tensor_, indices, updates, tf_op):
+    x = to_tensor(tensor_)
+    idx = _indices(indices, tf_op)
+    values = to_tensor(updates) if isinstance(updates, CoreTensor) else convert_to_tensor(
+        updates, _dtypes.of_array(x.array))
+    same_dtype([x, values], tf_op)
+    if idx.array.ndim < 1:
+        raise op_error("Indices shape must have rank at least one.", tf_op)
+    if idx.array.shape[-1] > x.array.ndim:
+        raise op_error(f"Index innermost dimension length must be <= tensor rank; saw: {idx.array.shape[-1]} vs. "
+                       f"{x.array.ndim}", tf_op)
+    _check_updates(idx, values, x.array.shape, tf_op)
+    _check_tuples(idx, x.array.shape, 0, tf_op, "shape")
+    return x, idx, values
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with the slices at ``indices`` replaced by ``updates`` (the last duplicate wins).
+
+    The gradient of ``updates`` is the output gradient at each update's index (duplicates
+    included), as in TF.
+    """
+    x, idx, values = _scatter_args(tensor, indices, updates, "TensorScatterUpdate")
+    if x.array.dtype == object:  # strings: the engine's ScatterND holds numbers only
+        return host(_scatter_strings, x, idx, values)
+    scatter = op("ScatterND", reduction="none")
+    if not requires_record(x, values):
+        return run(scatter, x, idx, values, tf_op="TensorScatterUpdate")
+
+    def forward(x, values):
+        def backward(g):
+            zeros = np.zeros(values.array.shape, g.array.dtype)
+            return execute("ScatterND", g, idx, zeros, reduction="none"), execute("GatherND", g, idx)
+        return execute(scatter, x, idx, values), backward
+
+    return as_tf(autograd.custom_gradient(forward)(x, values))
+
+
+def _scatter_strings(data, indices, updates):
+    out = data.copy()
+    out[tuple(np.moveaxis(indices, -1, 0))] = updates
+    return out
+
+
+def _reducing_scatter(reduction, tf_op, negate=False):
+    def fn(tensor, indices, updates, name=None):
+        x, idx, values = _scatter_args(tensor, indices, updates, tf_op)
+        if x.array.dtype.kind not in "iuf":
+            raise op_error(f"Could not find device for node: {{{{node {tf_op}}}}} = {tf_op}[T=DT_"
+                           f"{_dtypes.of_array(x.array).name.upper()}]", None, errors.NotFoundError)
+        if negate:
+            values = run(bound("Neg"), values, tf_op=tf_op)
+        return run(bound("ScatterND", reduction=reduction), x, idx, values, tf_op=tf_op)
+    return fn
+
+
+tensor_scatter_nd_add = _reducing_scatter("add", "TensorScatterAdd")
+tensor_scatter_nd_add.__doc__ = "A copy of ``tensor`` with ``updates`` added at the index tuples ``indices``."
+tensor_scatter_nd_sub = _reducing_scatter("add", "TensorScatterSub", negate=True)
+tensor_scatter_nd_sub.__doc__ = "A copy of ``tensor`` with ``updates`` subtracted at the index tuples ``indices``."
+tensor_scatter_nd_min = _reducing_scatter("min", "TensorScatterMin")
+tensor_scatter_nd_min.__doc__ = "A copy of ``tensor`` with the minimum of each entry and its ``updates``."
+tensor_scatter_nd_max = _reducing_scatter("max", "TensorScatterMax")
+tensor_scatter_nd_max.__doc__ = "A copy of ``tensor`` with the maximum of each entry and its ``updates``."
+
+
+# -- masks -------------------------------------------------------------------------------------------------------
+def _as_bool(t, tf_op):
+    return t if t.array.dtype == BOOL else run(_TO_BOOL, t, tf_op=tf_op)
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    """The entries of ``tensor`` where ``mask`` is true, ``mask`` covering dims ``axis .. axis + mask.ndim``.
+
+    The masked dims are flattened into one dim holding the selected entries.
+    """
+    x = to_tensor(tensor)
+    m = to_tensor(mask)
+    if m.array.ndim == 0:
+        raise ValueError("mask cannot be scalar.")
+    axis = 0 if axis is None else scalar_int(axis, "axis")
+    shape = x.array.shape
+    n = m.array.ndim
+    covered = shape[axis:axis + n]  # Python slicing, as TF (a negative axis works only where it slices right)
+    if covered != m.array.shape:
+        raise ValueError(f"Shapes {covered} and {m.array.shape} are incompatible")
+    axis = len(shape[:axis])
+    flat = shape[:axis] + (int(np.prod(covered)),) + shape[axis + n:]
+    if flat != shape:
+        x = run(bound("Reshape", allowzero=1), x, int64s(flat), tf_op="Reshape")
+    condition = _as_bool(run(bound("Reshape", allowzero=1), m, int64s([-1]), tf_op="Reshape"), "Cast")
+    return run(bound("Compress", axis=axis), x, condition, tf_op="GatherV2")
+
+
+def where(condition, x=None, y=None, name=None):
+    """``where(c)``: int64 coordinates ``[n, rank]`` of the true (non-zero) entries of ``c``;
+    ``where(c, x, y)``: elements of ``x`` where ``c`` is true, else of ``y`` (all three broadcast).
+    """
+    if (x is None) != (y is None):
+        raise ValueError("x and y must both be non-None or both be None.")
+    if x is None:
+        c = to_tensor(condition)
+        if c.array.ndim == 0:
+            raise op_error("WhereOp : Unhandled input dimensions: 0", "Where")
+        coordinates = run(bound("NonZero"), c, tf_op="Where")
+        return run(bound("Transpose", perm=(1, 0)), coordinates, tf_op="Where")
+    c = condition if type(condition) is Tensor and condition.array.dtype == BOOL else convert_to_tensor(
+        condition, _dtypes.bool)
+    a = x if type(x) is Tensor else to_tensor(x) if isinstance(x, CoreTensor) or not isinstance(y, CoreTensor) else None
+    b = y if type(y) is Tensor else to_tensor(y) if isinstance(y, CoreTensor) else convert_to_tensor(
+        y, None if a is None else _dtypes.of_array(a.array))
+    a = a if a is not None else convert_to_tensor(x, _dtypes.of_array(b.array))
+    same_dtype([a, b], "SelectV2")
+    try:
+        if not c.array.shape == a.array.shape == b.array.shape:
+            np.broadcast_shapes(c.array.shape, a.array.shape, b.array.shape)
+    except ValueError:
+        raise op_error(f"condition {shape_text(c.array.shape)}, then {shape_text(a.array.shape)}, and else "
+                       f"{shape_text(b.array.shape)} must be broadcastable", "SelectV2") from None
+    return run(bound("Where"), c, a, b, tf_op="SelectV2")
+
+
+# -- partitions and flat indices ---------------------------------------------------------------------------------
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """``num_partitions`` tensors: the slices of ``data`` whose ``partitions`` entry is 0, 1, ...
+
+    ``data.shape`` starts with ``partitions.shape``; those dims are flattened into one.
+    Differentiable in ``data``.
+    """
+    x = to_tensor(data)
+    p = convert_to_tensor(partitions, _dtypes.int32) if not isinstance(partitions, CoreTensor) else to_tensor(
+        partitions)
+    lead = p.array.shape
+    if x.array.shape[:len(lead)] != lead:
+        raise op_error(f"data.shape must start with partitions.shape, got data.shape = {shape_text(x.array.shape)}, "
+                       f"partitions.shape = {shape_text(lead)}", "DynamicPartition")
+    bad = _first_bad(p.array, num_partitions)
+    if bad is not None:
+        raise op_error(f"partitions[{','.join(str(int(i)) for i in bad[0])}] = {bad[1]} is not in [0, "
+                       f"{num_partitions})", "DynamicPartition")
+    flat = run(bound("Reshape", allowzero=1), x, int64s((-1,) + x.array.shape[len(lead):]), tf_op="DynamicPartition") \
+        if len(lead) != 1 else x
+    keys = run(bound("Reshape", allowzero=1), p, int64s([-1]), tf_op="DynamicPartition")
+    return [run(bound("Compress", axis=0), flat, run(bound("Equal"), keys, np.array(i, p.array.dtype)),
+                tf_op="DynamicPartition") for i in range(num_partitions)]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """One tensor with ``merged[indices[m][i]] = data[m][i]`` (later entries win for repeated indices).
+
+    Differentiable in ``data`` (every entry, repeated ones included, gets the gradient at its index, as in TF).
+    """
+    index_tensors = [_indices(i, "DynamicStitch") if isinstance(i, CoreTensor) else _indices(
+        convert_to_tensor(i, _dtypes.int32), "DynamicStitch") for i in indices]
+    values = matching(data, "DynamicStitch")
+    rest = None
+    for m, (i, d) in enumerate(zip(index_tensors, values)):
+        if d.array.shape[:i.array.ndim] != i.array.shape:
+            raise op_error(f"data[{m}].shape = {shape_text(d.array.shape)} does not start with indices[{m}].shape = "
+                           f"{shape_text(i.array.shape)}", "DynamicStitch")
+        tail = d.array.shape[i.array.ndim:]
+        rest = tail if rest is None else rest
+        if tail != rest:
+            raise op_error(f"Need data[0].shape[1:] = {shape_text(rest)} to equal data[{m}].shape[1:] = "
+                           f"{shape_text(tail)}", "DynamicStitch")
+        if i.array.size and i.array.min() < 0:
+            raise op_error(f"indices[{m}] is out of range", "DynamicStitch")
+    size = max((int(i.array.max()) + 1 for i in index_tensors if i.array.size), default=0)
+    flat_indices = [run(bound("Reshape", allowzero=1), i, int64s([-1, 1]), tf_op="DynamicStitch")
+                    for i in index_tensors]
+    flat_values = [run(bound("Reshape", allowzero=1), d, int64s((-1,) + rest), tf_op="DynamicStitch") for d in values]
+    all_indices = run(bound("Concat", axis=0), *flat_indices, tf_op="DynamicStitch")
+    all_values = run(bound("Concat", axis=0), *flat_values, tf_op="DynamicStitch")
+    zeros = np.zeros((size,) + rest, values[0].array.dtype)
+    return tensor_scatter_nd_update(wrap(zeros), all_indices, all_values)
+
+
+def unravel_index(indices, dims, name=None):
+    """The coordinates of flat ``indices`` in an array of shape ``dims``: shape ``[len(dims)] + indices.shape``."""
+    idx = to_tensor(indices) if isinstance(indices, CoreTensor) else to_tensor(indices, dtype_hint=_dtypes.int32)
+    shape = to_tensor(dims) if isinstance(dims, CoreTensor) else convert_to_tensor(dims, _dtypes.of_array(idx.array))
+    if idx.array.dtype not in (np.dtype(np.int32), INT64):
+        raise op_error(f"Value for attr 'Tidx' of {_dtypes.of_array(idx.array).name} is not in the list of allowed "
+                       "values: int32, int64", "UnravelIndex")
+    same_dtype([idx, shape], "UnravelIndex")
+    if idx.array.ndim > 1:
+        raise op_error(f'The indices can only be scalar or vector, got "{shape_text(idx.array.shape)}"',
+                       "UnravelIndex")
+    if idx.array.size and int(idx.array.max()) >= int(np.prod(shape.array)):
+        raise op_error("index is out of bound as with dims", "UnravelIndex")
+
+    def coordinates(flat, sizes):
+        out = []
+        for size in sizes[::-1]:  # C++ integer division (truncating), as TF's kernel
+            out.append(np.fmod(flat, size))
+            flat = (flat - out[-1]) // size
+        return np.stack(out[::-1]).astype(flat.dtype)
+
+    return host(coordinates, idx, shape)
+
+
+NAMESPACES = {
+    "tf": ["gather", "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+           "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max", "boolean_mask", "where",
+           "dynamic_partition", "dynamic_stitch", "unravel_index"],
+}
+TENSOR_METHODS = {}

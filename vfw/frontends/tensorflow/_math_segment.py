@@ -1,0 +1,306 @@
+"""Segment reductions, bincount and confusion_matrix of tf.math.
+
+Every op here scatters rows of ``data`` into an output of one row per segment with the engine's
+ScatterND (``add``/``mul``/``max``/``min`` reductions), starting from the reduction's identity, so
+gradients are the engine's scatter gradients, which are TF's: sums gather the gradient back,
+products handle zeros, maxima and minima share it evenly among tied rows.
+
+* ``segment_*``: ids sorted, non-negative, one per row of ``data``; ``ids[-1] + 1`` segments;
+  empty segments are 0 (1 for products).
+* ``unsorted_segment_*``: ids of any order and shape (a prefix of ``data``'s), negative ids are
+  dropped, ``num_segments`` given; empty segments hold the identity (the dtype's lowest value for
+  max, highest for min, 0 for mean and sqrt_n).
+"""
+
+import numpy as np
+
+from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
+from vfw.frontends.tensorflow._math_binary import truediv
+from vfw.frontends.tensorflow._math_common import (
+    FLOATS,
+    OpTypes,
+    is_tensor_like,
+    run,
+    tensor,
+    with_gradient,
+)
+from vfw.frontends.tensorflow._math_unary import sqrt
+
+_INT64 = np.dtype(np.int64)
+_INDEX = (np.dtype(np.int32), _INT64)
+
+
+def _shape_text(shape):
+    return f"[{','.join(map(str, shape))}]"
+
+
+def _indices(tf_op, value, attr="Tindices", allowed=_INDEX):
+    """An integer index input (ids, num_segments): Python values become int32; other dtypes raise TF's error."""
+    t = tensor(value) if is_tensor_like(value) else convert_to_tensor(value, dtype_hint=_dtypes.int32)
+    if t.array.dtype not in allowed:
+        names = ", ".join(d.name for d in allowed)
+        raise op_error(f"Value for attr '{attr}' of {_dtypes.of_array(t.array).name} is not in the list of allowed "
+                       f"values: {names}", tf_op)
+    return t
+
+
+def _identity(reduction, dtype):
+    """The value an empty segment starts from."""
+    if reduction == "mul":
+        return 1
+    if reduction in ("max", "min"):
+        info = np.finfo(np.float32) if dtype == _dtypes.bfloat16.np else (
+            np.finfo(dtype) if dtype in FLOATS else np.iinfo(dtype))
+        return info.min if reduction == "max" else info.max
+    return 0
+
+
+def _scatter(tf_op, data, ids, rows, reduction):
+    """``data`` rows reduced into ``rows`` segments at ``ids`` (an int tensor; negative ids are dropped).
+
+    Returns the segments and the number of rows each received (in data's dtype, shaped to broadcast
+    against the segments).
+    """
+    x = tensor(data)
+    tail = x.array.shape[ids.array.ndim:]
+    ids64 = run("Cast", ids, to=_INT64)
+    # Dropped rows go to one extra segment, cut off at the end.
+    target = run("Where", run("Less", ids64, np.zeros((), _INT64)), np.asarray(rows, _INT64), ids64)
+    index = run("Unsqueeze", target, np.array([-1], _INT64))
+    start = np.full((rows + 1,) + tail, _identity(reduction, x.array.dtype), x.array.dtype)
+    out = run("ScatterND", start, index, x, reduction=reduction, tf_op=tf_op)
+    counts = run("ScatterND", np.zeros(rows + 1, x.array.dtype), index, np.ones(ids.array.shape, x.array.dtype),
+                 reduction="add", tf_op=tf_op)
+    first = np.zeros(1, _INT64)
+    end = np.array([rows], _INT64)
+    counts = run("Reshape", run("Slice", counts, first, end, first), np.array((rows,) + (1,) * len(tail), _INT64))
+    return run("Slice", out, first, end, first), counts
+
+
+# -- sorted segments -----------------------------------------------------------------------------
+def _check_sorted(tf_op, x, ids):
+    if ids.array.ndim != 1:
+        raise op_error("segment_ids should be a vector.", tf_op)
+    if x.array.ndim == 0 or ids.array.shape[0] != x.array.shape[0]:
+        raise op_error("segment_ids should be the same size as dimension 0 of input.", tf_op)
+    values = ids.array
+    rows = int(values[-1]) + 1 if values.size else 0
+    if values.size and (values[:-1] > values[1:]).any():
+        raise op_error("segment ids are not increasing", tf_op)
+    if values.size and values[0] < 0:
+        raise op_error(f"Segment id {int(values[0])} out of range [0, {rows}), possibly because 'segment_ids' input "
+                       "is not sorted.", tf_op)
+    return rows
+
+
+def _sorted_segment(name, tf_op, reduction, mean=False):
+    types = OpTypes(tf_op, "F I U")
+
+    def fn(data, segment_ids, name=None):
+        x = tensor(data)
+        types.check(x.array.dtype)
+        ids = _indices(tf_op, segment_ids)
+        rows = _check_sorted(tf_op, x, ids)
+        out, counts = _scatter(tf_op, x, ids, rows, reduction)
+        if mean:
+            return run("Div", out, run("Max", counts, np.ones((), counts.array.dtype)), tf_op=tf_op)
+        if reduction in ("max", "min"):  # TF's sorted kernels give 0 for an empty segment
+            return run("Where", run("Greater", counts, np.zeros((), counts.array.dtype)), out,
+                       np.zeros((), x.array.dtype))
+        return out
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}``: rows of ``data`` reduced per segment (``segment_ids`` sorted, one per row); "
+                  "empty segments are 0" + (" (1 for products)." if reduction == "mul" else "."))
+    return fn
+
+
+segment_sum = _sorted_segment("segment_sum", "SegmentSum", "add")
+segment_mean = _sorted_segment("segment_mean", "SegmentMean", "add", mean=True)
+segment_prod = _sorted_segment("segment_prod", "SegmentProd", "mul")
+segment_max = _sorted_segment("segment_max", "SegmentMax", "max")
+segment_min = _sorted_segment("segment_min", "SegmentMin", "min")
+
+
+# -- unsorted segments ---------------------------------------------------------------------------
+_UNSORTED_IDS = (np.dtype(np.int16),) + _INDEX
+
+
+def _unsorted_inputs(tf_op, data, segment_ids, num_segments):
+    x = tensor(data)
+    ids = _indices(tf_op, segment_ids, allowed=_UNSORTED_IDS)
+    num = _indices(tf_op, num_segments, attr="Tnumsegments")
+    rows = int(num.array) if num.array.ndim == 0 else None
+    if rows is None:
+        raise op_error(f"num_segments should be a scalar, not shape {_shape_text(num.array.shape)}", tf_op)
+    if rows < 0:
+        raise op_error(f"Input num_segments == {rows} must not be negative.", tf_op)
+    if x.array.shape[:ids.array.ndim] != ids.array.shape:
+        raise op_error(f"data.shape = {_shape_text(x.array.shape)} does not start with segment_ids.shape = "
+                       f"{_shape_text(ids.array.shape)}", tf_op)
+    beyond = np.flatnonzero(ids.array.reshape(-1) >= rows)
+    if beyond.size:
+        raise op_error(f"segment_ids[{beyond[0]}] = {int(ids.array.reshape(-1)[beyond[0]])} is out of range "
+                       f"[0, {rows})", tf_op)
+    return x, ids, rows
+
+
+def _unsorted_segment(name, tf_op, reduction, allowed):
+    types = OpTypes(tf_op, allowed)
+
+    def fn(data, segment_ids, num_segments, name=None):
+        x, ids, rows = _unsorted_inputs(tf_op, data, segment_ids, num_segments)
+        types.check(x.array.dtype)
+        return _scatter(tf_op, x, ids, rows, reduction)[0]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}``: slices of ``data`` reduced into ``num_segments`` segments by ``segment_ids`` "
+                  "(any order; negative ids dropped).")
+    return fn
+
+
+unsorted_segment_sum = _unsorted_segment("unsorted_segment_sum", "UnsortedSegmentSum", "add", "F I U")
+unsorted_segment_prod = _unsorted_segment("unsorted_segment_prod", "UnsortedSegmentProd", "mul", "F I U")
+unsorted_segment_max = _unsorted_segment("unsorted_segment_max", "UnsortedSegmentMax", "max", "F I U")
+unsorted_segment_min = _unsorted_segment("unsorted_segment_min", "UnsortedSegmentMin", "min", "F I U")
+
+
+_UNSORTED_SUM = OpTypes("UnsortedSegmentSum", "F I U")
+
+
+def _segment_sizes(data, segment_ids, num_segments):
+    """``(sums, max(count, 1))``: the unsorted sums and the segments' sizes broadcastable against them."""
+    x, ids, rows = _unsorted_inputs("UnsortedSegmentSum", data, segment_ids, num_segments)
+    _UNSORTED_SUM.check(x.array.dtype)
+    sums, counts = _scatter("UnsortedSegmentSum", x, ids, rows, "add")
+    return sums, run("Max", counts, np.ones((), counts.array.dtype))
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """Mean of the slices of each segment (0 for an empty one); integers are divided as floats."""
+    sums, sizes = _segment_sizes(data, segment_ids, num_segments)
+    return truediv(sums, sizes)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Sum of the slices of each segment divided by the square root of their number (floats only)."""
+    sums, sizes = _segment_sizes(data, segment_ids, num_segments)
+    return truediv(sums, sqrt(sizes))
+
+
+# -- bincount ------------------------------------------------------------------------------------
+_BINCOUNT = OpTypes("DenseBincount", "int32 int64 float32 float64")
+
+
+def _no_gradient(g, *inputs):
+    raise LookupError("gradient registry has no entry for: DenseBincount")
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.int32, name=None, axis=None,
+             binary_output=False):
+    """Counts (or summed ``weights``) of each value of the non-negative integers ``arr``.
+
+    Parameters
+    ----------
+    arr : int tensor (other numbers are cast to int32)
+    weights : tensor shaped like ``arr``, optional
+        Summed per value instead of counting; the result takes their dtype.
+    minlength, maxlength : int, optional
+        Bounds of the output length (``max(arr) + 1`` otherwise); values past ``maxlength`` are dropped.
+    dtype : DType
+        The result's dtype without weights.
+    axis : None, 0 or -1
+        -1 counts each row of a 2-D ``arr`` separately; None/0 count everything.
+    binary_output : bool
+        1 where a value occurs instead of its count.
+    """
+    values = tensor(arr)
+    if values.array.dtype not in _INDEX:
+        values = run("Cast", values, to=np.dtype(np.int32))
+    if values.array.size and values.array.min() < 0:
+        raise op_error("Input arr must be non-negative!", "DenseBincount")
+    length = int(values.array.max()) + 1 if values.array.size else 0
+    if minlength is not None:
+        length = max(length, int(minlength))
+    if maxlength is not None:
+        length = min(length, int(maxlength))
+    out_dtype = _dtypes.as_dtype(dtype).np
+    if weights is not None:
+        weights = tensor(weights)
+        out_dtype = weights.array.dtype
+        if weights.array.shape != values.array.shape:
+            raise op_error("`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it acts as "
+                           "all weights equal to 1.", "DenseBincount")
+    _BINCOUNT.check(out_dtype)
+    per_row = axis is not None and axis == -1 and values.array.ndim == 2
+    if axis not in (None, 0, -1):
+        raise op_error(f"Unsupported axis value {axis}: bincount counts all of arr or each row (axis=-1)",
+                       "DenseBincount")
+    if not per_row:
+        values = run("Reshape", values, np.array([-1], _INT64))
+        weights = None if weights is None else run("Reshape", weights, np.array([-1], _INT64))
+    ones = np.ones(values.array.shape, out_dtype)
+
+    def count(w):
+        updates = ones if w is None or binary_output else w
+        index = run("Cast", values, to=_INT64)
+        index = run("Where", run("Less", index, np.asarray(length, _INT64)), index, np.asarray(length, _INT64))
+        if per_row:
+            rows = np.broadcast_to(np.arange(values.array.shape[0], dtype=_INT64)[:, None], values.array.shape)
+            index = run("Concat", run("Unsqueeze", rows.copy(), np.array([-1], _INT64)),
+                        run("Unsqueeze", index, np.array([-1], _INT64)), axis=-1)
+            start = np.zeros((values.array.shape[0], length + 1), out_dtype)
+        else:
+            index = run("Unsqueeze", index, np.array([-1], _INT64))
+            start = np.zeros(length + 1, out_dtype)
+        totals = run("ScatterND", start, index, updates, reduction="add", tf_op="DenseBincount")
+        if binary_output:
+            totals = run("Cast", run("Greater", totals, np.zeros((), out_dtype)), to=out_dtype)
+        zero = np.zeros(1, _INT64)
+        return run("Slice", totals, zero, np.array([length], _INT64), np.array([-1], _INT64))
+
+    if weights is None:
+        return count(None)
+    return with_gradient(count, _no_gradient, weights)
+
+
+# -- confusion matrix ----------------------------------------------------------------------------
+def _class_ids(value, what, num_classes):
+    ids = run("Cast", tensor(value), to=_INT64)
+    if ids.array.size and ids.array.min() < 0:
+        raise op_error(f"`{what}` contains negative values.  \nCondition x >= 0 did not hold element-wise:\n"
+                       f"x (shape={ids.array.shape} dtype=int64) = \n{ids.array}")
+    if num_classes is not None and ids.array.size and ids.array.max() >= num_classes:
+        raise op_error(f"`{what}` out of bound\nCondition x < y did not hold.")
+    return ids
+
+
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=_dtypes.int32, name=None):
+    """The ``num_classes x num_classes`` matrix counting (or summing ``weights`` of) each (label, prediction) pair.
+
+    ``num_classes`` defaults to ``max(labels, predictions) + 1``; labels index rows, predictions columns.
+    """
+    num = None if num_classes is None else int(tensor(num_classes).array)
+    rows = _class_ids(labels, "labels", num)
+    cols = _class_ids(predictions, "predictions", num)
+    if rows.array.shape != cols.array.shape:
+        raise op_error(f"Shapes of all inputs must match: values[0].shape = {_shape_text(rows.array.shape)} != "
+                       f"values[1].shape = {_shape_text(cols.array.shape)}", "Pack")
+    if num is None:
+        if not rows.array.size:  # TF's default size is max + 1 of nothing: the lowest int64, + 1
+            raise op_error(f"Dimension {np.iinfo(np.int64).min + 1} must be >= 0", "ScatterNd")
+        num = int(max(rows.array.max(), cols.array.max())) + 1
+    out_dtype = _dtypes.as_dtype(dtype).np
+    updates = np.ones(rows.array.shape, out_dtype) if weights is None else run("Cast", tensor(weights), to=out_dtype)
+    axis = np.array([-1], _INT64)
+    index = run("Concat", run("Unsqueeze", rows, axis), run("Unsqueeze", cols, axis), axis=-1)
+    return run("ScatterND", np.zeros((num, num), out_dtype), index, updates, reduction="add", tf_op="ScatterNd")
+
+
+NAMESPACES = {
+    "math": ["segment_sum", "segment_mean", "segment_prod", "segment_max", "segment_min", "unsorted_segment_sum",
+             "unsorted_segment_prod", "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_mean",
+             "unsorted_segment_sqrt_n", "bincount", "confusion_matrix"],
+}
+TENSOR_METHODS = {}

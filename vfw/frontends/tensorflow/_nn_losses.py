@@ -1,0 +1,237 @@
+"""tf.nn losses: sigmoid / softmax / sparse softmax / weighted cross entropies, log-Poisson, l2_loss, and the
+distribution helpers compute_average_loss and scale_regularization_loss (one replica).
+
+Each loss is TF's formula in engine ops, so gradients (also for float labels and targets) are
+the same functions' gradients; the softmax cross entropy keeps TF's fused kernel's gradient
+``softmax - labels`` for logits (exact only when labels sum to 1, as TF's).
+"""
+
+import math
+
+import numpy as np
+
+from vfw.frontends.tensorflow import _math_ops
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, run, wrap
+from vfw.frontends.tensorflow._support import (
+    F16,
+    F32,
+    FLOATS,
+    I64,
+    SIGNED,
+    UNSIGNED,
+    binary,
+    bound,
+    cast,
+    check_dtype,
+    const,
+    int64s,
+    reduce,
+    reshape,
+    same_dtype,
+    tensor,
+    unary,
+)
+
+_LABEL_TYPES = frozenset({np.dtype(np.int32), I64})
+
+
+def _same_shape(logits, labels, first="logits", second="labels"):
+    if logits.array.shape != labels.array.shape:
+        raise ValueError(f"`{first}` and `{second}` must have the same shape, received ({logits.array.shape} vs "
+                         f"{labels.array.shape}).")
+
+
+def _log1p_exp(x):
+    return unary("Log1p", unary("Exp", x, "Exp"), "Log1p")
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Elementwise ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits x and labels z (same shape)."""
+    if labels is None or logits is None:
+        raise ValueError("Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"
+                         f"Received: labels={labels} and logits={logits}")
+    x = tensor(logits)
+    z = tensor(labels)
+    _same_shape(x, z)
+    same_dtype(x, z, "Mul")
+    check_dtype(x, FLOATS, "Exp")
+    zero = const(0, x)
+    positive = binary("GreaterOrEqual", x, zero, "GreaterEqual")
+    rectified = run(bound("Where"), positive, x, zero, tf_op="SelectV2")
+    negative_abs = run(bound("Where"), positive, unary("Neg", x, "Neg"), x, tf_op="SelectV2")
+    linear = binary("Sub", rectified, binary("Mul", x, z, "Mul"), "Sub")
+    return binary("Add", linear, _log1p_exp(negative_abs), "AddV2")
+
+
+def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
+    """Sigmoid cross entropy with positive examples weighted by ``pos_weight``:
+    ``(1 - z) * x + (1 + (q - 1) * z) * (log(1 + exp(-|x|)) + max(-x, 0))``."""
+    x = tensor(logits)
+    z = tensor(labels)
+    _same_shape(x, z)
+    q = convert_to_tensor(pos_weight, dtype=z.dtype)  # TypeError for integer labels, as TF
+    same_dtype(x, z, "Mul")
+    check_dtype(x, FLOATS, "Exp")
+    one = const(1, z)
+    log_weight = binary("Add", one, binary("Mul", binary("Sub", q, one, "Sub"), z, "Mul"), "AddV2")
+    softplus_neg = binary("Add", _log1p_exp(unary("Neg", unary("Abs", x, "Abs"), "Neg")),
+                          run(bound("Relu"), unary("Neg", x, "Neg"), tf_op="Relu"), "AddV2")
+    return binary("Add", binary("Mul", binary("Sub", one, z, "Sub"), x, "Mul"),
+                  binary("Mul", log_weight, softplus_neg, "Mul"), "AddV2")
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """``-sum(labels * log_softmax(logits), axis)``; labels (probabilities) are cast to the logits' dtype and
+    broadcast against them. Float16 is computed in float32.
+
+    The gradient is ``softmax - labels`` for logits (TF's fused kernel) and ``-log_softmax`` for labels.
+    """
+    x = tensor(logits)
+    z = tensor(labels)
+    check_dtype(x, FLOATS, "SoftmaxCrossEntropyWithLogits")
+    half = x.array.dtype == F16
+    if half:
+        x = cast(x, F32)
+    z = cast(z, x.array.dtype)
+    if not x.array.ndim:
+        raise op_error("logits and labels must be at least rank 1 (scalars received)", "SoftmaxCrossEntropyWithLogits")
+    try:
+        shape = np.broadcast_shapes(x.array.shape, z.array.shape)
+    except ValueError:
+        raise op_error(f"logits and labels must be broadcastable: logits_size={list(x.array.shape)} labels_size="
+                       f"{list(z.array.shape)}", "SoftmaxCrossEntropyWithLogits") from None
+    if shape != x.array.shape:  # TF reshapes the loss to the logits' shape without the class dim
+        raise op_error(f"Input to reshape is a tensor with {math.prod(shape) // shape[axis]} values, but the "
+                       f"requested shape has {math.prod(x.array.shape) // x.array.shape[axis]}", "Reshape")
+    log_sum = reduce("ReduceLogSumExp", x, [axis], True, "SoftmaxCrossEntropyWithLogits")
+    frozen = wrap(log_sum.array)  # the log-sum-exp without its gradient
+    per_label = reduce("ReduceSum", binary("Mul", z, binary("Sub", frozen, x, "Sub"), "Mul"), [axis], False, "Sum")
+    # log_sum - frozen is 0 but carries softmax(logits) as gradient: TF's backprop is softmax - labels.
+    correction = reduce("ReduceSum", binary("Sub", log_sum, frozen, "Sub"), [axis], False, "Sum")
+    loss = binary("Add", per_label, correction, "AddV2")
+    return cast(loss, F16) if half else loss
+
+
+def _check_sparse_labels(labels, logits):
+    if not logits.array.ndim:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits.array}`")
+    if labels.array.ndim != logits.array.ndim - 1:
+        raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape="
+                         f"{labels.array.shape} of rank {labels.array.ndim} and logits.shape={logits.array.shape} of "
+                         f"rank {logits.array.ndim}")
+    if labels.array.shape != logits.array.shape[:-1]:
+        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+                         f"labels.shape={labels.array.shape} and logits.shape={logits.array.shape}")
+    if labels.array.dtype not in _LABEL_TYPES:
+        raise op_error(f"Value for attr 'Tlabels' of {labels.dtype.name.replace('32', '')} is not in the list of "
+                       "allowed values: int32, int64", "SparseSoftmaxCrossEntropyWithLogits")
+    classes = logits.array.shape[-1]
+    bad = (labels.array < 0) | (labels.array >= classes)
+    if bad.any():  # TF's CPU kernel refuses them (its GPU kernel gives NaN)
+        raise op_error(f"Received a label value of {labels.array[bad].flat[0]} which is outside the valid range of "
+                       f"[0, {classes}).  Label values: {' '.join(map(str, labels.array.reshape(-1)))}",
+                       "SparseSoftmaxCrossEntropyWithLogits")
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """``-log_softmax(logits)[..., labels]``: cross entropy against integer class labels (shape ``logits.shape[:-1]``).
+
+    Labels outside ``[0, num_classes)`` raise InvalidArgumentError (TF's CPU behaviour).
+    """
+    z = tensor(labels)
+    x = tensor(logits)
+    _check_sparse_labels(z, x)
+    check_dtype(x, FLOATS, "SparseSoftmaxCrossEntropyWithLogits")
+    half = x.array.dtype == F16
+    if half:
+        x = cast(x, F32)
+    classes = x.array.shape[-1]
+    flat = reshape(x, (-1, classes))
+    loss = run(bound("SoftmaxCrossEntropyLoss", reduction="none"), flat, reshape(z, (-1,)), None,
+               tf_op="SparseSoftmaxCrossEntropyWithLogits")[0]
+    loss = reshape(loss, z.array.shape)
+    return cast(loss, F16) if half else loss
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """``exp(log_input) - log_input * targets``, plus Stirling's approximation of ``log(targets!)`` for targets
+    outside [0, 1] when ``compute_full_loss``."""
+    c = tensor(log_input)
+    z = tensor(targets)
+    _same_shape(c, z, "log_input", "targets")
+    same_dtype(c, z, "Mul")
+    check_dtype(c, FLOATS, "Exp")
+    result = binary("Sub", unary("Exp", c, "Exp"), binary("Mul", c, z, "Mul"), "Sub")
+    if not compute_full_loss:
+        return result
+    stirling = binary("Add", binary("Sub", binary("Mul", z, unary("Log", z, "Log"), "Mul"), z, "Sub"),
+                      binary("Mul", const(0.5, z), unary("Log", binary("Mul", const(2 * np.pi, z), z, "Mul"), "Log"),
+                             "Mul"), "AddV2")
+    small = binary("And", binary("GreaterOrEqual", z, const(0, z), "GreaterEqual"),
+                   binary("LessOrEqual", z, const(1, z), "LessEqual"), "LogicalAnd")
+    return binary("Add", result, run(bound("Where"), small, const(0, z), stirling, tf_op="SelectV2"), "AddV2")
+
+
+def l2_loss(t, name=None):
+    """``sum(t ** 2) / 2``."""
+    x = tensor(t)
+    check_dtype(x, FLOATS, "L2Loss")
+    squares = reduce("ReduceSumSquare", x, None, False, "L2Loss")
+    return binary("Mul", squares, const(0.5, squares), "L2Loss")
+
+
+def _weighted_losses(losses, weights):
+    """Losses times sample weights, in float32, with Keras's rank matching (a weight dim of 1 too many is
+    squeezed, one too few is added)."""
+    losses, weights = cast(losses, F32), cast(weights, F32)
+    difference = weights.array.ndim - losses.array.ndim
+    if weights.array.ndim and difference == 1:
+        weights = run(bound("Squeeze"), weights, int64s([-1]), tf_op="Squeeze")
+    elif weights.array.ndim and difference == -1:
+        weights = run(bound("Unsqueeze"), weights, int64s([-1]), tf_op="ExpandDims")
+    try:
+        np.broadcast_shapes(losses.array.shape, weights.array.shape)
+    except ValueError:
+        raise op_error(f"Incompatible shapes: {list(losses.array.shape)} vs. {list(weights.array.shape)}",
+                       "Mul") from None
+    return binary("Mul", losses, weights, "Mul")
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """Sum of (weighted) per-example losses divided by the global batch size (the first dim by default).
+
+    Integer losses give a float result (TF's true division).
+    """
+    loss = tensor(per_example_loss)
+    dtype = loss.array.dtype
+    if not loss.array.ndim:
+        raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
+                         f"Received per_example_loss={loss.array} with rank 0")
+    check_dtype(loss, FLOATS | SIGNED | UNSIGNED, "Sum")
+    if sample_weight is not None:
+        loss = cast(_weighted_losses(loss, tensor(sample_weight)), dtype)
+    if global_batch_size is None:
+        batch = convert_to_tensor(loss.array.shape[0])
+    else:
+        batch = tensor(global_batch_size)
+        if batch.array.ndim:
+            raise ValueError(f"global_batch_size must be a scalar. Received rank {batch.array.ndim}.")
+        if batch.array.dtype.kind not in "iu":
+            raise TypeError("global_batch_size must be an integer..  Expected \"x\" to be integer type.  Found: "
+                            f"tensor of dtype {batch.dtype!r}")
+    return _math_ops.divide(reduce("ReduceSum", loss, None, False, "Sum"), cast(batch, dtype))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The summed regularization loss divided by the number of replicas (one here)."""
+    loss = tensor(regularization_loss)
+    check_dtype(loss, FLOATS | SIGNED | UNSIGNED, "Sum")
+    return _math_ops.divide(reduce("ReduceSum", loss, None, False, "Sum"), 1)
+
+
+NAMESPACES = {
+    "nn": ["sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits", "sparse_softmax_cross_entropy_with_logits", "log_poisson_loss",
+           "l2_loss", "compute_average_loss", "scale_regularization_loss"],
+}
+TENSOR_METHODS = {}

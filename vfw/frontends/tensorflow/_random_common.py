@@ -1,0 +1,177 @@
+"""What the tf.random family modules share: shape and seed arguments, dtype checks, and draws graphs replay.
+
+Not a family module (it gives no TF names).  A random op computes its values in Python from a
+Philox stream (``_philox``); ``drawn`` runs that computation now, or, under a graph trace, records
+it as a PyFunc op so that every run of the graph draws anew (as a TF graph's random op does)
+instead of replaying the traced values as a constant.
+"""
+
+import enum
+import secrets
+
+import numpy as np
+
+from vfw.core.graph.trace import _active as _tracing
+from vfw.core.graph.trace import current_trace
+from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, wrap
+from vfw.frontends.tensorflow._shape import TensorShape
+
+INT32 = np.dtype(np.int32)
+INT64 = np.dtype(np.int64)
+INDEX = (INT32, INT64)
+FLOATS = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)
+
+
+class Algorithm(enum.Enum):
+    """tf.random.Algorithm: the counter-based generators TF names (only Philox runs on its CPU)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+_ALGORITHM_NAMES = {"philox": 1, "threefry": 2, "auto_select": 3}
+
+
+def algorithm_of(alg):
+    """``alg`` (None, a name, an enum value or an Algorithm) as TF's integer, ValueError if unknown."""
+    if alg is None:
+        return Algorithm.AUTO_SELECT.value
+    if isinstance(alg, Algorithm):
+        return alg.value
+    if isinstance(alg, str):
+        if alg.lower() in _ALGORITHM_NAMES:
+            return _ALGORITHM_NAMES[alg.lower()]
+        raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the Philox "
+                         "algorithm, threefry for the ThreeFry algorithm, and auto_select for auto-selection.")
+    if isinstance(alg, (int, np.integer)) and int(alg) in (1, 2, 3):
+        return int(alg)
+    raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are 1 for the Philox algorithm, 2 "
+                     "for the ThreeFry algorithm, and 3 for auto-selection.")
+
+
+class Stream:
+    """A Philox key and counter that draws move on: a stateful TF kernel's generator.
+
+    Parameters
+    ----------
+    key : int
+        64-bit key.
+    counter : int
+        128-bit counter.
+    """
+
+    __slots__ = ("key", "counter")
+
+    def __init__(self, key, counter):
+        self.key = key
+        self.counter = counter
+
+    @classmethod
+    def of_seeds(cls, seed, seed2):
+        """The generator of a stateful kernel with attributes ``seed``/``seed2`` (both 0: a random one).
+
+        ``seed`` is the key and ``seed2`` the counter's high 64 bits, as in TF's kernels.
+        """
+        if seed == 0 and seed2 == 0:
+            return cls(secrets.randbits(64), secrets.randbits(64) << 64)
+        return cls(seed & 0xFFFFFFFFFFFFFFFF, (seed2 & 0xFFFFFFFFFFFFFFFF) << 64)
+
+    def reserve(self, n_blocks):
+        """The counter to draw from now; the stream moves ``n_blocks`` blocks on."""
+        counter = self.counter
+        self.counter = (counter + n_blocks) & ((1 << 128) - 1)
+        return counter
+
+
+def tracing():
+    """Whether a graph trace is recording on this thread."""
+    return bool(_tracing) and current_trace() is not None
+
+
+def recording(t):
+    """Whether an op on tensor ``t`` must be differentiable (a tape watches it) or is traced."""
+    return t.requires_grad or tracing()
+
+
+def apply(engine_op, tf_op, *inputs, **attrs):
+    """Engine op ``engine_op`` on tensors or arrays, seen by tapes and traces; errors name ``tf_op``."""
+    return _dispatch.run(_dispatch.op(engine_op, **attrs), *inputs, tf_op=tf_op)
+
+
+def drawn(fn, *inputs):
+    """The tensor of ``fn(*arrays)``, an ndarray drawn in Python from the arrays of tensors ``inputs``.
+
+    Under a graph trace the draw is a PyFunc op: each graph run calls ``fn`` again (a stateful
+    draw moves its stream on every run; a stateless one reads the seed the run is given).  When
+    ``fn`` returns a tuple of arrays, the result is a tuple of tensors.
+    """
+    if _tracing:
+        trace = current_trace()
+        if trace is not None:
+            outputs = _dispatch.call(_dispatch.op("PyFunc", token=trace.callback(fn)), *inputs)
+            return outputs if len(outputs) > 1 else outputs[0]
+    result = fn(*[x.array for x in inputs])
+    return tuple(wrap(r) for r in result) if type(result) is tuple else wrap(result)
+
+
+def shape_tensor(shape):
+    """A ``shape`` argument as the array TF's op receives (ValueError for a partially known TensorShape)."""
+    if isinstance(shape, TensorShape):
+        if not shape.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+        shape = shape.as_list()
+    if type(shape) is list or type(shape) is tuple:
+        if not shape:
+            return np.zeros(0, INT32)
+        if all(type(d) is int for d in shape):  # the common case, without the general conversion
+            return np.array(shape, INT32 if all(-2 ** 31 <= d < 2 ** 31 for d in shape) else INT64)
+    return convert_to_tensor(shape, dtype_hint=_dtypes.int32).array
+
+
+def shape_dims(array, tf_op):
+    """The dims of a shape array from ``shape_tensor``, with the errors of TF's kernel ``tf_op``
+    (InvalidArgumentError for a non-integer, non-vector or negative shape)."""
+    if array.dtype not in INDEX:
+        raise op_error(f"Value for attr 'T' of {_dispatch.kernel_type_name(_dtypes.of_array(array))} is not in the "
+                       "list of allowed values: int32, int64", tf_op)
+    if array.ndim != 1:
+        raise op_error(f"shape must be a vector of {{int32,int64}}, got shape [{','.join(map(str, array.shape))}]",
+                       tf_op)
+    dims = tuple(int(d) for d in array)
+    for d in dims:
+        if d < 0:
+            raise op_error(f"Dimension {d} must be >= 0", tf_op)
+    return dims
+
+
+def broadcast_shape(a, b, tf_op):
+    """The broadcast shape of tensors ``a`` and ``b``, else TF's InvalidArgumentError naming ``tf_op``."""
+    try:
+        return np.broadcast_shapes(a.array.shape, b.array.shape)
+    except ValueError:
+        raise op_error(f"Incompatible shapes: {list(a.array.shape)} vs. {list(b.array.shape)}", tf_op) from None
+
+
+def size_of(dims):
+    """The number of elements of a shape (an int, exact for any size)."""
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def float_dtype(dtype, tf_op):
+    """``dtype`` as a DType, InvalidArgumentError (TF's kernel message) unless it is a float type."""
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype not in FLOATS:
+        raise op_error(f"Value for attr 'dtype' of {_dispatch.kernel_type_name(dtype)} is not in the list of allowed "
+                       "values: half, bfloat16, float, double", tf_op)
+    return dtype
+
+
+def is_tensor(x):
+    """Whether ``x`` is a tensor or a tensor-like object (a variable)."""
+    return isinstance(x, CoreTensor) or hasattr(x, "_as_tensor")
