@@ -57,3 +57,11 @@ __version__ = "2.21.0"
 
 globals().update(_families.names("tf"))
 _families.install(Tensor)
+
+
+def __getattr__(name):
+    # tf.keras and tf.data load on first use: they import the ops above, and plain tf code needs neither.
+    if name in ("keras", "data"):
+        import importlib
+        return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
+    raise AttributeError(f"module 'tensorflow' has no attribute '{name}'")

@@ -1,0 +1,1 @@
+"""tf.data: input pipelines (Dataset)."""

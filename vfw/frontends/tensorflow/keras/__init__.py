@@ -1,0 +1,35 @@
+"""keras (Keras 3 over vfw.tensorflow): ``tf.keras`` and, through vfw's import hook, ``keras``.
+
+The public namespaces (``keras.layers``, ``keras.losses``...) are packages gathering the
+implementation modules under ``keras.src`` (see ``src/_api.py``).
+"""
+
+from vfw.frontends.tensorflow.keras import (  # noqa: F401
+    activations,
+    backend,
+    callbacks,
+    config,
+    constraints,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    ops,
+    optimizers,
+    random,
+    regularizers,
+    saving,
+    utils,
+)
+from vfw.frontends.tensorflow.keras.src import _api
+
+__version__ = "3.15.1"
+
+
+def version():
+    """The Keras version vfw follows."""
+    return __version__
+
+
+globals().update(_api.names("keras"))

@@ -1,0 +1,5 @@
+"""keras.backend."""
+
+from vfw.frontends.tensorflow.keras.src import _api
+
+globals().update(_api.names('backend'))

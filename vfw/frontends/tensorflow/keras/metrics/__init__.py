@@ -1,0 +1,5 @@
+"""keras.metrics: metric classes and functions."""
+
+from vfw.frontends.tensorflow.keras.src import _api
+
+globals().update(_api.names('metrics'))

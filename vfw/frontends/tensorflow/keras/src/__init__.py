@@ -1,0 +1,1 @@
+"""Keras implementation modules; the public namespaces gather them (see ``_api``)."""

@@ -1,0 +1,3 @@
+"""activations (stub: filled by its owner)."""
+
+API = {}

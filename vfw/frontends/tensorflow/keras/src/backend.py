@@ -1,0 +1,3 @@
+"""backend (stub: filled by its owner)."""
+
+API = {}

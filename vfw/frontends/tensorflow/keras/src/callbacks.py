@@ -1,0 +1,3 @@
+"""callbacks (stub: filled by its owner)."""
+
+API = {}

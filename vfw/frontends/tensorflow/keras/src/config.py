@@ -1,0 +1,3 @@
+"""config (stub: filled by its owner)."""
+
+API = {}

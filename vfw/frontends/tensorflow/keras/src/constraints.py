@@ -1,0 +1,3 @@
+"""constraints (stub: filled by its owner)."""
+
+API = {}

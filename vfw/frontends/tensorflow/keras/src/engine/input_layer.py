@@ -1,0 +1,3 @@
+"""engine.input_layer (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""engine.layer (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""engine.model (stub: filled by its owner)."""
+
+API = {}

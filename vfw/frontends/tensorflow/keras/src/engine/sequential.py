@@ -1,0 +1,3 @@
+"""engine.sequential (stub: filled by its owner)."""
+
+API = {}

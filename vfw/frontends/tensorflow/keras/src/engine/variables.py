@@ -1,0 +1,3 @@
+"""engine.variables (stub: filled by its owner)."""
+
+API = {}

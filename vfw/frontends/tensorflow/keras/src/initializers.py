@@ -1,0 +1,3 @@
+"""initializers (stub: filled by its owner)."""
+
+API = {}

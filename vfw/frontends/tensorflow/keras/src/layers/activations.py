@@ -1,0 +1,3 @@
+"""layers.activations (stub: filled by its owner)."""
+
+API = {}

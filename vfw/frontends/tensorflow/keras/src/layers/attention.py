@@ -1,0 +1,3 @@
+"""layers.attention (stub: filled by its owner)."""
+
+API = {}

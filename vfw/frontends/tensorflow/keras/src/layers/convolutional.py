@@ -1,0 +1,3 @@
+"""layers.convolutional (stub: filled by its owner)."""
+
+API = {}

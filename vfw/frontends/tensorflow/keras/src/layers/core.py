@@ -1,0 +1,3 @@
+"""layers.core (stub: filled by its owner)."""
+
+API = {}

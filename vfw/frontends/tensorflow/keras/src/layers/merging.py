@@ -1,0 +1,3 @@
+"""layers.merging (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""layers.preprocessing (stub: filled by its owner)."""
+
+API = {}

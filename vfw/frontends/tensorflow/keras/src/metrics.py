@@ -1,0 +1,3 @@
+"""metrics (stub: filled by its owner)."""
+
+API = {}

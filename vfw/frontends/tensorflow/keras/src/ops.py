@@ -1,0 +1,3 @@
+"""ops (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""optimizers (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""random (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""saving.api (stub: filled by its owner)."""
+
+API = {}

@@ -1,0 +1,3 @@
+"""utils (stub: filled by its owner)."""
+
+API = {}
