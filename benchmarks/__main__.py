@@ -14,6 +14,7 @@ from benchmarks import (
     eager_overhead,
     graph_mode,
     tf_conv,
+    tf_data,
     tf_frontend,
     tf_function,
     torch_frontend,
@@ -31,6 +32,7 @@ ENTRIES = {
     "tf_function": ("vfw.tensorflow tf.function (traced training step, control flow) vs real TF",
                     tf_function.run_benchmark),
     "tf_frontend": ("vfw.tensorflow per-op overhead vs real TF eager", tf_frontend.run_benchmark),
+    "tf_data": ("vfw.tensorflow tf.data pipelines vs real TF (one pass)", tf_data.run_benchmark),
 }
 
 

@@ -484,3 +484,12 @@ def test_namespaces():
         assert lib.autodiff.GradientTape is lib.GradientTape
         assert [m.value for m in lib.UnconnectedGradients] == ["none", "zero"]
     check(lambda tf: (str(tf.UnconnectedGradients.ZERO), tf.UnconnectedGradients("zero").name))
+
+
+def test_sources_flatten_as_tf_nest():
+    def case(tf):
+        v = tf.Variable(1.0)
+        with tf.GradientTape(persistent=True) as t:
+            y = v * 2.0
+        return t.gradient(y, {1: v, "a": v})
+    check(case)

@@ -3,7 +3,7 @@ submodules are found."""
 
 import pytest
 
-from compat_tests.tensorflow.harness import real, vtf
+from compat_tests.tensorflow.harness import check, real, vtf
 
 LIBS = (real, vtf)
 
@@ -137,3 +137,11 @@ def test_module_call_values():
     def case(tf):
         return model(tf).z(tf.ones((1, 2)))[1].numpy().tolist()
     both(case)
+
+
+def test_unsortable_dict_keys_in_attributes():
+    def case(tf):
+        m = tf.Module()
+        m.d = {1: tf.Variable(1.0), "a": tf.Variable(2.0)}
+        return m.variables
+    check(case)

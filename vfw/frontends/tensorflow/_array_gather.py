@@ -15,37 +15,40 @@ from vfw.core import autograd
 from vfw.core.eager import execute
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._array_common import (
-    BOOL,
-    INT64,
-    bound,
+from vfw.frontends.tensorflow._array_common import int_values, scalar_int
+from vfw.frontends.tensorflow._dispatch import (
+    as_tf,
+    call,
+    convert_to_tensor,
     host,
+    op,
+    op_error,
+    recording,
+    wrap,
+)
+from vfw.frontends.tensorflow._op_support import (
+    BOOL,
+    I64,
     int64s,
-    int_values,
     matching,
-    requires_record,
     same_dtype,
-    scalar_int,
     shape_text,
+    with_dtype,
 )
-from vfw.frontends.tensorflow._array_common import (
-    tensor as to_tensor,
-)
-from vfw.frontends.tensorflow._dispatch import as_tf, convert_to_tensor, op, op_error, run, wrap
 from vfw.frontends.tensorflow._tensor import Tensor
 
-_INDEX_TYPES = (np.dtype(np.int16), np.dtype(np.int32), INT64)
-_TO_INT64 = op("Cast", to=INT64)
+_INDEX_TYPES = (np.dtype(np.int16), np.dtype(np.int32), I64)
+_TO_INT64 = op("Cast", to=I64)
 _TO_BOOL = op("Cast", to=BOOL)
 
 
 def _indices(indices, tf_op, int64=True):
     """``indices`` as an integer tensor (int16/int32/int64 accepted, as TF's kernels); int64 when ``int64``."""
-    t = to_tensor(indices)
+    t = convert_to_tensor(indices)
     if t.array.dtype not in _INDEX_TYPES:
         raise op_error(f"Value for attr 'Tindices' of {_dtypes.of_array(t.array).name} is not in the list of allowed "
                        "values: int16, int32, int64", tf_op)
-    return t if t.array.dtype == INT64 or not int64 else run(_TO_INT64, t, tf_op=tf_op)
+    return t if t.array.dtype == I64 or not int64 else call(_TO_INT64, t, tf_op=tf_op)
 
 
 def _first_bad(values, size):
@@ -75,7 +78,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     InvalidArgumentError
         For indices outside ``[0, params.shape[axis])`` (negative ones included), as on TF's CPU.
     """
-    x = to_tensor(params)
+    x = convert_to_tensor(params)
     idx = _indices(indices, "GatherV2", int64=False)
     rank, index_rank = x.array.ndim, idx.array.ndim
     axis = batch_dims if axis is None else scalar_int(axis, "axis")  # (TF: before batch_dims is normalized)
@@ -96,12 +99,12 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         where = ",".join(str(int(p)) for p in bad[0])
         raise op_error(f"indices[{where}] = {bad[1]} is not in [0, {dim})", "GatherV2")
     if batch_dims == 0:
-        if not requires_record(x, idx):
+        if not recording(x, idx):
             return wrap(np.take(x.array, idx.array, axis))
-    if idx.array.dtype != INT64:
-        idx = run(_TO_INT64, idx, tf_op="GatherV2")
+    if idx.array.dtype != I64:
+        idx = call(_TO_INT64, idx, tf_op="GatherV2")
     if batch_dims == 0:
-        return run(bound("Gather", axis=axis), x, idx, tf_op="GatherV2")
+        return call("Gather", x, idx, axis=axis, tf_op="GatherV2")
     for i in range(batch_dims):
         if x.array.shape[i] != idx.array.shape[i]:
             raise op_error(f"params.shape[{i}]: {x.array.shape[i]} should be equal to indices.shape[{i}]: "
@@ -114,9 +117,9 @@ def _batched_gather(x, idx, axis, batch_dims):
     rank = x.array.ndim
     if axis != batch_dims:
         order = list(range(batch_dims)) + [axis] + [d for d in range(batch_dims, rank) if d != axis]
-        x = run(bound("Transpose", perm=tuple(order)), x, tf_op="GatherV2")
-    tuples = run(bound("Unsqueeze"), idx, int64s([-1]), tf_op="GatherV2")
-    out = run(bound("GatherND", batch_dims=batch_dims), x, tuples, tf_op="GatherV2")
+        x = call("Transpose", x, perm=tuple(order), tf_op="GatherV2")
+    tuples = call("Unsqueeze", idx, int64s([-1]), tf_op="GatherV2")
+    out = call("GatherND", x, tuples, batch_dims=batch_dims, tf_op="GatherV2")
     if axis == batch_dims:
         return out
     gathered = idx.array.ndim - batch_dims  # the index dims sit after the batch dims; move them past params[b:axis]
@@ -124,7 +127,7 @@ def _batched_gather(x, idx, axis, batch_dims):
     b = batch_dims
     order = (list(range(b)) + list(range(b + gathered, b + gathered + moved)) + list(range(b, b + gathered))
              + list(range(b + gathered + moved, out.array.ndim)))
-    return run(bound("Transpose", perm=tuple(order)), out, tf_op="GatherV2")
+    return call("Transpose", out, perm=tuple(order), tf_op="GatherV2")
 
 
 def _check_tuples(idx, shape, first, tf_op, what):
@@ -132,7 +135,7 @@ def _check_tuples(idx, shape, first, tf_op, what):
     k = idx.array.shape[-1]
     if not idx.array.size:
         return
-    limits = np.array(shape[first:first + k], INT64)
+    limits = np.array(shape[first:first + k], I64)
     bad = ((idx.array < 0) | (idx.array >= limits)).any(axis=-1)
     if bad.any():
         position = np.unravel_index(int(np.argmax(bad)), bad.shape)
@@ -143,7 +146,7 @@ def _check_tuples(idx, shape, first, tf_op, what):
 
 def gather_nd(params, indices, batch_dims=0, name=None):
     """Slices of ``params`` addressed by the index tuples in the last dim of ``indices``."""
-    x = to_tensor(params)
+    x = convert_to_tensor(params)
     idx = _indices(indices, "GatherNd")
     if idx.array.ndim < 1:
         raise op_error("indices must be at least a vector", "GatherNd")
@@ -156,7 +159,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
             raise op_error(f"Batch dimensions of params and indices must match: params.shape[{i}] = "
                            f"{x.array.shape[i]} vs indices.shape[{i}] = {idx.array.shape[i]}", "GatherNd")
     _check_tuples(idx, x.array.shape, batch_dims, "GatherNd", "param shape")
-    return run(bound("GatherND", batch_dims=batch_dims), x, idx, tf_op="GatherNd")
+    return call("GatherND", x, idx, batch_dims=batch_dims, tf_op="GatherNd")
 
 
 # -- scatter -----------------------------------------------------------------------------------------------------
@@ -176,22 +179,21 @@ def _check_updates(idx, updates, shape, tf_op):
 def scatter_nd(indices, updates, shape, name=None):
     """Zeros of ``shape`` with ``updates`` added at the index tuples of ``indices`` (duplicates add up)."""
     idx = _indices(indices, "ScatterNd")
-    values = to_tensor(updates)
+    values = convert_to_tensor(updates)
     dims = int_values(shape, "Tindices", "ScatterNd")
     _check_updates(idx, values, dims, "ScatterNd")
     _check_tuples(idx, dims, 0, "ScatterNd", "shape")
     zeros = np.zeros(dims, values.array.dtype) if values.array.dtype != object else np.full(dims, b"", object)
     if values.array.dtype == BOOL:  # TF ORs booleans
-        return run(bound("ScatterND", reduction="max"), zeros, idx, values, tf_op="ScatterNd")
-    return run(bound("ScatterND", reduction="add"), zeros, idx, values, tf_op="ScatterNd")
+        return call("ScatterND", zeros, idx, values, reduction="max", tf_op="ScatterNd")
+    return call("ScatterND", zeros, idx, values, reduction="add", tf_op="ScatterNd")
 
 
 def _scatter_args(tensor_, indices, updates, tf_op):
-    x = to_tensor(tensor_)
+    x = convert_to_tensor(tensor_)
     idx = _indices(indices, tf_op)
-    values = to_tensor(updates) if isinstance(updates, CoreTensor) else convert_to_tensor(
-        updates, _dtypes.of_array(x.array))
-    same_dtype([x, values], tf_op)
+    values = with_dtype(updates, _dtypes.of_array(x.array))
+    same_dtype(tf_op, x, values)
     if idx.array.ndim < 1:
         raise op_error("Indices shape must have rank at least one.", tf_op)
     if idx.array.shape[-1] > x.array.ndim:
@@ -212,8 +214,8 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     if x.array.dtype == object:  # strings: the engine's ScatterND holds numbers only
         return host(_scatter_strings, x, idx, values)
     scatter = op("ScatterND", reduction="none")
-    if not requires_record(x, values):
-        return run(scatter, x, idx, values, tf_op="TensorScatterUpdate")
+    if not recording(x, values):
+        return call(scatter, x, idx, values, tf_op="TensorScatterUpdate")
 
     def forward(x, values):
         def backward(g):
@@ -237,8 +239,8 @@ def _reducing_scatter(reduction, tf_op, negate=False):
             raise op_error(f"Could not find device for node: {{{{node {tf_op}}}}} = {tf_op}[T=DT_"
                            f"{_dtypes.of_array(x.array).name.upper()}]", None, errors.NotFoundError)
         if negate:
-            values = run(bound("Neg"), values, tf_op=tf_op)
-        return run(bound("ScatterND", reduction=reduction), x, idx, values, tf_op=tf_op)
+            values = call("Neg", values, tf_op=tf_op)
+        return call("ScatterND", x, idx, values, reduction=reduction, tf_op=tf_op)
     return fn
 
 
@@ -254,7 +256,7 @@ tensor_scatter_nd_max.__doc__ = "A copy of ``tensor`` with the maximum of each e
 
 # -- masks -------------------------------------------------------------------------------------------------------
 def _as_bool(t, tf_op):
-    return t if t.array.dtype == BOOL else run(_TO_BOOL, t, tf_op=tf_op)
+    return t if t.array.dtype == BOOL else call(_TO_BOOL, t, tf_op=tf_op)
 
 
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
@@ -262,8 +264,8 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
 
     The masked dims are flattened into one dim holding the selected entries.
     """
-    x = to_tensor(tensor)
-    m = to_tensor(mask)
+    x = convert_to_tensor(tensor)
+    m = convert_to_tensor(mask)
     if m.array.ndim == 0:
         raise ValueError("mask cannot be scalar.")
     axis = 0 if axis is None else scalar_int(axis, "axis")
@@ -275,9 +277,9 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     axis = len(shape[:axis])
     flat = shape[:axis] + (int(np.prod(covered)),) + shape[axis + n:]
     if flat != shape:
-        x = run(bound("Reshape", allowzero=1), x, int64s(flat), tf_op="Reshape")
-    condition = _as_bool(run(bound("Reshape", allowzero=1), m, int64s([-1]), tf_op="Reshape"), "Cast")
-    return run(bound("Compress", axis=axis), x, condition, tf_op="GatherV2")
+        x = call("Reshape", x, int64s(flat), allowzero=1, tf_op="Reshape")
+    condition = _as_bool(call("Reshape", m, int64s([-1]), allowzero=1, tf_op="Reshape"), "Cast")
+    return call("Compress", x, condition, axis=axis, tf_op="GatherV2")
 
 
 def where(condition, x=None, y=None, name=None):
@@ -287,25 +289,21 @@ def where(condition, x=None, y=None, name=None):
     if (x is None) != (y is None):
         raise ValueError("x and y must both be non-None or both be None.")
     if x is None:
-        c = to_tensor(condition)
+        c = convert_to_tensor(condition)
         if c.array.ndim == 0:
             raise op_error("WhereOp : Unhandled input dimensions: 0", "Where")
-        coordinates = run(bound("NonZero"), c, tf_op="Where")
-        return run(bound("Transpose", perm=(1, 0)), coordinates, tf_op="Where")
+        coordinates = call("NonZero", c, tf_op="Where")
+        return call("Transpose", coordinates, perm=(1, 0), tf_op="Where")
     c = condition if type(condition) is Tensor and condition.array.dtype == BOOL else convert_to_tensor(
         condition, _dtypes.bool)
-    a = x if type(x) is Tensor else to_tensor(x) if isinstance(x, CoreTensor) or not isinstance(y, CoreTensor) else None
-    b = y if type(y) is Tensor else to_tensor(y) if isinstance(y, CoreTensor) else convert_to_tensor(
-        y, None if a is None else _dtypes.of_array(a.array))
-    a = a if a is not None else convert_to_tensor(x, _dtypes.of_array(b.array))
-    same_dtype([a, b], "SelectV2")
+    a, b = matching("SelectV2", x, y)
     try:
         if not c.array.shape == a.array.shape == b.array.shape:
             np.broadcast_shapes(c.array.shape, a.array.shape, b.array.shape)
     except ValueError:
         raise op_error(f"condition {shape_text(c.array.shape)}, then {shape_text(a.array.shape)}, and else "
                        f"{shape_text(b.array.shape)} must be broadcastable", "SelectV2") from None
-    return run(bound("Where"), c, a, b, tf_op="SelectV2")
+    return call("Where", c, a, b, tf_op="SelectV2")
 
 
 # -- partitions and flat indices ---------------------------------------------------------------------------------
@@ -315,8 +313,8 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     ``data.shape`` starts with ``partitions.shape``; those dims are flattened into one.
     Differentiable in ``data``.
     """
-    x = to_tensor(data)
-    p = convert_to_tensor(partitions, _dtypes.int32) if not isinstance(partitions, CoreTensor) else to_tensor(
+    x = convert_to_tensor(data)
+    p = convert_to_tensor(partitions, _dtypes.int32) if not isinstance(partitions, CoreTensor) else convert_to_tensor(
         partitions)
     lead = p.array.shape
     if x.array.shape[:len(lead)] != lead:
@@ -326,11 +324,11 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     if bad is not None:
         raise op_error(f"partitions[{','.join(str(int(i)) for i in bad[0])}] = {bad[1]} is not in [0, "
                        f"{num_partitions})", "DynamicPartition")
-    flat = run(bound("Reshape", allowzero=1), x, int64s((-1,) + x.array.shape[len(lead):]), tf_op="DynamicPartition") \
+    flat = call("Reshape", x, int64s((-1,) + x.array.shape[len(lead):]), allowzero=1, tf_op="DynamicPartition") \
         if len(lead) != 1 else x
-    keys = run(bound("Reshape", allowzero=1), p, int64s([-1]), tf_op="DynamicPartition")
-    return [run(bound("Compress", axis=0), flat, run(bound("Equal"), keys, np.array(i, p.array.dtype)),
-                tf_op="DynamicPartition") for i in range(num_partitions)]
+    keys = call("Reshape", p, int64s([-1]), allowzero=1, tf_op="DynamicPartition")
+    return [call("Compress", flat, call("Equal", keys, np.array(i, p.array.dtype)), axis=0, tf_op="DynamicPartition")
+            for i in range(num_partitions)]
 
 
 def dynamic_stitch(indices, data, name=None):
@@ -340,7 +338,7 @@ def dynamic_stitch(indices, data, name=None):
     """
     index_tensors = [_indices(i, "DynamicStitch") if isinstance(i, CoreTensor) else _indices(
         convert_to_tensor(i, _dtypes.int32), "DynamicStitch") for i in indices]
-    values = matching(data, "DynamicStitch")
+    values = matching("DynamicStitch", *data)
     rest = None
     for m, (i, d) in enumerate(zip(index_tensors, values)):
         if d.array.shape[:i.array.ndim] != i.array.shape:
@@ -354,23 +352,23 @@ def dynamic_stitch(indices, data, name=None):
         if i.array.size and i.array.min() < 0:
             raise op_error(f"indices[{m}] is out of range", "DynamicStitch")
     size = max((int(i.array.max()) + 1 for i in index_tensors if i.array.size), default=0)
-    flat_indices = [run(bound("Reshape", allowzero=1), i, int64s([-1, 1]), tf_op="DynamicStitch")
+    flat_indices = [call("Reshape", i, int64s([-1, 1]), allowzero=1, tf_op="DynamicStitch")
                     for i in index_tensors]
-    flat_values = [run(bound("Reshape", allowzero=1), d, int64s((-1,) + rest), tf_op="DynamicStitch") for d in values]
-    all_indices = run(bound("Concat", axis=0), *flat_indices, tf_op="DynamicStitch")
-    all_values = run(bound("Concat", axis=0), *flat_values, tf_op="DynamicStitch")
+    flat_values = [call("Reshape", d, int64s((-1,) + rest), allowzero=1, tf_op="DynamicStitch") for d in values]
+    all_indices = call("Concat", *flat_indices, axis=0, tf_op="DynamicStitch")
+    all_values = call("Concat", *flat_values, axis=0, tf_op="DynamicStitch")
     zeros = np.zeros((size,) + rest, values[0].array.dtype)
     return tensor_scatter_nd_update(wrap(zeros), all_indices, all_values)
 
 
 def unravel_index(indices, dims, name=None):
     """The coordinates of flat ``indices`` in an array of shape ``dims``: shape ``[len(dims)] + indices.shape``."""
-    idx = to_tensor(indices) if isinstance(indices, CoreTensor) else to_tensor(indices, dtype_hint=_dtypes.int32)
-    shape = to_tensor(dims) if isinstance(dims, CoreTensor) else convert_to_tensor(dims, _dtypes.of_array(idx.array))
-    if idx.array.dtype not in (np.dtype(np.int32), INT64):
+    idx = convert_to_tensor(indices, dtype_hint=_dtypes.int32)
+    shape = with_dtype(dims, _dtypes.of_array(idx.array))
+    if idx.array.dtype not in (np.dtype(np.int32), I64):
         raise op_error(f"Value for attr 'Tidx' of {_dtypes.of_array(idx.array).name} is not in the list of allowed "
                        "values: int32, int64", "UnravelIndex")
-    same_dtype([idx, shape], "UnravelIndex")
+    same_dtype("UnravelIndex", idx, shape)
     if idx.array.ndim > 1:
         raise op_error(f'The indices can only be scalar or vector, got "{shape_text(idx.array.shape)}"',
                        "UnravelIndex")

@@ -15,20 +15,19 @@ import math
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow._array_common import (
-    InvalidArgumentError,
-    bound,
-    int64s,
-    int_values,
-    matching,
-    requires_record,
-    scalar_int,
-    shape_text,
+from vfw.frontends.tensorflow import errors
+from vfw.frontends.tensorflow._array_common import int_values, scalar_int
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
+    is_tensor_like,
+    op,
+    op_error,
+    pack,
+    recording,
+    wrap,
 )
-from vfw.frontends.tensorflow._array_common import (
-    tensor as to_tensor,
-)
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, run, wrap
+from vfw.frontends.tensorflow._op_support import int64s, matching, shape_text
 
 _RESHAPE = op("Reshape", allowzero=1)  # TF's 0 is a zero-size dim, never "copy the input's"
 _UNSQUEEZE = op("Unsqueeze")
@@ -75,21 +74,22 @@ def reshape(tensor, shape, name=None):
         When the element counts differ (TF's "Input to reshape is a tensor with 6 values, but
         the requested shape has 4").
     """
-    x = to_tensor(tensor)
-    dims = _reshape_dims(int_values(shape, "Tshape", "Reshape", python_error=InvalidArgumentError), x.array.shape)
-    if requires_record(x):
+    x = convert_to_tensor(tensor)
+    values = int_values(shape, "Tshape", "Reshape", python_error=errors.InvalidArgumentError)
+    dims = _reshape_dims(values, x.array.shape)
+    if recording(x):
         return call(_RESHAPE, x, int64s(dims), tf_op="Reshape")
     return wrap(x.array.reshape(dims))
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """``a`` with its dims permuted by ``perm`` (reversed by default); ``conjugate`` also conjugates."""
-    x = to_tensor(a)
+    x = convert_to_tensor(a)
     rank = x.array.ndim
     if perm is None:
         perm = tuple(builtins.range(rank - 1, -1, -1))
     else:
-        perm = int_values(perm, "Tperm", "Transpose", python_error=InvalidArgumentError)
+        perm = int_values(perm, "Tperm", "Transpose", python_error=errors.InvalidArgumentError)
         if len(perm) != rank:
             raise op_error(f"transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}",
                            "Transpose")
@@ -102,14 +102,14 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
                 raise op_error(f"{i} is missing from {{{','.join(map(str, perm))}}}.", "Transpose")
     if conjugate and x.array.dtype.kind == "c":
         return wrap(np.conj(x.array).transpose(perm))
-    if requires_record(x):
+    if recording(x):
         return call("Transpose", x, perm=perm, tf_op="Transpose")
     return wrap(x.array.transpose(perm))
 
 
 def expand_dims(input, axis, name=None):
     """``input`` with a size-1 dim inserted at ``axis`` (in ``[-rank - 1, rank]``)."""
-    x = to_tensor(input)
+    x = convert_to_tensor(input)
     rank = x.array.ndim
     if type(axis) is not int:
         values = int_values(axis, "Tdim", "ExpandDims")
@@ -119,14 +119,14 @@ def expand_dims(input, axis, name=None):
     if not -rank - 1 <= axis <= rank:
         raise op_error(f"Tried to expand dim index {axis} for tensor with {rank} dimensions.", "ExpandDims")
     axis %= rank + 1
-    if requires_record(x):
+    if recording(x):
         return call(_UNSQUEEZE, x, int64s([axis]), tf_op="ExpandDims")
     return wrap(np.expand_dims(x.array, axis))
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """``input`` without its size-1 dims (only those in ``axis`` when given)."""
-    x = to_tensor(input)
+    x = convert_to_tensor(input)
     shape = x.array.shape
     axis = squeeze_dims if axis is None else axis
     if axis is None:
@@ -141,7 +141,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):
                 raise op_error(f"Can not squeeze dim[{a}], expected a dimension of 1, got {shape[a]}", "Squeeze")
             axes.add(a)
         axes = tuple(sorted(axes))
-    if requires_record(x):
+    if recording(x):
         return call(_SQUEEZE, x, int64s(axes), tf_op="Squeeze")
     return wrap(x.array.reshape([d for i, d in enumerate(shape) if i not in axes]))
 
@@ -151,7 +151,7 @@ def concat(values, axis, name="concat"):
     """The tensors of ``values`` joined along ``axis`` (all other dims must match)."""
     if not isinstance(values, (list, tuple)):
         values = [values]
-    tensors = matching(values, "ConcatV2")
+    tensors = matching("ConcatV2", *values)
     if not tensors:
         raise op_error("OpKernel 'ConcatV2' has constraint on attr 'T' not in NodeDef '[N=0, Tidx=DT_INT32]'",
                        "ConcatV2")
@@ -175,7 +175,7 @@ def concat(values, axis, name="concat"):
             if d != axis and shape[d] != first[d]:
                 raise op_error(f"ConcatOp : Dimension {d} in both shapes must be equal: shape[0] = "
                                f"{shape_text(first)} vs. shape[{i}] = {shape_text(shape)}", "ConcatV2")
-    return run(bound("Concat", axis=axis), *tensors, tf_op="ConcatV2")
+    return call("Concat", *tensors, axis=axis, tf_op="ConcatV2")
 
 
 def _axis_in_range(axis, rank):
@@ -189,23 +189,14 @@ def stack(values, axis=0, name="stack"):
     """The tensors of ``values`` (all of one shape) joined along a new ``axis``."""
     if isinstance(values, CoreTensor):
         values = unstack(values)
-    if not any(isinstance(v, CoreTensor) for v in values):  # Python data converts as one value, as in TF
+    if not any(is_tensor_like(v) for v in values):  # Python data converts as one value, as in TF
         joined = convert_to_tensor(list(values))
         rank = joined.array.ndim
         axis = _axis_in_range(axis, builtins.max(rank, 1))
         return joined if axis == 0 else transpose(joined, [*builtins.range(1, axis + 1), 0,
                                                            *builtins.range(axis + 1, rank)])
-    tensors = matching(values, "Pack")
-    first = tensors[0].array.shape
-    axis = _axis_in_range(axis, len(first) + 1)
-    for i, t in enumerate(tensors[1:], 1):
-        if t.array.shape != first:
-            raise op_error(f"Shapes of all inputs must match: values[0].shape = {shape_text(first)} != "
-                           f"values[{i}].shape = {shape_text(t.array.shape)}", "Pack")
-    if not requires_record(*tensors):
-        return wrap(np.stack([t.array for t in tensors], axis))
-    axes = int64s([axis])
-    return run(bound("Concat", axis=axis), *[call(_UNSQUEEZE, t, axes, tf_op="Pack") for t in tensors], tf_op="Pack")
+    tensors = matching("Pack", *values)
+    return pack(tensors, _axis_in_range(axis, tensors[0].array.ndim + 1))
 
 
 def parallel_stack(values, name="parallel_stack"):
@@ -215,17 +206,17 @@ def parallel_stack(values, name="parallel_stack"):
 
 def unstack(value, num=None, axis=0, name="unstack"):
     """The slices of ``value`` along ``axis``, as a list of tensors of rank one less."""
-    x = to_tensor(value)
+    x = convert_to_tensor(value)
     shape = x.array.shape
     axis = _axis_in_range(axis, len(shape))
     n = shape[axis]
     if num is not None and num != n:
         raise op_error(f"Input shape axis {axis} must equal {num}, got shape {shape_text(shape)}", "Unpack")
-    if not requires_record(x):
+    if not recording(x):
         return [wrap(a) for a in (x.array if axis == 0 else np.moveaxis(x.array, axis, 0))]
     if n == 0:
         return []
-    parts = run(bound("Split", axis=axis, num_outputs=n), x, tf_op="Unpack")
+    parts = call("Split", x, axis=axis, num_outputs=n, tf_op="Unpack")
     parts = parts if isinstance(parts, tuple) else (parts,)
     axes = int64s([axis])
     return [call(_SQUEEZE, p, axes, tf_op="Unpack") for p in parts]
@@ -239,10 +230,10 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     num_or_size_splits : int, or 1-D sequence/tensor of int
         A count (the dim must divide evenly) or the sizes (one may be -1: the rest).
     """
-    x = to_tensor(value)
+    x = convert_to_tensor(value)
     rank = x.array.ndim
     axis = scalar_int(axis, "axis")
-    if isinstance(num_or_size_splits, CoreTensor) and to_tensor(num_or_size_splits).array.ndim == 0:
+    if isinstance(num_or_size_splits, CoreTensor) and convert_to_tensor(num_or_size_splits).array.ndim == 0:
         raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. Argument "
                          f"provided: {num_or_size_splits}")
     if isinstance(num_or_size_splits, (int, np.integer)):
@@ -250,7 +241,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         tf_op = "Split"
         sizes = None
     else:
-        sizes = list(int_values(num_or_size_splits, "Tlen", "SplitV", python_error=InvalidArgumentError))
+        sizes = list(int_values(num_or_size_splits, "Tlen", "SplitV", python_error=errors.InvalidArgumentError))
         count, tf_op = len(sizes), "SplitV"
         if num is not None and num != count:
             raise op_error(f"size of the split_tensor must be 1-D and have the same elements as outputs got 1 -D and "
@@ -268,14 +259,14 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         sizes = [dim // count] * count
     else:
         sizes = _split_sizes(sizes, dim, tf_op)
-    if not requires_record(x):
+    if not recording(x):
         lead = (builtins.slice(None),) * axis
         parts, start = [], 0
         for size in sizes:
             parts.append(wrap(x.array[lead + (builtins.slice(start, start + size),)]))
             start += size
         return parts
-    parts = run(bound("Split", axis=axis), x, int64s(sizes), tf_op=tf_op)
+    parts = call("Split", x, int64s(sizes), axis=axis, tf_op=tf_op)
     return list(parts) if isinstance(parts, tuple) else [parts]
 
 
@@ -297,15 +288,15 @@ def _split_sizes(sizes, dim, tf_op):
 
 def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along each dim i."""
-    x = to_tensor(input)
-    reps = int_values(multiples, "Tmultiples", "Tile", python_error=InvalidArgumentError)
+    x = convert_to_tensor(input)
+    reps = int_values(multiples, "Tmultiples", "Tile", python_error=errors.InvalidArgumentError)
     if len(reps) != x.array.ndim:
         raise op_error(f"Expected multiples argument to be a vector of length {x.array.ndim} but got length "
                        f"{len(reps)}", "Tile")
     for i, r in enumerate(reps):
         if r < 0:
             raise op_error(f"Expected multiples[{i}] >= 0, but got {r}", "Tile")
-    return run(_TILE, x, int64s(reps), tf_op="Tile")
+    return call(_TILE, x, int64s(reps), tf_op="Tile")
 
 
 NAMESPACES = {

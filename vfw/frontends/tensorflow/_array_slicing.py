@@ -14,26 +14,20 @@ import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow._array_common import (
-    INT64,
-    InvalidArgumentError,
-    bound,
-    int64s,
-    int_values,
-    requires_record,
-    tensor,
-)
+from vfw.frontends.tensorflow import errors
+from vfw.frontends.tensorflow._array_common import int_values
 from vfw.frontends.tensorflow._array_gather import boolean_mask
-from vfw.frontends.tensorflow._dispatch import call, op, op_error, wrap
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, recording, wrap
+from vfw.frontends.tensorflow._op_support import I64, int64s
 
 _PySlice = slice  # this module's ``slice`` is tf.slice
 _SLICE = op("Slice")
 _RESHAPE = op("Reshape", allowzero=1)
 _SQUEEZE = op("Squeeze")
 _UNSQUEEZE = op("Unsqueeze")
-_TO_INT64 = op("Cast", to=INT64)
+_TO_INT64 = op("Cast", to=I64)
 _INT64_MIN, _INT64_MAX = np.iinfo(np.int64).min, np.iinfo(np.int64).max
-_INDEX_TENSOR_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), INT64)
+_INDEX_TENSOR_DTYPES = (np.dtype(np.int16), np.dtype(np.int32), I64)
 _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar tf.int32/tf.int64 tensors "
           "are valid indices, got ")
 
@@ -46,7 +40,7 @@ def _scalar_index(value):
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, CoreTensor):
-        t = tensor(value)
+        t = convert_to_tensor(value)
         if t.array.ndim == 0 and t.array.dtype in _INDEX_TENSOR_DTYPES:
             return t if _tracing else int(t.array)
     elif isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
@@ -137,17 +131,17 @@ def _select(x, items, tf_op="StridedSlice"):
     """``x`` indexed by the normalized ``items``."""
     if _tracing and any(_holds_tensor(i) for i in items):
         return _traced_select(x, items, tf_op)
-    if not requires_record(x):
+    if not recording(x):
         try:  # numpy's basic indexing is TF's strided slice; the trailing ... keeps 0-d results arrays
             return wrap(x.array[items if _has_ellipsis(items) else items + (Ellipsis,)])
         except (IndexError, ValueError):
             pass  # _plan raises TF's error
     starts, ends, axes, steps, out = _plan(x.array.shape, items, tf_op)
     if axes:
-        x = call(_SLICE, x, np.array(starts, INT64), np.array(ends, INT64), np.array(axes, INT64),
-                 np.array(steps, INT64), tf_op=tf_op)
+        x = call(_SLICE, x, np.array(starts, I64), np.array(ends, I64), np.array(axes, I64),
+                 np.array(steps, I64), tf_op=tf_op)
     if x.array.shape != tuple(out):
-        x = call(_RESHAPE, x, np.array(out, INT64), tf_op=tf_op)
+        x = call(_RESHAPE, x, np.array(out, I64), tf_op=tf_op)
     return x
 
 
@@ -187,7 +181,7 @@ def _traced_select(x, items, tf_op):
     if axes:
         x = call(_SLICE, x, _entries(starts), _entries(ends), int64s(axes), _entries(steps), tf_op=tf_op)
     for axis, index in picks:
-        x = call(bound("Gather", axis=axis), x, _entries([index]), tf_op=tf_op)
+        x = call("Gather", x, _entries([index]), axis=axis, tf_op=tf_op)
     if squeezed:
         x = call(_SQUEEZE, x, int64s(squeezed), tf_op=tf_op)
     return call(_UNSQUEEZE, x, int64s(new_axes), tf_op=tf_op) if new_axes else x
@@ -200,11 +194,11 @@ def _entries(values):
     parts = []
     for v in values:
         if isinstance(v, CoreTensor):
-            v = call(_RESHAPE, v if v.array.dtype == INT64 else call(_TO_INT64, v), int64s([1]))
+            v = call(_RESHAPE, v if v.array.dtype == I64 else call(_TO_INT64, v), int64s([1]))
         else:
             v = int64s([v])
         parts.append(v)
-    return call(bound("Concat", axis=0), *parts) if len(parts) > 1 else parts[0]
+    return call("Concat", *parts, axis=0) if len(parts) > 1 else parts[0]
 
 
 def getitem(self, key):
@@ -213,7 +207,7 @@ def getitem(self, key):
     A boolean tensor or numpy array as the whole key applies ``tf.boolean_mask``, as in TF.
     """
     if isinstance(key, bool) or isinstance(key, np.ndarray) and key.dtype == np.bool_ or \
-            isinstance(key, CoreTensor) and tensor(key).array.dtype == np.bool_:
+            isinstance(key, CoreTensor) and convert_to_tensor(key).array.dtype == np.bool_:
         return boolean_mask(self, key)
     if type(key) is int:
         items = (key,)
@@ -247,10 +241,11 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     shrink_axis_mask : int
         Bit i set: entry i takes index ``begin[i]`` and removes the dim.
     """
-    x = tensor(input_)
-    begin, end = (int_values(v, "Index", "StridedSlice", python_error=InvalidArgumentError) for v in (begin, end))
+    x = convert_to_tensor(input_)
+    invalid = errors.InvalidArgumentError
+    begin, end = (int_values(v, "Index", "StridedSlice", python_error=invalid) for v in (begin, end))
     strides = (1,) * len(begin) if strides is None else int_values(strides, "Index", "StridedSlice",
-                                                                   python_error=InvalidArgumentError)
+                                                                   python_error=invalid)
     if not len(begin) == len(end) == len(strides):
         raise op_error(f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
                        f"[{len(begin)}], [{len(end)}], and [{len(strides)}] instead.", "StridedSlice")
@@ -272,9 +267,9 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 
 def slice(input_, begin, size, name=None):  # noqa: A001  (tf.slice)
     """The block of ``input_`` starting at ``begin`` with ``size`` (-1: to the end) elements per dim."""
-    x = tensor(input_)
+    x = convert_to_tensor(input_)
     shape = x.array.shape
-    begin, size = (int_values(v, "Index", "Slice", python_error=InvalidArgumentError) for v in (begin, size))
+    begin, size = (int_values(v, "Index", "Slice", python_error=errors.InvalidArgumentError) for v in (begin, size))
     if not len(begin) == len(size) == len(shape):
         raise op_error(f"Expected begin and size arguments to be 1-D tensors of size {len(shape)}, but got shapes "
                        f"[{len(begin)}] and [{len(size)}] instead.", "Slice")

@@ -11,8 +11,8 @@ import collections
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._array_common import INDEX_DTYPES, INT64, bound, host, int64s, same_dtype, tensor
-from vfw.frontends.tensorflow._dispatch import op_error, run
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op_error
+from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, int64s, same_dtype
 
 _DIRECTIONS = ("ASCENDING", "DESCENDING")
 _SORTABLE = {"bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -27,7 +27,7 @@ def _top(values, axis, direction):
     if direction not in _DIRECTIONS:
         raise ValueError(f"Argument `direction` should be one of {', '.join(_DIRECTIONS)}. Received: "
                          f"direction={direction}")
-    x = tensor(values)
+    x = convert_to_tensor(values)
     rank = x.array.ndim
     if not -rank <= axis < rank:
         raise op_error(f"slice index {axis if axis >= 0 else axis + rank} of dimension 0 out of bounds.",
@@ -38,7 +38,7 @@ def _top(values, axis, direction):
                        "float, double, int8, int16, int32, int64, complex64, complex128", "Neg")
     axis %= rank
     k = int64s([x.array.shape[axis]])
-    return run(bound("TopK", axis=axis, largest=int(direction == "DESCENDING"), sorted=1), x, k, tf_op="TopKV2")
+    return call("TopK", x, k, axis=axis, largest=int(direction == "DESCENDING"), sorted=1, tf_op="TopKV2")
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
@@ -49,7 +49,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """int32 positions that sort ``values`` along ``axis`` (ties in their original order)."""
     positions = _top(values, axis, direction)[1]
-    return run(bound("Cast", to=np.dtype(np.int32)), positions, tf_op="Cast")
+    return call("Cast", positions, to=np.dtype(np.int32), tf_op="Cast")
 
 
 def _out_index(out_idx, tf_op):
@@ -78,7 +78,7 @@ def _unique_arrays(x, index_dtype):
 
 
 def _unique(x, out_idx, tf_op):
-    x = tensor(x)
+    x = convert_to_tensor(x)
     index_dtype = _out_index(out_idx, tf_op)
     if x.array.ndim != 1:
         raise op_error("unique expects a 1D vector.", tf_op)
@@ -100,7 +100,7 @@ def _search(sorted_rows, values, right):
     """Insertion points of each row of ``values`` into the matching row of ``sorted_rows`` (numpy, vectorized)."""
     n, m = sorted_rows.shape[-1], values.shape[-1]
     if not (n and values.size):  # nothing to search in (every place is 0) or nothing to search
-        return np.zeros(values.shape, INT64)
+        return np.zeros(values.shape, I64)
     rows = sorted_rows.reshape(-1, n)
     queries = values.reshape(-1, m)
     side = "right" if right else "left"
@@ -110,7 +110,7 @@ def _search(sorted_rows, values, right):
         _, ranks = np.unique(np.concatenate([rows.reshape(-1), queries.reshape(-1)]), return_inverse=True)
         ranks = ranks.reshape(-1)
         width = ranks.max(initial=0) + 1
-        offsets = np.arange(rows.shape[0], dtype=INT64)[:, None] * width
+        offsets = np.arange(rows.shape[0], dtype=I64)[:, None] * width
         keys = (offsets + ranks[:rows.size].reshape(rows.shape)).reshape(-1)
         wanted = (offsets + ranks[rows.size:].reshape(queries.shape)).reshape(-1)
         found = (np.searchsorted(keys, wanted, side) - np.repeat(np.arange(rows.shape[0]) * n, m)).reshape(
@@ -134,9 +134,9 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dtypes.int32, n
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = '{side}'.")
     tf_op = "UpperBound" if side == "right" else "LowerBound"
-    s, v = tensor(sorted_sequence), tensor(values)
+    s, v = convert_to_tensor(sorted_sequence), convert_to_tensor(values)
     index_dtype = _out_index(out_type, tf_op)
-    same_dtype([s, v], tf_op)
+    same_dtype(tf_op, s, v)
     if s.array.ndim < 1 or v.array.ndim < 1:
         raise op_error("slice index -1 of dimension 0 out of bounds.", "StridedSlice")
     if int(np.prod(s.array.shape[:-1])) != int(np.prod(v.array.shape[:-1])):

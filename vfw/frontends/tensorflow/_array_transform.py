@@ -12,25 +12,12 @@ import builtins
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._array_common import (
-    INDEX_DTYPES,
-    INT64,
-    InvalidArgumentError,
-    bound,
-    host,
-    int64s,
-    int_values,
-    requires_record,
-    same_dtype,
-    shape_text,
-)
-from vfw.frontends.tensorflow._array_common import (
-    tensor as to_tensor,
-)
+from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow._array_common import int_values
 from vfw.frontends.tensorflow._array_ops import reshape, transpose
 from vfw.frontends.tensorflow._creation import cast
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, run, wrap
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, recording, wrap
+from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, int64s, same_dtype, shape_text
 
 _SLICE = op("Slice")
 _EXPAND = op("Expand")
@@ -48,13 +35,13 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         Fill with ``constant_values``, mirror without the edge, or mirror with the edge.
     constant_values : scalar of the tensor's dtype
     """
-    x = to_tensor(tensor)
+    x = convert_to_tensor(tensor)
     mode = mode.upper()
     if mode not in _PAD_MODES:
         raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
                          f"Received `mode` = {mode}")
     tf_op = "Pad" if mode == "CONSTANT" else "MirrorPad"
-    pads = to_tensor(paddings, dtype_hint=_dtypes.int32)
+    pads = convert_to_tensor(paddings, dtype_hint=_dtypes.int32)
     if pads.array.dtype not in INDEX_DTYPES:
         raise op_error(f"Value for attr 'Tpaddings' of {_dtypes.of_array(pads.array).name} is not in the list of "
                        "allowed values: int32, int64", tf_op)
@@ -71,19 +58,19 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if mode == "CONSTANT":
         dtype = _dtypes.of_array(x.array)
         if isinstance(constant_values, CoreTensor):
-            value = to_tensor(constant_values)
+            value = convert_to_tensor(constant_values)
         elif type(constant_values) is int and constant_values == 0:  # the default: the dtype's zero (b"", False)
             value = wrap(np.array(b"", object) if dtype == _dtypes.string else np.zeros((), x.array.dtype))
         else:
             value = convert_to_tensor(constant_values, dtype)
         if value.array.dtype != x.array.dtype:
-            same_dtype([x, x, value], "PadV2")
-        if not requires_record(x):  # a filled array with the input written in: much cheaper than np.pad
+            same_dtype("PadV2", x, x, value)
+        if not recording(x):  # a filled array with the input written in: much cheaper than np.pad
             out = np.full([b + d + a for (b, a), d in zip(pairs, shape)], value.array.reshape(()))
             out[tuple(builtins.slice(b, b + d) for (b, _), d in zip(pairs, shape))] = x.array
             return wrap(out)
         flat = int64s([b for b, _ in pairs] + [a for _, a in pairs])
-        return run(bound("Pad", mode="constant"), x, flat, value.array.reshape(()), tf_op="PadV2")
+        return call("Pad", x, flat, value.array.reshape(()), mode="constant", tf_op="PadV2")
     for (b, a), d in zip(pairs, shape):
         limit = d if mode == "SYMMETRIC" else d - 1
         if b > limit or a > limit:
@@ -103,19 +90,19 @@ def _mirror_pad(x, pairs, with_edge):
         folded = np.mod(positions, period) if period else np.zeros_like(positions)
         mirrored = period - folded - (1 if with_edge else 0)
         indices = np.where(folded < d, folded, mirrored)
-        x = run(bound("Gather", axis=axis), x, indices.astype(INT64), tf_op="MirrorPad")
+        x = call("Gather", x, indices.astype(I64), axis=axis, tf_op="MirrorPad")
     return x
 
 
 def reverse(tensor, axis, name=None):
     """``tensor`` with the order of elements reversed along each dim of ``axis`` (a 1-D list)."""
-    x = to_tensor(tensor)
+    x = convert_to_tensor(tensor)
     rank = x.array.ndim
-    axes_arg = to_tensor(axis, dtype_hint=_dtypes.int32)
+    axes_arg = convert_to_tensor(axis, dtype_hint=_dtypes.int32)
     if axes_arg.array.ndim != 1:
         raise op_error(f"'dims' must be 1-dimension, not {axes_arg.array.ndim}", "ReverseV2")
     axes = []
-    for i, a in enumerate(int_values(axes_arg, "Tidx", "ReverseV2", python_error=InvalidArgumentError)):
+    for i, a in enumerate(int_values(axes_arg, "Tidx", "ReverseV2", python_error=errors.InvalidArgumentError)):
         if not -rank <= a < rank:
             raise op_error(f"'axis'[{i}] = {a} is out of valid range [0, {rank - 1}", "ReverseV2")
         if a % rank in axes:
@@ -123,7 +110,7 @@ def reverse(tensor, axis, name=None):
         axes.append(a % rank)
     if not axes:
         return x
-    if not requires_record(x):
+    if not recording(x):
         return wrap(np.flip(x.array, axes))
     n = len(axes)
     return call(_SLICE, x, int64s([-1] * n), int64s([np.iinfo(np.int64).min] * n), int64s(axes),
@@ -132,8 +119,8 @@ def reverse(tensor, axis, name=None):
 
 def roll(input, shift, axis, name=None):
     """``input`` with elements shifted by ``shift`` along ``axis`` (wrapping around; repeated axes add up)."""
-    x = to_tensor(input)
-    shifts, axes = (int_values(v, "Tshift", "Roll", python_error=InvalidArgumentError) for v in (shift, axis))
+    x = convert_to_tensor(input)
+    shifts, axes = (int_values(v, "Tshift", "Roll", python_error=errors.InvalidArgumentError) for v in (shift, axis))
     if len(shifts) != len(axes):
         raise op_error("shift and axis must have the same size", "Roll")
     rank = x.array.ndim
@@ -142,19 +129,19 @@ def roll(input, shift, axis, name=None):
         if not -rank <= a < rank:
             raise op_error(f"axis {a} is out of range", "Roll")
         total[a % rank] = total.get(a % rank, 0) + s
-    if not requires_record(x):
+    if not recording(x):
         return wrap(np.roll(x.array, list(total.values()), list(total.keys())))
     for a, s in total.items():
         d = x.array.shape[a]
         if d and s % d:
-            x = run(bound("Gather", axis=a), x, (np.arange(d) - s) % d, tf_op="Roll")
+            x = call("Gather", x, (np.arange(d) - s) % d, axis=a, tf_op="Roll")
     return x
 
 
 def broadcast_to(input, shape, name=None):
     """``input`` broadcast to ``shape`` (each input dim is 1 or equal to the target's)."""
-    x = to_tensor(input)
-    dims = int_values(shape, "Tidx", "BroadcastTo", python_error=InvalidArgumentError)
+    x = convert_to_tensor(input)
+    dims = int_values(shape, "Tidx", "BroadcastTo", python_error=errors.InvalidArgumentError)
     for d in dims:
         if d < 0:
             raise op_error(f"Dimension {d} must be >= 0", "BroadcastTo")
@@ -167,7 +154,7 @@ def broadcast_to(input, shape, name=None):
             raise op_error(f"Incompatible shapes: {shape_text(src)} vs. {shape_text(dims)}", "BroadcastTo")
     if src == tuple(dims):
         return x
-    return run(_EXPAND, x, int64s(dims), tf_op="BroadcastTo")
+    return call(_EXPAND, x, int64s(dims), tf_op="BroadcastTo")
 
 
 def repeat(input, repeats, axis=None, name=None):
@@ -175,8 +162,8 @@ def repeat(input, repeats, axis=None, name=None):
 
     ``repeats`` is one count for all or one per element along the axis (negative counts as 0).
     """
-    x = to_tensor(input)
-    counts = to_tensor(repeats, dtype_hint=_dtypes.int32)
+    x = convert_to_tensor(input)
+    counts = convert_to_tensor(repeats, dtype_hint=_dtypes.int32)
     if counts.array.dtype.kind not in "iu":
         raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = {repeats} "
                         f"of dtype: <dtype: '{_dtypes.of_array(counts.array).name}'>")
@@ -192,9 +179,9 @@ def repeat(input, repeats, axis=None, name=None):
         raise ValueError(f"Dimensions {d} and {counts.array.size} are not compatible")
 
     def positions(n):  # each position along the axis, repeated (negative counts as 0)
-        return np.repeat(np.arange(d, dtype=INT64), np.broadcast_to(np.maximum(n.reshape(-1), 0), (d,)))
+        return np.repeat(np.arange(d, dtype=I64), np.broadcast_to(np.maximum(n.reshape(-1), 0), (d,)))
 
-    return run(bound("Gather", axis=axis), x, host(positions, counts), tf_op="Repeat")
+    return call("Gather", x, host(positions, counts), axis=axis, tf_op="Repeat")
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
@@ -202,9 +189,9 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
 
     ``maxlen`` defaults to the largest length.
     """
-    lengths = to_tensor(lengths)
+    lengths = convert_to_tensor(lengths)
     if maxlen is not None:
-        limit = to_tensor(maxlen)
+        limit = convert_to_tensor(maxlen)
         if limit.array.ndim:
             raise ValueError("Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = "
                              f"{maxlen} with shape '{limit.array.shape}' instead")
@@ -227,8 +214,8 @@ def meshgrid(*args, **kwargs):
         raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
     if not args:
         return []
-    vectors = [reshape(to_tensor(a), [-1]) for a in args]
-    same_dtype(vectors, "Mul")
+    vectors = [reshape(convert_to_tensor(a), [-1]) for a in args]
+    same_dtype("Mul", *vectors)
     sizes = [v.array.shape[0] for v in vectors]
     if indexing == "xy" and len(sizes) > 1:
         sizes[0], sizes[1] = sizes[1], sizes[0]
@@ -246,8 +233,8 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     if seq_axis is None:
         raise TypeError("Expected int for argument 'seq_dim' not None.")
     batch_axis = 0 if batch_axis is None else batch_axis
-    x = to_tensor(input)
-    lengths = to_tensor(seq_lengths)
+    x = convert_to_tensor(input)
+    lengths = convert_to_tensor(seq_lengths)
     shape = x.array.shape
     rank = len(shape)
     seq_axis, batch_axis = seq_axis % builtins.max(rank, 1), batch_axis % builtins.max(rank, 1)
@@ -262,10 +249,10 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     steps = np.arange(shape[seq_axis]).reshape([-1 if i == seq_axis else 1 for i in builtins.range(rank)])
 
     def positions(n):  # where each element comes from along the sequence axis
-        counts = n.astype(INT64).reshape([-1 if i == batch_axis else 1 for i in builtins.range(rank)])
+        counts = n.astype(I64).reshape([-1 if i == batch_axis else 1 for i in builtins.range(rank)])
         return np.ascontiguousarray(np.broadcast_to(np.where(steps < counts, counts - 1 - steps, steps), shape))
 
-    return run(bound("GatherElements", axis=seq_axis), x, host(positions, lengths), tf_op="ReverseSequence")
+    return call("GatherElements", x, host(positions, lengths), axis=seq_axis, tf_op="ReverseSequence")
 
 
 # -- space <-> depth (NHWC) --------------------------------------------------------------------------------------
@@ -278,7 +265,7 @@ def _block_check(x, block_size, tf_op):
 
 def space_to_depth(input, block_size, data_format="NHWC", name=None):
     """Move ``block_size x block_size`` spatial blocks of an NHWC tensor into its channels."""
-    x = to_tensor(input)
+    x = convert_to_tensor(input)
     _block_check(x, block_size, "SpaceToDepth")
     n, h, w, c = x.array.shape
     if h % block_size or w % block_size:
@@ -290,7 +277,7 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None):
 
 def depth_to_space(input, block_size, data_format="NHWC", name=None):
     """Move channel groups of an NHWC tensor into ``block_size x block_size`` spatial blocks."""
-    x = to_tensor(input)
+    x = convert_to_tensor(input)
     _block_check(x, block_size, "DepthToSpace")
     n, h, w, c = x.array.shape
     if c % (block_size ** 2):
@@ -302,8 +289,8 @@ def depth_to_space(input, block_size, data_format="NHWC", name=None):
 
 # -- space <-> batch (the spatial dims after the batch dim) ------------------------------------------------------
 def _block_args(x, block_shape, pairs, what, tf_op):
-    blocks = int_values(block_shape, "Tblock_shape", tf_op, python_error=InvalidArgumentError)
-    amounts = to_tensor(pairs, dtype_hint=_dtypes.int32)
+    blocks = int_values(block_shape, "Tblock_shape", tf_op, python_error=errors.InvalidArgumentError)
+    amounts = convert_to_tensor(pairs, dtype_hint=_dtypes.int32)
     m = len(blocks)
     if amounts.array.shape != (m, 2):
         raise op_error(f"{what} should have shape [{m}, 2] instead of {shape_text(amounts.array.shape)}", tf_op)
@@ -323,7 +310,7 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
 
     Output ``[batch * prod(block_shape), padded_1 / block_1, ..., padded_M / block_M, remaining dims...]``.
     """
-    x = to_tensor(input)
+    x = convert_to_tensor(input)
     blocks, pads = _block_args(x, block_shape, paddings, "paddings", "SpaceToBatchND")
     m = len(blocks)
     shape = x.array.shape
@@ -343,7 +330,7 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
 
 def batch_to_space(input, block_shape, crops, name=None):
     """The inverse of ``space_to_batch_nd``: move batch blocks back into the spatial dims, then crop them."""
-    x = to_tensor(input)
+    x = convert_to_tensor(input)
     blocks, cuts = _block_args(x, block_shape, crops, "crops", "BatchToSpaceND")
     m = len(blocks)
     shape = x.array.shape
@@ -378,7 +365,7 @@ def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=Non
     shape = np.array(int_values(input_shape, "input_shape"))
     blocks = np.array(int_values(block_shape, "block_shape"))
     base = np.zeros((len(blocks), 2), np.int64) if base_paddings is None else np.asarray(
-        to_tensor(base_paddings, dtype_hint=_dtypes.int32).array, np.int64)
+        convert_to_tensor(base_paddings, dtype_hint=_dtypes.int32).array, np.int64)
     extra = (-(shape + base[:, 0] + base[:, 1])) % blocks
     paddings = np.stack([base[:, 0], base[:, 1] + extra], axis=1).astype(np.int32)
     crops = np.stack([np.zeros_like(extra), extra], axis=1).astype(np.int32)

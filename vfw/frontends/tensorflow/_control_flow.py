@@ -164,7 +164,7 @@ def _raising_branch(error, like):
         return tuple(np.zeros(a.shape, a.dtype) for a in templates)  # the tracing run only (nothing reads it)
 
     def traced():
-        outputs = _dispatch.call(_dispatch.op("PyFunc", token=current_trace().callback(run)))
+        outputs = _dispatch.callback(current_trace(), run)
         return list(outputs[:len(like.outputs)])
 
     sub = trace_subgraph(traced, [], "cond_failed")
@@ -344,7 +344,7 @@ def _assert_some(preds):
     truth = [bool(p.array.reshape(-1)[0]) for p in preds]
     if not any(truth):
         raise _no_case(truth)
-    _dispatch.call(_dispatch.op("PyFunc", token=current_trace().callback(check)), *preds)
+    _dispatch.callback(current_trace(), check, *preds)
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):

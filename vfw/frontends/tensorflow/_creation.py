@@ -12,21 +12,20 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
-from vfw.frontends.tensorflow._array_common import (
-    INDEX_DTYPES,
-    INT32,
-    INT64,
-    bound,
-    fresh,
+from vfw.frontends.tensorflow._array_common import fresh, int_values, scalar_int
+from vfw.frontends.tensorflow._conversion import MIXED
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
+    holds_tensors,
     host,
-    int64s,
-    int_values,
-    requires_record,
-    same_dtype,
-    scalar_int,
-    tensor,
+    is_tensor_like,
+    op,
+    op_error,
+    recording,
+    wrap,
 )
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, run, wrap
+from vfw.frontends.tensorflow._op_support import I32, I64, INDEX_DTYPES, int64s, same_dtype, with_dtype
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
 
 _IDENTITY = op("Identity")
@@ -38,6 +37,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
     Parameters
     ----------
     value : scalar, nested sequence, numpy array or Tensor
+        Unlike ``convert_to_tensor``, a sequence holding tensors raises ValueError (TF does not pack it).
     dtype : DType, optional
         The element type (inferred as TF does when omitted: ints int32, floats float32).
     shape : sequence of int, optional
@@ -51,6 +51,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
             raise TypeError(f"Expected tensor {t.array} with dtype {_dtypes.as_dtype(dtype)!r}, but got dtype "
                             f"{t.dtype!r}.")
     else:
+        if (value.__class__ is list or value.__class__ is tuple) and holds_tensors(value):
+            raise ValueError(_unpacked_message(value))
         t = convert_to_tensor(value, dtype)
     if shape is None:
         return t
@@ -64,6 +66,19 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return wrap(t.array.reshape(dims))
 
 
+def _unpacked_message(value):
+    """TF's ValueError text for ``tf.constant`` of a sequence holding tensors (its data conversion reads each
+    element as a number or a sequence)."""
+    first = value
+    while first.__class__ is list or first.__class__ is tuple:
+        first = first[0] if first else None
+    if isinstance(first, CoreTensor):
+        return "TypeError: Scalar tensor has no `len()`"
+    if is_tensor_like(first):
+        return f"TypeError: object of type '{type(first).__name__}' has no len()"
+    return MIXED
+
+
 # -- filled tensors ----------------------------------------------------------------------------------------------
 def _dims(shape, tf_op="Fill"):
     """A ``shape`` argument as a tuple of non-negative ints, with TF's errors."""
@@ -74,7 +89,7 @@ def _dims(shape, tf_op="Fill"):
         else:
             return tuple(shape)
     if not isinstance(shape, (int, np.integer, TensorShape)):
-        converted = tensor(shape, dtype_hint=_dtypes.int32)
+        converted = convert_to_tensor(shape, dtype_hint=_dtypes.int32)
         if converted.array.ndim > 1:
             raise op_error(f"dims must represent a vector, got shape {list(converted.array.shape)}", tf_op)
     dims = int_values(shape, "index_type", tf_op)
@@ -118,16 +133,16 @@ def fill(dims, value, name=None, layout=None):
     Differentiable in ``value`` (the gradient is the sum of the output gradient), as in TF.
     """
     shape = _dims(dims)
-    value = tensor(value)
+    value = convert_to_tensor(value)
     if value.array.ndim:
         raise op_error(f"value must represent a scalar, got shape {list(value.array.shape)}", "Fill")
-    if requires_record(value):
+    if recording(value):
         return call("Expand", value, int64s(shape), tf_op="Fill")
     return fresh(np.full(shape, value.array))
 
 
 def _like(input, dtype, value, fn):
-    x = tensor(input)
+    x = convert_to_tensor(input)
     dtype = _dtypes.of_array(x.array) if dtype is None else _dtypes.as_dtype(dtype)
     if value and dtype == _dtypes.string:
         raise op_error("Value for attr 'T' of string is not in the list of allowed values: bfloat16, half, float, "
@@ -172,13 +187,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001  
         start, limit = 0, start
     if dtype is None and type(start) is type(limit) is type(delta) is int and delta > 0 and \
             -2 ** 31 <= start <= limit < 2 ** 31:  # the common tf.range(n): int32, no checks left to make
-        return fresh(np.arange(start, limit, delta, INT32))
+        return fresh(np.arange(start, limit, delta, I32))
     if dtype is not None:
         dtype = _dtypes.as_dtype(dtype)
-        values = [tensor(v) if isinstance(v, CoreTensor) else convert_to_tensor(v, dtype)
-                  for v in (start, limit, delta)]
+        values = [with_dtype(v, dtype) for v in (start, limit, delta)]
     else:
-        values = [tensor(v) for v in (start, limit, delta)]
+        values = [convert_to_tensor(v) for v in (start, limit, delta)]
         found = [_dtypes.of_array(v.array) for v in values]
         dtype = builtins.max(found, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else -1)
     if dtype in _RANGE_NO_KERNEL:
@@ -195,7 +209,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001  
         raise op_error(f"Requires start <= limit when delta > 0: {_text(start)}/{_text(limit)}", "Range")
     if delta < 0 and not start >= limit:
         raise op_error(f"Requires start >= limit when delta < 0: {_text(start)}/{_text(limit)}", "Range")
-    if requires_record(*values):  # a traced tensor argument: the graph computes the range from each run's value
+    if recording(*values):  # a traced tensor argument: the graph computes the range from each run's value
         return host(lambda *args: _range_values(*(a.reshape(()).astype(dtype.np) for a in args)), *values)
     return fresh(_range_values(*arrays))
 
@@ -224,7 +238,7 @@ def linspace(start, stop, num, name=None, axis=0):
     ``start`` and ``stop`` may be tensors of any (broadcastable) shape; integer ones give float64
     values, as TF's. Differentiable in ``start`` and ``stop``.
     """
-    start = tensor(start)
+    start = convert_to_tensor(start)
     try:
         stop = convert_to_tensor(stop, _dtypes.of_array(start.array))
     except ValueError as e:
@@ -233,7 +247,7 @@ def linspace(start, stop, num, name=None, axis=0):
         start, stop = (cast(v, _dtypes.float64) for v in (start, stop))
     if isinstance(num, float) or isinstance(num, CoreTensor) and num.array.dtype.kind not in "iu":
         raise TypeError(f"Argument `tensor` (name: num) must be of type integer. Received `tensor` = {num} of dtype: "
-                        f"{_dtypes.of_array(tensor(num).array)!r}")
+                        f"{_dtypes.of_array(convert_to_tensor(num).array)!r}")
     n = scalar_int(num, "num")
     if n < 0:
         raise op_error(f"Requires start <= limit when delta > 0: 1/{n}", "Range")
@@ -244,19 +258,19 @@ def linspace(start, stop, num, name=None, axis=0):
     axis = axis % (rank + 1)
     first, last = (_at_axis(v, shape, axis) for v in (start, stop))
     if n <= 1:  # stop stays connected (a zero gradient), as in TF
-        both = run(bound("Concat", axis=axis), first, last, tf_op="ConcatV2")
-        return run(bound("Slice"), both, int64s([0]), int64s([n]), int64s([axis]), tf_op="StridedSlice")
+        both = call("Concat", first, last, axis=axis, tf_op="ConcatV2")
+        return call("Slice", both, int64s([0]), int64s([n]), int64s([axis]), tf_op="StridedSlice")
     steps = np.arange(1, n - 1, dtype=start.array.dtype).reshape((n - 2,) + (1,) * (rank - axis))
-    delta = run(bound("Div"), run(bound("Sub"), last, first), np.array(n - 1, start.array.dtype))
-    middle = run(bound("Add"), first, run(bound("Mul"), delta, steps))
-    return run(bound("Concat", axis=axis), first, middle, last, tf_op="ConcatV2")
+    delta = call("Div", call("Sub", last, first), np.array(n - 1, start.array.dtype))
+    middle = call("Add", first, call("Mul", delta, steps))
+    return call("Concat", first, middle, last, axis=axis, tf_op="ConcatV2")
 
 
 def _at_axis(t, shape, axis):
     """``t`` broadcast to ``shape`` with a size-1 dim inserted at ``axis`` (engine ops: differentiable)."""
     if t.array.shape != tuple(shape):
-        t = run(bound("Expand"), t, int64s(shape))
-    return run(bound("Unsqueeze"), t, int64s([axis]))
+        t = call("Expand", t, int64s(shape))
+    return call("Unsqueeze", t, int64s([axis]))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
@@ -275,7 +289,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
     return fresh(np.broadcast_to(matrix, dims).copy() if batch else matrix)
 
 
-_ONE_HOT_INDICES = {np.dtype(np.uint8), np.dtype(np.int8), INT32, INT64}
+_ONE_HOT_INDICES = {np.dtype(np.uint8), np.dtype(np.int8), I32, I64}
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -284,7 +298,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     Indices outside ``[0, depth)`` (negative ones included) give all-off vectors. The dtype is
     ``dtype``, else that of ``on_value``/``off_value``, else float32. Not differentiable (as in TF).
     """
-    indices = tensor(indices, dtype_hint=_dtypes.int32)  # as TF, so that [] gives int indices
+    indices = convert_to_tensor(indices, dtype_hint=_dtypes.int32)  # as TF, so that [] gives int indices
     if indices.array.dtype not in _ONE_HOT_INDICES:
         raise op_error(f"Value for attr 'TI' of {_dtypes.of_array(indices.array).name} is not in the list of allowed "
                        "values: uint8, int8, int32, int64", "OneHot")
@@ -328,10 +342,10 @@ def _one_hot_value(value, dtype):
     """An on/off value as a tensor of ``dtype`` (when given): TypeError for a tensor of another dtype."""
     if dtype is None or not isinstance(value, CoreTensor):
         return convert_to_tensor(value, dtype)
-    found = _dtypes.of_array(tensor(value).array)
+    found = _dtypes.of_array(convert_to_tensor(value).array)
     if found != dtype:
         raise TypeError(f"dtype {_old_repr(found)} of on_value does not match dtype parameter {_old_repr(dtype)}")
-    return tensor(value)
+    return convert_to_tensor(value)
 
 
 def _old_repr(dtype):
@@ -364,13 +378,13 @@ def cast(x, dtype, name=None):
                        f"{_dispatch.kernel_type_name(dtype)} is not supported", "Cast", errors.UnimplementedError)
     if source.kind == "c" or dtype.is_complex:  # the engine has no complex dtypes: numpy, no gradient
         return wrap((x.array.real if not dtype.is_complex else x.array).astype(dtype.np))
-    return run(bound("Cast", to=dtype.np), x, tf_op="Cast")
+    return call("Cast", x, to=dtype.np, tf_op="Cast")
 
 
 def saturate_cast(value, dtype, name=None):
     """``value`` cast to ``dtype``, first clamped to the range both dtypes hold (no wrap-around, inf -> max)."""
     dtype = _dtypes.as_dtype(dtype)
-    value = tensor(value)
+    value = convert_to_tensor(value)
     source = _dtypes.of_array(value.array)
     if source.is_complex and not dtype.is_complex:
         value = wrap(value.array.real)
@@ -383,7 +397,7 @@ def saturate_cast(value, dtype, name=None):
                        f"{source.name.upper()}]", None, errors.NotFoundError)
     if not source.is_complex:
         low, high = _clamp_bounds(source, dtype)
-        value = run(bound("Min"), run(bound("Max"), value, low, tf_op="ClipByValue"), high, tf_op="ClipByValue")
+        value = call("Min", call("Max", value, low, tf_op="ClipByValue"), high, tf_op="ClipByValue")
     return cast(value, dtype)
 
 
@@ -408,7 +422,7 @@ def _number(limit):
 # -- identity and shapes -----------------------------------------------------------------------------------------
 def identity(input, name=None):
     """A tensor with the values of ``input`` (the gradient passes through)."""
-    return run(_IDENTITY, tensor(input), tf_op="Identity")
+    return call(_IDENTITY, convert_to_tensor(input), tf_op="Identity")
 
 
 def identity_n(input, name=None):
@@ -426,8 +440,8 @@ def _out_type(out_type, tf_op):
 
 def shape(input, out_type=None, name=None):
     """The shape of ``input`` as a 1-D int32 (or ``out_type``) tensor."""
-    out = INT32 if out_type is None else _out_type(out_type, "Shape")
-    return fresh(np.array(tensor(input).array.shape, out))
+    out = I32 if out_type is None else _out_type(out_type, "Shape")
+    return fresh(np.array(convert_to_tensor(input).array.shape, out))
 
 
 def shape_n(input, out_type=_dtypes.int32, name=None):
@@ -437,25 +451,25 @@ def shape_n(input, out_type=_dtypes.int32, name=None):
 
 def size(input, out_type=None, name=None):
     """The number of elements of ``input`` as a scalar int32 (or ``out_type``) tensor."""
-    dtype = INT32 if out_type is None else _dtypes.as_dtype(out_type).np
-    return fresh(np.array(tensor(input).array.size, dtype))
+    dtype = I32 if out_type is None else _dtypes.as_dtype(out_type).np
+    return fresh(np.array(convert_to_tensor(input).array.size, dtype))
 
 
 def rank(input, name=None):
     """The number of dimensions of ``input`` as a scalar int32 tensor."""
-    return fresh(np.array(tensor(input).array.ndim, INT32))
+    return fresh(np.array(convert_to_tensor(input).array.ndim, I32))
 
 
 def ensure_shape(x, shape, name=None):
     """``x`` itself, after checking its shape is compatible with ``shape`` (None dims match anything)."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     expected = as_shape(shape)
     if not expected.is_compatible_with(x.array.shape):
         found = ",".join(str(d) for d in x.array.shape)
         wanted = ",".join("?" if d is None else str(d) for d in expected.as_list())
         raise op_error(f"Shape of tensor input [{found}] is not compatible with expected shape [{wanted}].",
                        "EnsureShape")
-    return run(_IDENTITY, x, tf_op="EnsureShape")
+    return call(_IDENTITY, x, tf_op="EnsureShape")
 
 
 def broadcast_static_shape(shape_x, shape_y):
@@ -493,10 +507,9 @@ def _tuple_text(shape):
 
 def broadcast_dynamic_shape(shape_x, shape_y):
     """The shape (a 1-D integer tensor) two shapes given as 1-D integer tensors broadcast to."""
-    x = tensor(shape_x)
-    y = tensor(shape_y) if isinstance(shape_y, CoreTensor) else convert_to_tensor(
-        shape_y, dtype_hint=_dtypes.of_array(x.array))
-    same_dtype([x, y], "BroadcastArgs")
+    x = convert_to_tensor(shape_x)
+    y = convert_to_tensor(shape_y, dtype_hint=_dtypes.of_array(x.array))
+    same_dtype("BroadcastArgs", x, y)
     a, b = (tuple(int(d) for d in v.array.reshape(-1)) for v in (x, y))
     try:
         out = np.broadcast_shapes(a, b)
@@ -525,7 +538,7 @@ def get_static_value(tensor_, partial=False):
 
 def bitcast(input, type, name=None):  # noqa: A002  (TF's argument name)
     """The bytes of ``input`` read as dtype ``type``: a wider type merges the last dim, a narrower one adds a dim."""
-    x = tensor(input)
+    x = convert_to_tensor(input)
     target = _dtypes.as_dtype(type)
     source_size, target_size = x.array.dtype.itemsize, target.np.itemsize
     shape = x.array.shape

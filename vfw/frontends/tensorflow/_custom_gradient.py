@@ -10,7 +10,7 @@ import functools
 import inspect
 
 from vfw.core import autograd
-from vfw.frontends.tensorflow import _dispatch, _structure, _tape_state
+from vfw.frontends.tensorflow import _dispatch, _tape_state, nest
 from vfw.frontends.tensorflow._dtypes import of_array
 
 _FLOATS = autograd.dt.FLOATS
@@ -89,7 +89,7 @@ def custom_gradient(f=None):
         inputs = arg_inputs + var_inputs
         if not any(x is not None and x.requires_grad for x in inputs):
             return result
-        outputs = [_dispatch.wrap(_dispatch.convert_to_tensor(o).array) for o in _structure.flatten(result)]
+        outputs = [_dispatch.wrap(_dispatch.convert_to_tensor(o).array) for o in nest.flatten(result)]
 
         def backward(*output_grads):
             upstream = [_dispatch.as_tf(g) for g in output_grads]
@@ -105,7 +105,7 @@ def custom_gradient(f=None):
                 out.requires_grad = True
                 out.grad_node = node
                 out.grad_slot = slot
-        return _structure.pack_like(result, outputs)
+        return nest.pack_sequence_as(result, outputs)
 
     return decorated
 

@@ -11,9 +11,7 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._array_common import host
-from vfw.frontends.tensorflow._array_common import tensor as to_tensor
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op, op_error, operands, run
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, operands
 from vfw.frontends.tensorflow._shape import TensorShape
 
 _SUMMARIZE = 3  # entries TF shows of each tensor by default
@@ -82,7 +80,7 @@ assert_greater_equal = _comparison("assert_greater_equal", ">=", np.greater_equa
 def _sign_check(name, symbol, numpy_op):
     """``name``: raise InvalidArgumentError unless ``x {symbol} 0`` holds everywhere."""
     def assertion(x, message=None, summarize=None, name=None):
-        t = to_tensor(x)
+        t = convert_to_tensor(x)
         count = _SUMMARIZE if summarize is None else summarize
 
         def check(xa):
@@ -110,7 +108,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 
     ``rtol`` and ``atol`` default to 10 machine epsilons of the (float) dtype.
     """
-    a = to_tensor(x)
+    a = convert_to_tensor(x)
     try:
         b = convert_to_tensor(y, _dtypes.of_array(a.array))
     except ValueError as e:
@@ -138,7 +136,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 
 # -- static checks -----------------------------------------------------------------------------------------------
 def _rank_value(rank):
-    value = to_tensor(rank)
+    value = convert_to_tensor(rank)
     if value.array.ndim:
         raise ValueError("Rank must be a scalar.")
     return int(value.array)
@@ -150,7 +148,7 @@ def _static_text(t):
 
 def assert_rank(x, rank, message=None, name=None):
     """Raise ValueError unless ``x`` has rank ``rank``."""
-    t = to_tensor(x)
+    t = convert_to_tensor(x)
     wanted = _rank_value(rank)
     if t.array.ndim != wanted:
         raise ValueError(f"{message or ''}Tensor  must have rank {wanted}.  {_static_text(t)}")
@@ -158,7 +156,7 @@ def assert_rank(x, rank, message=None, name=None):
 
 def assert_rank_at_least(x, rank, message=None, name=None):
     """Raise ValueError unless ``x`` has rank ``rank`` or more."""
-    t = to_tensor(x)
+    t = convert_to_tensor(x)
     wanted = _rank_value(rank)
     if t.array.ndim < wanted:
         raise ValueError(f"{message or ''}Tensor  must have rank at least {wanted}.  {_static_text(t)}")
@@ -166,7 +164,7 @@ def assert_rank_at_least(x, rank, message=None, name=None):
 
 def assert_rank_in(x, ranks, message=None, name=None):
     """Raise ValueError unless the rank of ``x`` is one of ``ranks``."""
-    t = to_tensor(x)
+    t = convert_to_tensor(x)
     wanted = tuple(_rank_value(r) for r in ranks)
     if t.array.ndim not in wanted:
         raise ValueError(f"{message or ''}Tensor  must have rank in {wanted}.  {_static_text(t)}")
@@ -188,7 +186,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
     bound = {}
     for value, spec in pairs:
-        t = to_tensor(value)
+        t = convert_to_tensor(value)
         if not hasattr(spec, "__iter__") and not hasattr(spec, "__getitem__"):
             raise ValueError(f"{_tensortext(t)}.  Specified shape must be an iterable.  An iterable has the "
                              f"attribute `__iter__` or `__getitem__`.  Received specified shape: {spec}")
@@ -223,7 +221,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
 
 def assert_type(tensor, tf_type, message=None, name=None):
     """Raise TypeError unless ``tensor`` has dtype ``tf_type``."""
-    t = to_tensor(tensor)
+    t = convert_to_tensor(tensor)
     wanted = _dtypes.as_dtype(tf_type)
     found = _dtypes.of_array(t.array)
     if found != wanted:
@@ -232,7 +230,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
 
 def assert_integer(x, message=None, name=None):
     """Raise TypeError unless ``x`` has an integer dtype."""
-    found = _dtypes.of_array(to_tensor(x).array)
+    found = _dtypes.of_array(convert_to_tensor(x).array)
     if not found.is_integer:
         raise TypeError(f'{message or ""}Expected "x" to be integer type.  Found: tensor of dtype '
                         f"<dtype: '{found.name}'>")
@@ -240,7 +238,7 @@ def assert_integer(x, message=None, name=None):
 
 def assert_scalar(tensor, name=None, message=None):
     """Raise ValueError unless ``tensor`` is a scalar."""
-    t = to_tensor(tensor)
+    t = convert_to_tensor(tensor)
     if t.array.ndim:
         raise ValueError(f"{message or ''}Expected scalar shape, saw shape: {TensorShape(t.array.shape)}.")
 
@@ -250,7 +248,7 @@ def assert_same_float_dtype(tensors=None, dtype=None):
     found = None if dtype is None else _dtypes.as_dtype(dtype)
     first = None
     for t in tensors or []:
-        current = _dtypes.of_array(to_tensor(t).array)
+        current = _dtypes.of_array(convert_to_tensor(t).array)
         if found is None:
             found, first = current, t
         elif current != found:
@@ -271,7 +269,7 @@ def assert_proper_iterable(values):
 # -- numerics and Assert -----------------------------------------------------------------------------------------
 def check_numerics(tensor, message, name=None):
     """``tensor`` itself, after checking it holds no NaN or Inf (InvalidArgumentError naming which)."""
-    t = to_tensor(tensor)
+    t = convert_to_tensor(tensor)
     dtype = _dtypes.of_array(t.array)
     if not dtype.is_floating:
         raise op_error(f"Value for attr 'T' of {dtype.name} is not in the list of allowed values: bfloat16, half, "
@@ -284,7 +282,7 @@ def check_numerics(tensor, message, name=None):
             raise op_error(f"{message} : Tensor had {what} values", "CheckNumerics")
 
     _checked(check, t)
-    return run(_IDENTITY, t, tf_op="CheckNumerics")
+    return call(_IDENTITY, t, tf_op="CheckNumerics")
 
 
 def assert_all_finite(x, message, name=None):
@@ -297,7 +295,7 @@ def _data_text(item, summarize):
         return repr(item.encode())
     if isinstance(item, bytes):
         return repr(item)
-    values = np.asarray(to_tensor(item).array).reshape(-1)
+    values = np.asarray(convert_to_tensor(item).array).reshape(-1)
     shown = [str(v) for v in values[:summarize]]
     return ", ".join(shown + (["..."] if values.size > summarize else []))
 
@@ -315,7 +313,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802  (TF's nam
         if not condition:
             fail()
         return None
-    _checked(lambda c: None if c.all() else fail(), to_tensor(cond))
+    _checked(lambda c: None if c.all() else fail(), convert_to_tensor(cond))
     return None
 
 
@@ -323,7 +321,7 @@ def is_numeric_tensor(tensor):
     """Whether ``tensor`` is a tensor of a numeric (not bool or string) dtype."""
     if not isinstance(tensor, CoreTensor):
         return False
-    dtype = _dtypes.of_array(to_tensor(tensor).array)
+    dtype = _dtypes.of_array(convert_to_tensor(tensor).array)
     return dtype.is_floating or dtype.is_integer or dtype.is_complex or dtype.is_quantized
 
 

@@ -1,4 +1,4 @@
-"""TensorFlow's DType objects over numpy dtypes, and how TF infers the dtype of Python values."""
+"""TensorFlow's DType objects over numpy dtypes (how TF converts Python values: ``_conversion``)."""
 
 import builtins
 
@@ -212,66 +212,3 @@ def of_array(array):
     """The DType of a numpy array (bytes/str/object arrays are strings)."""
     found = _BY_NP.get(array.dtype)
     return string if found is None and array.dtype.kind in "SUO" else found
-
-
-# -- dtype inference of Python values ------------------------------------------------------------
-_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
-_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
-
-
-def infer(value):
-    """The DType ``tf.constant(value)`` gives a Python value or nested sequence without a dtype.
-
-    Python ints are int32 (int64 when one does not fit), floats float32, bools bool, complex
-    complex128, strings and bytes string; numpy values keep their dtype.
-
-    Raises
-    ------
-    ValueError
-        For ragged or out-of-range sequences and unsupported types, with TF's messages.
-    """
-    kinds = set()
-    big = False
-    for v in _leaves(value):
-        if isinstance(v, (np.ndarray, np.generic)):
-            found = _BY_NP.get(v.dtype) or (string if v.dtype.kind in "SUO" else None)
-            if found is None:
-                raise ValueError(f"Attempt to convert a value ({v!r}) with an unsupported type ({type(v)}) to a "
-                                 "Tensor.")
-            kinds.add(found)
-        elif isinstance(v, builtins.bool):
-            kinds.add(bool)
-        elif isinstance(v, builtins.int):
-            if not _INT64_MIN <= v <= _INT64_MAX:
-                raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
-            big = big or not _INT32_MIN <= v <= _INT32_MAX
-            kinds.add(int32)
-        elif isinstance(v, builtins.float):
-            kinds.add(float32)
-        elif isinstance(v, builtins.complex):
-            kinds.add(complex128)
-        elif isinstance(v, (builtins.str, builtins.bytes)):
-            kinds.add(string)
-        else:
-            raise ValueError(f"Attempt to convert a value ({v!r}) with an unsupported type ({type(v)}) to a Tensor.")
-    if not kinds:
-        return float32
-    if string in kinds:
-        return string
-    numpy_kinds = [k for k in kinds if k not in (bool, int32, float32, complex128)]
-    if numpy_kinds:  # numpy values inside a list decide the dtype (as numpy would combine them)
-        return _BY_NP[np.result_type(*[k.np for k in numpy_kinds])]
-    for candidate in (complex128, float32):
-        if candidate in kinds:
-            return candidate
-    if int32 in kinds:
-        return int64 if big else int32
-    return bool
-
-
-def _leaves(value):
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _leaves(v)
-    else:
-        yield value

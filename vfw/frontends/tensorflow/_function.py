@@ -301,17 +301,21 @@ class Function:
                 self._traced_run(args, kwargs, inline=True)
         return result
 
+    def _bound(self, args, kwargs):
+        """``(args, kwargs)`` bound to the function's parameters: keywords to positions, defaults filled in."""
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. "
+                            f"{describe_args(args, kwargs)}.") from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
     def _canonical(self, args, kwargs):
         """The call's arguments bound to the parameters (keywords to positions), numpy arrays as tensors,
         and checked against the input signature."""
         if self._signature is not None and (kwargs or len(args) != self._n_positional):
-            try:
-                bound = self._signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. "
-                                f"{describe_args(args, kwargs)}.") from None
-            bound.apply_defaults()
-            args, kwargs = bound.args, bound.kwargs
+            args, kwargs = self._bound(args, kwargs)
         if self._input_signature is not None:
             return self._conform(args, kwargs), {}
         return nest.map_structure(_as_argument, args), nest.map_structure(_as_argument, kwargs)
@@ -403,13 +407,7 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
         if self._signature is not None:
-            try:
-                bound = self._signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. "
-                                f"{describe_args(args, kwargs)}.") from None
-            bound.apply_defaults()
-            args, kwargs = bound.args, bound.kwargs
+            args, kwargs = self._bound(args, kwargs)
         template = nest.map_structure(as_spec, (tuple(args), dict(kwargs)))
         if self._input_signature is not None:
             self._conform(*nest.map_structure(example, template))

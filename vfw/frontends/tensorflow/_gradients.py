@@ -27,7 +27,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core.eager import execute
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _structure, _tape_state
+from vfw.frontends.tensorflow import _dispatch, _tape_state, nest
 from vfw.frontends.tensorflow._custom_gradient import custom_gradient, recompute_grad  # noqa: F401  (NAMESPACES)
 from vfw.frontends.tensorflow._dtypes import of_array
 from vfw.frontends.tensorflow._variables import Variable, primary
@@ -159,7 +159,7 @@ class GradientTape:
 
         Raises ValueError for anything else; non-float tensors are not watched (TF logs a warning).
         """
-        for t in _structure.flatten(tensor):
+        for t in nest.flatten(tensor):
             if isinstance(t, Variable):
                 self._watch_variable(primary(t))
             elif isinstance(t, CoreTensor):
@@ -235,14 +235,14 @@ class GradientTape:
         if isinstance(target, CoreTensor):
             targets = [target]
         else:
-            targets = [_target_tensor(t) for t in _structure.flatten(target)]
+            targets = [_target_tensor(t) for t in nest.flatten(target)]
         seeds = None if output_gradients is None else _seeds(targets, output_gradients)
-        single = isinstance(sources, (CoreTensor, Variable))
-        flat_sources = [sources] if single else _structure.flatten(sources)
+        single = isinstance(sources, (CoreTensor, Variable)) or hasattr(sources, "_tf_variable")
+        flat_sources = [_as_source(s) for s in ([sources] if single else nest.flatten(sources))]
         grads = self._differentiate(targets, flat_sources, seeds)
         self._end_use()
         results = [_finish(g, s, mode) for g, s in zip(grads, flat_sources)]
-        return results[0] if single else _structure.pack_like(sources, results)
+        return results[0] if single else nest.pack_sequence_as(sources, results)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE, parallel_iterations=None,
                  experimental_use_pfor=True):
@@ -256,7 +256,7 @@ class GradientTape:
         mode = _unconnected_mode(unconnected_gradients)
         self._start_use()
         target = _target_tensor(target)
-        flat_sources = _structure.flatten(sources)
+        flat_sources = [_as_source(s) for s in nest.flatten(sources)]
         shape = target.array.shape
         size = int(np.prod(shape, dtype=np.int64))
         rows = [self._differentiate([target], flat_sources, [_one_hot(size, i, shape, target.array.dtype)], True)
@@ -270,7 +270,7 @@ class GradientTape:
                 continue
             source_shape = _source_shape(source)
             results.append(_stacked(column, size, source_shape, shape + source_shape, _source_array(source).dtype))
-        return _structure.pack_like(sources, results)
+        return nest.pack_sequence_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
@@ -384,6 +384,12 @@ def _warn_non_float(t):
                  f"tf.{of_array(t.array).name}")
 
 
+def _as_source(x):
+    """The tf.Variable a wrapper stands for (a Keras variable exposes it as ``_tf_variable``), else ``x``."""
+    wrapped = getattr(x, "_tf_variable", None)
+    return x if wrapped is None else wrapped
+
+
 def _target_tensor(target):
     if isinstance(target, Variable):
         return target._current()
@@ -397,7 +403,7 @@ def _seeds(targets, output_gradients):
     if output_gradients is None:
         return None
     seeds = []
-    for target, seed in zip(targets, _structure.flatten(output_gradients)):
+    for target, seed in zip(targets, nest.flatten(output_gradients)):
         if seed is not None:
             seed = _dispatch.convert_to_tensor(seed, dtype_hint=of_array(target.array))
             shape = target.array.shape

@@ -12,31 +12,37 @@ import collections
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, run, wrap
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, wrap
 from vfw.frontends.tensorflow._linalg_ops import matmul
-from vfw.frontends.tensorflow._support import (
+from vfw.frontends.tensorflow._op_support import (
     BF16,
     F16,
     F32,
     F64,
     LAPACK,
-    binary,
-    bound,
+    OpTypes,
     cast,
-    check_dtype,
-    const,
     reduce,
     reshape,
     same_dtype,
-    tensor,
+    scalar_like,
     transpose_last,
-    unary,
 )
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
 Qr = collections.namedtuple("Qr", ["q", "r"])
 
 _HALF_TOO = LAPACK | {F16}
+_TRIANGULAR_SOLVE_TYPES = OpTypes("MatrixTriangularSolve", LAPACK | {F16, BF16}, LAPACK)
+_MATRIX_INVERSE_TYPES = OpTypes("MatrixInverse", _HALF_TOO)
+_MATRIX_DETERMINANT_TYPES = OpTypes("MatrixDeterminant", LAPACK | {F16}, LAPACK)
+_LOG_MATRIX_DETERMINANT_TYPES = OpTypes("LogMatrixDeterminant", LAPACK | {F16}, LAPACK)
+_MATRIX_SOLVE_TYPES = OpTypes("MatrixSolve", LAPACK | {F16}, LAPACK)
+_MATRIX_SOLVE_LS_TYPES = OpTypes("MatrixSolveLs", LAPACK | {F16}, LAPACK)
+_CHOLESKY_TYPES = OpTypes("Cholesky", LAPACK | {F16}, LAPACK)
+_QR_TYPES = OpTypes("Qr", _HALF_TOO)
+_SVD_TYPES = OpTypes("Svd", LAPACK | {F16}, LAPACK)
+_SELF_ADJOINT_EIG_V2_TYPES = OpTypes("SelfAdjointEigV2", LAPACK | {F16}, LAPACK)
 
 
 def _matrices(x, tf_op, square=True, what="Input matrix must be square."):
@@ -80,7 +86,7 @@ def _nan_where_failed(fn, x, fill=lambda shape, dtype: np.full(shape, np.nan, dt
     flat = reshape(x, (-1, rows, cols))
     parts = []
     for i in range(flat.array.shape[0]):
-        matrix = run(bound("Gather", axis=0), flat, np.asarray(i), tf_op="GatherV2")
+        matrix = call("Gather", flat, np.asarray(i), axis=0, tf_op="GatherV2")
         try:
             out = fn(matrix)
             parts.append((out,) if single else out)
@@ -88,8 +94,7 @@ def _nan_where_failed(fn, x, fill=lambda shape, dtype: np.full(shape, np.nan, dt
             parts.append(tuple(wrap(fill(s.array.shape, s.array.dtype)) for s in stand_in))
     results = []
     for k, s in enumerate(stand_in):
-        stacked = run(bound("Concat", axis=0), *[reshape(p[k], (1,) + s.array.shape) for p in parts],
-                      tf_op="Pack")
+        stacked = call("Concat", *[reshape(p[k], (1,) + s.array.shape) for p in parts], axis=0, tf_op="Pack")
         results.append(reshape(stacked, tuple(batch) + s.array.shape))
     return results[0] if single else tuple(results)
 
@@ -97,31 +102,31 @@ def _nan_where_failed(fn, x, fill=lambda shape, dtype: np.full(shape, np.nan, dt
 # -- inverses, determinants -------------------------------------------------------------------------
 def inv(input, adjoint=False, name=None):  # noqa: A002  (TF's name)
     """Inverse of each square matrix in the last two dims (InvalidArgumentError when one is singular)."""
-    x = tensor(input)
-    check_dtype(x, _HALF_TOO, "MatrixInverse")
+    x = convert_to_tensor(input)
+    _MATRIX_INVERSE_TYPES.check(x.array.dtype)
     _matrices(x, "MatrixInverse")
     _refuse_nan(x, "MatrixInverse", "Input is not invertible.")
     if adjoint:
         x = transpose_last(x)
-    return _in_float32(lambda m: run(bound("Inverse"), m, tf_op="MatrixInverse"), x)
+    return _in_float32(lambda m: call("Inverse", m, tf_op="MatrixInverse"), x)
 
 
 def det(input, name=None):  # noqa: A002  (TF's name)
     """Determinant of each square matrix in the last two dims."""
-    x = tensor(input)
-    check_dtype(x, LAPACK, "MatrixDeterminant", {F16})
+    x = convert_to_tensor(input)
+    _MATRIX_DETERMINANT_TYPES.check(x.array.dtype)
     _matrices(x, "MatrixDeterminant")
-    return run(bound("Det"), x, tf_op="MatrixDeterminant")
+    return call("Det", x, tf_op="MatrixDeterminant")
 
 
 def slogdet(input, name=None):  # noqa: A002  (TF's name)
     """``(sign, log|det|)`` of each square matrix (sign 0 and -inf for singular matrices)."""
-    x = tensor(input)
-    check_dtype(x, LAPACK, "LogMatrixDeterminant", {F16})
+    x = convert_to_tensor(input)
+    _LOG_MATRIX_DETERMINANT_TYPES.check(x.array.dtype)
     _matrices(x, "LogMatrixDeterminant")
-    sign, log_abs = run(bound("SLogDet"), x, tf_op="LogMatrixDeterminant")
+    sign, log_abs = call("SLogDet", x, tf_op="LogMatrixDeterminant")
     if np.isnan(log_abs.array).any():  # TF's sign is NaN there too
-        sign = run(bound("Where"), np.asarray(np.isnan(log_abs.array)), const(np.nan, sign), sign, tf_op="Select")
+        sign = call("Where", np.asarray(np.isnan(log_abs.array)), scalar_like(np.nan, sign), sign, tf_op="Select")
     return LogMatrixDeterminant(sign, log_abs)
 
 
@@ -129,20 +134,20 @@ def logdet(matrix, name=None):
     """log det of Hermitian positive-definite matrices, ``2 * sum(log(diag(cholesky(matrix))))``
     (NaN where the Cholesky factorization fails)."""
     factor = cholesky(matrix)
-    diagonal = run(bound("Gather", axis=-1), reshape(factor, factor.array.shape[:-2] + (-1,)),
-                   np.arange(factor.array.shape[-1], dtype=np.int64) * (factor.array.shape[-1] + 1),
-                   tf_op="MatrixDiagPartV3")
-    total = reduce("ReduceSum", unary("Log", diagonal, "Log"), [-1], False, "Sum")
-    return binary("Mul", total, const(2.0, total), "Mul")
+    size = factor.array.shape[-1]
+    flat = reshape(factor, factor.array.shape[:-2] + (-1,))
+    diagonal = call("Gather", flat, np.arange(size, dtype=np.int64) * (size + 1), axis=-1, tf_op="MatrixDiagPartV3")
+    total = reduce("ReduceSum", call("Log", diagonal, tf_op="Log"), [-1], False, "Sum")
+    return call("Mul", total, scalar_like(2.0, total), tf_op="Mul")
 
 
 # -- solvers -----------------------------------------------------------------------------------------
 def solve(matrix, rhs, adjoint=False, name=None):
     """X with ``matrix @ X = rhs`` (``adjoint``: ``matrix^T @ X = rhs``); batch dims must be equal."""
-    a = tensor(matrix)
-    b = tensor(rhs, a.array.dtype)
-    same_dtype(a, b, "MatrixSolve")
-    check_dtype(a, LAPACK, "MatrixSolve", {F16})
+    a = convert_to_tensor(matrix)
+    b = convert_to_tensor(rhs, dtype_hint=a.array.dtype)
+    same_dtype("MatrixSolve", a, b)
+    _MATRIX_SOLVE_TYPES.check(a.array.dtype)
     _matrices(a, "MatrixSolve", what="First input (lhs) must be a square matrix.")
     if a.array.ndim != b.array.ndim:
         raise op_error("All input tensors must have the same rank.", "MatrixSolve")
@@ -153,7 +158,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
     _refuse_nan(a, "MatrixSolve", "Input matrix is not invertible.")
     if adjoint:
         a = transpose_last(a)
-    return run(bound("Solve"), a, b, tf_op="MatrixSolve")
+    return call("Solve", a, b, tf_op="MatrixSolve")
 
 
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
@@ -162,10 +167,10 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     Batch dims broadcast. A zero on T's diagonal gives inf/NaN, as TF's kernel.
     """
     tf_op = "MatrixTriangularSolve"
-    a = tensor(matrix)
-    b = tensor(rhs, a.array.dtype)
-    same_dtype(a, b, tf_op)
-    check_dtype(a, LAPACK, tf_op, {F16, BF16})
+    a = convert_to_tensor(matrix)
+    b = convert_to_tensor(rhs, dtype_hint=a.array.dtype)
+    same_dtype(tf_op, a, b)
+    _TRIANGULAR_SOLVE_TYPES.check(a.array.dtype)
     for i, x in enumerate((a, b)):
         if x.array.ndim < 2:
             raise op_error(f"In[{i}] ndims must be >= 2: {x.array.ndim}", tf_op)
@@ -177,7 +182,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     upper = not lower
     if adjoint:  # the transpose of a lower triangle is an upper one
         a, upper = transpose_last(a), lower
-    return run(bound("TriangularSolve", upper=int(upper)), a, b, tf_op=tf_op)
+    return call("TriangularSolve", a, b, upper=int(upper), tf_op=tf_op)
 
 
 def cholesky_solve(chol, rhs, name=None):
@@ -191,7 +196,7 @@ def _regularized_gramian(a, l2_regularizer, transpose_first):
     gram = matmul(a, a, adjoint_a=transpose_first, adjoint_b=not transpose_first)
     l2 = convert_to_tensor(l2_regularizer, dtype=_dtypes.of_array(a.array))
     size = gram.array.shape[-1]
-    return binary("Add", gram, binary("Mul", np.eye(size, dtype=a.array.dtype), l2, "Mul"), "AddV2")
+    return call("Add", gram, call("Mul", np.eye(size, dtype=a.array.dtype), l2, tf_op="Mul"), tf_op="AddV2")
 
 
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
@@ -201,13 +206,13 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     NaN for rank-deficient matrices as TF; ``fast=False`` uses the pseudo-inverse (and, as TF's
     kernel, ignores ``l2_regularizer``).
     """
-    a = tensor(matrix)
-    b = tensor(rhs, a.array.dtype)
+    a = convert_to_tensor(matrix)
+    b = convert_to_tensor(rhs, dtype_hint=a.array.dtype)
     rows, cols = a.array.shape[-2], a.array.shape[-1]
     if not fast:
-        check_dtype(a, LAPACK, "MatrixSolveLs", {F16})
+        _MATRIX_SOLVE_LS_TYPES.check(a.array.dtype)
         return matmul(pinv(a), b)
-    check_dtype(a, LAPACK, "Cholesky", {F16})
+    _CHOLESKY_TYPES.check(a.array.dtype)
     if rows >= cols:
         factor = cholesky(_regularized_gramian(a, l2_regularizer, True))
         return cholesky_solve(factor, matmul(a, b, adjoint_a=True))
@@ -221,10 +226,10 @@ def cholesky(input, name=None):  # noqa: A002  (TF's name)
 
     A matrix that is not positive-definite gives NaN in its batch element, as TF's CPU kernel.
     """
-    x = tensor(input)
-    check_dtype(x, LAPACK, "Cholesky", {F16})
+    x = convert_to_tensor(input)
+    _CHOLESKY_TYPES.check(x.array.dtype)
     _matrices(x, "Cholesky")
-    return _nan_where_failed(lambda m: run(bound("Cholesky", upper=0), m, tf_op="Cholesky"), x,
+    return _nan_where_failed(lambda m: call("Cholesky", m, upper=0, tf_op="Cholesky"), x,
                              lambda shape, dtype: np.tril(np.full(shape, np.nan, dtype)))
 
 
@@ -233,17 +238,17 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002  (TF's name)
 
     ``full_matrices``: Q square (M, M) and R (M, N); else Q (M, K), R (K, N), K = min(M, N).
     """
-    x = tensor(input)
-    check_dtype(x, _HALF_TOO, "Qr")
+    x = convert_to_tensor(input)
+    _QR_TYPES.check(x.array.dtype)
     _matrices(x, "Qr", square=False)
     mode = "complete" if full_matrices else "reduced"
-    return Qr(*_in_float32(lambda m: run(bound("QR", mode=mode), m, tf_op="Qr"), x))
+    return Qr(*_in_float32(lambda m: call("QR", m, mode=mode, tf_op="Qr"), x))
 
 
 def _svd(x, full_matrices):
-    check_dtype(x, LAPACK, "Svd", {F16})
+    _SVD_TYPES.check(x.array.dtype)
     _matrices(x, "Svd", square=False)
-    return _nan_where_failed(lambda m: run(bound("SVD", full_matrices=int(full_matrices)), m, tf_op="Svd"), x)
+    return _nan_where_failed(lambda m: call("SVD", m, full_matrices=int(full_matrices), tf_op="Svd"), x)
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):  # noqa: F811  (TF's argument name)
@@ -268,9 +273,9 @@ def singular_values(x):
 
 def _lower_symmetric(x):
     """The symmetric matrices held in ``x``'s lower triangles (what TF's eigensolver reads)."""
-    lower = run(bound("Trilu", upper=0), x, tf_op="MatrixBandPart")
-    strict = run(bound("Trilu", upper=0), x, np.asarray(-1, np.int64), tf_op="MatrixBandPart")
-    return binary("Add", lower, transpose_last(strict), "AddV2")
+    lower = call("Trilu", x, upper=0, tf_op="MatrixBandPart")
+    strict = call("Trilu", x, np.asarray(-1, np.int64), upper=0, tf_op="MatrixBandPart")
+    return call("Add", lower, transpose_last(strict), tf_op="AddV2")
 
 
 def eigh(tensor, name=None):  # noqa: F811  (TF's argument name)
@@ -283,11 +288,11 @@ def eigh(tensor, name=None):  # noqa: F811  (TF's argument name)
         ``(e, v)``: shapes ``batch + (N,)`` and ``batch + (N, N)``.
     """
     x = convert_to_tensor(tensor)
-    check_dtype(x, LAPACK, "SelfAdjointEigV2", {F16})
+    _SELF_ADJOINT_EIG_V2_TYPES.check(x.array.dtype)
     _matrices(x, "SelfAdjointEigV2")
     _refuse_nan(x, "SelfAdjointEigV2", "Self-adjoint eigen decomposition was not successful. The input might not be "
                 "valid.")
-    return run(bound("Eigh", UPLO="L"), _lower_symmetric(x), tf_op="SelfAdjointEigV2")
+    return call("Eigh", _lower_symmetric(x), UPLO="L", tf_op="SelfAdjointEigV2")
 
 
 def eigvalsh(tensor, name=None):  # noqa: F811  (TF's argument name)
@@ -320,11 +325,11 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     rows, cols = x.array.shape[-2:]
     relative = convert_to_tensor(10.0 * max(rows, cols) * _eps(x) if rcond is None else rcond, dtype=x.dtype)
     u, s, vh = _svd(x, False)
-    cutoff = binary("Mul", reduce("ReduceMax", s, [-1], True, "Max"), relative, "Mul")
-    kept = run(bound("Where"), binary("Greater", s, cutoff, "Greater"), s, const(np.inf, s), tf_op="SelectV2")
-    inverted = unary("Reciprocal", kept, "RealDiv")
-    scaled = binary("Mul", transpose_last(vh), run(bound("Unsqueeze"), inverted, np.asarray([-2], np.int64),
-                                                   tf_op="ExpandDims"), "RealDiv")
+    cutoff = call("Mul", reduce("ReduceMax", s, [-1], True, "Max"), relative, tf_op="Mul")
+    kept = call("Where", call("Greater", s, cutoff, tf_op="Greater"), s, scalar_like(np.inf, s), tf_op="SelectV2")
+    inverted = call("Reciprocal", kept, tf_op="RealDiv")
+    scaled = call("Mul", transpose_last(vh), call("Unsqueeze", inverted, np.asarray([-2], np.int64),
+                                                   tf_op="ExpandDims"), tf_op="RealDiv")
     return matmul(scaled, u, adjoint_b=True)
 
 
@@ -336,10 +341,10 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
     if tol is None:
         rows, cols = x.array.shape[-2:]
         largest = reduce("ReduceMax", values, [-1], True, "Max")
-        tol = binary("Mul", largest, const(_eps(x) * max(rows, cols), largest), "Mul")
+        tol = call("Mul", largest, scalar_like(_eps(x) * max(rows, cols), largest), tf_op="Mul")
     else:
         tol = convert_to_tensor(tol, dtype=x.dtype)
-    above = cast(binary("Greater", values, tol, "Greater"), np.dtype(np.int32))
+    above = cast(call("Greater", values, tol, tf_op="Greater"), np.dtype(np.int32))
     return reduce("ReduceSum", above, [-1], False, "Sum")
 
 
@@ -369,9 +374,9 @@ def _pade(x, degree):
     def combo(terms):  # sum of coefficient * power
         total = None
         for coefficient, power in terms:
-            term = binary("Mul", power, const(coefficient, x), "Mul") if power is not None else \
+            term = call("Mul", power, scalar_like(coefficient, x), tf_op="Mul") if power is not None else \
                 wrap(eye * np.asarray(coefficient, x.array.dtype))
-            total = term if total is None else binary("Add", total, term, "AddV2")
+            total = term if total is None else call("Add", total, term, tf_op="AddV2")
         return total
 
     x2 = matmul(x, x)
@@ -385,18 +390,18 @@ def _pade(x, degree):
     x4 = matmul(x2, x2)
     x6 = matmul(x4, x2)
     high_odd = matmul(x6, combo([(b[13], x6), (b[11], x4), (b[9], x2)]))
-    odd = binary("Add", high_odd, combo([(b[7], x6), (b[5], x4), (b[3], x2), (b[1], None)]), "AddV2")
+    odd = call("Add", high_odd, combo([(b[7], x6), (b[5], x4), (b[3], x2), (b[1], None)]), tf_op="AddV2")
     high_even = matmul(x6, combo([(b[12], x6), (b[10], x4), (b[8], x2)]))
-    even = binary("Add", high_even, combo([(b[6], x6), (b[4], x4), (b[2], x2), (b[0], None)]), "AddV2")
+    even = call("Add", high_even, combo([(b[6], x6), (b[4], x4), (b[2], x2), (b[0], None)]), tf_op="AddV2")
     return matmul(x, odd), even
 
 
 def expm(input, name=None):  # noqa: A002  (TF's name)
     """Matrix exponential of each square matrix in the last two dims (float32 / float64)."""
-    x = tensor(input)
+    x = convert_to_tensor(input)
     if x.array.dtype not in _HALF_TOO:
         raise ValueError(f"tf.linalg.expm does not support matrices of type {x.dtype!r}")
-    check_dtype(x, LAPACK, "MatrixSolve", {F16})
+    _MATRIX_SOLVE_TYPES.check(x.array.dtype)
     if x.array.ndim < 2 or x.array.shape[-1] != x.array.shape[-2]:
         return matmul(x, x)  # TF's first product raises its error for these
     column_sums = np.abs(x.array).sum(axis=-2)
@@ -414,14 +419,12 @@ def expm(input, name=None):  # noqa: A002  (TF's name)
         chosen = chosen_degree == i
         if not chosen.any():
             continue
-        operand = binary("Mul", x, scale, "Mul") if degree == top_degree else x
+        operand = call("Mul", x, scale, tf_op="Mul") if degree == top_degree else x
         u, v = _pade(operand, degree)
-        approx = run(bound("Solve"), binary("Sub", v, u, "Sub"), binary("Add", v, u, "AddV2"), tf_op="MatrixSolve")
-        result = approx if result is None else run(bound("Where"), chosen[..., None, None], approx, result,
-                                                   tf_op="SelectV2")
+        approx = call("Solve", call("Sub", v, u, tf_op="Sub"), call("Add", v, u, tf_op="AddV2"), tf_op="MatrixSolve")
+        result = approx if result is None else call("Where", chosen[..., None, None], approx, result, tf_op="SelectV2")
     for step in range(int(squarings.max(initial=0))):
-        result = run(bound("Where"), (step < squarings)[..., None, None], matmul(result, result), result,
-                     tf_op="SelectV2")
+        result = call("Where", (step < squarings)[..., None, None], matmul(result, result), result, tf_op="SelectV2")
     return result
 
 

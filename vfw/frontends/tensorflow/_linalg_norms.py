@@ -5,24 +5,26 @@ import collections.abc
 
 import numpy as np
 
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, run
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor
 from vfw.frontends.tensorflow._linalg_decomp import singular_values
-from vfw.frontends.tensorflow._support import (
+from vfw.frontends.tensorflow._op_support import (
     BOOL,
     FLOATS,
     SIGNED,
     UNSIGNED,
-    binary,
-    bound,
-    check_dtype,
-    const,
+    OpTypes,
     int64s,
     reduce,
     reshape,
     same_dtype,
-    tensor,
-    unary,
+    scalar_like,
 )
+
+_SQRT_TYPES = OpTypes("Sqrt", FLOATS)
+_ABS_TYPES = OpTypes("Abs", FLOATS | SIGNED)
+_POW_TYPES = OpTypes("Pow", FLOATS)
+_L2_LOSS_TYPES = OpTypes("L2Loss", FLOATS)
+_SQUARE_TYPES = OpTypes("Square", FLOATS | SIGNED | UNSIGNED)
 
 
 def _is_ord(ord, choices):  # noqa: A002  (TF's name)
@@ -54,10 +56,10 @@ def _spectral_norm(x, axis):
     rank = x.array.ndim
     pair = [i % rank for i in axis]
     perm = [i for i in range(rank) if i not in pair] + pair
-    values = singular_values(run(bound("Transpose", perm=perm), x, tf_op="Transpose"))
+    values = singular_values(call("Transpose", x, perm=perm, tf_op="Transpose"))
     largest = reduce("ReduceMax", values, [-1], True, "Max")
-    kept = run(bound("Unsqueeze"), largest, int64s([-1]), tf_op="ExpandDims")
-    return run(bound("Transpose", perm=list(np.argsort(perm))), kept, tf_op="Transpose")
+    kept = call("Unsqueeze", largest, int64s([-1]), tf_op="ExpandDims")
+    return call("Transpose", kept, perm=list(np.argsort(perm)), tf_op="Transpose")
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002  (TF's names)
@@ -85,11 +87,11 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
         else:
             if x.array.dtype == BOOL:
                 raise TypeError("Expected numeric or variant tensor, got dtype tf.bool.")
-            check_dtype(x, FLOATS, "Sqrt")
-            result = unary("Sqrt", reduce("ReduceSum", binary("Mul", x, x, "Mul"), axes, True, "Sum"), "Sqrt")
+            _SQRT_TYPES.check(x.array.dtype)
+            result = call("Sqrt", reduce("ReduceSum", call("Mul", x, x, tf_op="Mul"), axes, True, "Sum"), tf_op="Sqrt")
     else:
-        check_dtype(x, FLOATS | SIGNED, "Abs")
-        result = unary("Abs", x, "Abs")
+        _ABS_TYPES.check(x.array.dtype)
+        result = call("Abs", x, tf_op="Abs")
         if ord == 1:
             result = reduce("ReduceSum", result, None if axes is None else axes[:1], True, "Sum")
             if matrix:
@@ -99,29 +101,30 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
                 result = reduce("ReduceSum", result, axes[1:], True, "Sum")
             result = reduce("ReduceMax", result, None if axes is None else axes[:1], True, "Max")
         else:
-            check_dtype(x, FLOATS, "Pow")
-            powered = binary("Pow", result, const(ord, x), "Pow")
-            result = binary("Pow", reduce("ReduceSum", powered, axes, True, "Sum"), const(1.0 / ord, x), "Pow")
+            _POW_TYPES.check(x.array.dtype)
+            powered = call("Pow", result, scalar_like(ord, x), tf_op="Pow")
+            total = reduce("ReduceSum", powered, axes, True, "Sum")
+            result = call("Pow", total, scalar_like(1.0 / ord, x), tf_op="Pow")
     if keepdims:
         return result
     squeezed = list(range(x.array.ndim)) if axes is None else axes
-    return run(bound("Squeeze"), result, int64s(squeezed), tf_op="Squeeze")
+    return call("Squeeze", result, int64s(squeezed), tf_op="Squeeze")
 
 
 def global_norm(t_list, name=None):
     """sqrt of the sum of squares of every element of the tensors in ``t_list`` (None entries skipped)."""
     if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    values = [tensor(t) for t in t_list if t is not None]
+    values = [convert_to_tensor(t) for t in t_list if t is not None]
     if not values:
         return convert_to_tensor(0.0)
     sums = []
-    for i, v in enumerate(values):
-        same_dtype(values[0], v, "Pack", i)
-        check_dtype(v, FLOATS, "L2Loss")
-        sums.append(reduce("ReduceSum", binary("Mul", v, v, "Mul"), None, True, "Sum"))
-    total = run(bound("Concat", axis=0), *[reshape(s, (1,)) for s in sums], tf_op="Pack")
-    return unary("Sqrt", reduce("ReduceSum", total, None, False, "Sum"), "Sqrt")
+    same_dtype("Pack", *values)
+    for v in values:
+        _L2_LOSS_TYPES.check(v.array.dtype)
+        sums.append(reduce("ReduceSum", call("Mul", v, v, tf_op="Mul"), None, True, "Sum"))
+    total = call("Concat", *[reshape(s, (1,)) for s in sums], axis=0, tf_op="Pack")
+    return call("Sqrt", reduce("ReduceSum", total, None, False, "Sum"), tf_op="Sqrt")
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
@@ -130,20 +133,21 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         if axis is not None:
             raise ValueError("Cannot specify both 'dim' and 'axis'.")
         axis = dim
-    x = tensor(x)
-    check_dtype(x, FLOATS | SIGNED | UNSIGNED, "Square")
+    x = convert_to_tensor(x)
+    _SQUARE_TYPES.check(x.array.dtype)
     floor = convert_to_tensor(epsilon, dtype=x.dtype)  # TypeError for integer x, as TF
     axes = None if axis is None else np.asarray(axis.array if hasattr(axis, "array") else axis).reshape(-1).tolist()
-    squares = reduce("ReduceSum", binary("Mul", x, x, "Square"), axes, True, "Sum")
-    inverse = unary("Reciprocal", unary("Sqrt", binary("Max", squares, floor, "Maximum"), "Rsqrt"), "Rsqrt")
-    return binary("Mul", x, inverse, "Mul")
+    squares = reduce("ReduceSum", call("Mul", x, x, tf_op="Square"), axes, True, "Sum")
+    root = call("Sqrt", call("Max", squares, floor, tf_op="Maximum"), tf_op="Rsqrt")
+    inverse = call("Reciprocal", root, tf_op="Rsqrt")
+    return call("Mul", x, inverse, tf_op="Mul")
 
 
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002  (TF's names)
     """``(tensor / norm, norm)`` with the norm taken as :func:`norm` does, its reduced dims kept."""
     x = convert_to_tensor(tensor)
     size = norm(x, ord=ord, axis=axis, keepdims=True)
-    return binary("Div", x, size, "RealDiv"), size
+    return call("Div", x, size, tf_op="RealDiv"), size
 
 
 NAMESPACES = {

@@ -11,40 +11,36 @@ import math
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, run, wrap
-from vfw.frontends.tensorflow._support import (
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, recording, wrap
+from vfw.frontends.tensorflow._op_support import (
     BF16,
     BOOL,
-    F16,
     F32,
-    F64,
-    FLOATS,
+    I32,
     I64,
-    SIGNED,
-    UNSIGNED,
-    binary,
-    bound,
+    WIDER_INTS,
+    OpTypes,
     cast,
-    check_dtype,
     int64s,
-    recording,
     reduce,
     reshape,
     same_dtype,
     static_int,
-    tensor,
     transpose_last,
 )
 from vfw.frontends.tensorflow._tensor import Tensor
 
-_I16 = np.dtype(np.int16)
-_I32 = np.dtype(np.int32)
-_MATMUL_TYPES = frozenset({F16, BF16, F32, F64, _I32, I64})  # TF's MatMul CPU kernels
-_BATCH_MATMUL_TYPES = _MATMUL_TYPES | {_I16}
-_EINSUM_TYPES = _MATMUL_TYPES
-_WIDER = {_I16: _I32}  # types the engine's MatMul lacks: computed wider, wrapped back (exact modulo 2**16)
+# TF's dtypes of MatMul (no CPU kernel for unsigned types), BatchMatMulV2 (int16 too), Einsum...; the engine's
+# MatMul lacks int16: it is computed wider and wrapped back (exact modulo 2**16).
+_MATMUL_TYPES = OpTypes("MatMul", "F int32 int64 U", "F int32 int64")
+_BATCH_MATMUL_TYPES = OpTypes("BatchMatMulV2", "F int16 int32 int64 U", "F int16 int32 int64")
+_EINSUM_TYPES = OpTypes("Einsum", "F I U bool", "F int32 int64")
+_SUM_TYPES = OpTypes("Sum", "F I U")
+_DIAG_TYPES = OpTypes("Diag", "F int32 int64", "float16 float32 float64 int32 int64")
+_DIAG_PART_TYPES = OpTypes("DiagPart", "F int32 int64", "float16 float32 float64 int32 int64")
+_CROSS_TYPES = OpTypes("Cross", "F I U")
 _BYTE_INTS = frozenset({np.dtype(np.int8), np.dtype(np.uint8)})
-_MATMUL = bound("MatMul")
+_MATMUL = op("MatMul")
 
 
 # -- matmul, matvec, tensordot, einsum -------------------------------------------------------------
@@ -57,11 +53,11 @@ def _check_flags(transpose, adjoint, which):
 def _product(a, b, tf_op):
     """The engine MatMul of tensors ``a`` and ``b`` (same dtype, rank >= 2) with TF's dtype rules."""
     dtype = a.array.dtype
-    if dtype in _MATMUL_TYPES:
-        return run(_MATMUL, a, b, tf_op=tf_op)
-    check_dtype(a, _BATCH_MATMUL_TYPES if tf_op == "BatchMatMulV2" else _MATMUL_TYPES, tf_op, UNSIGNED)
-    wide = _WIDER[dtype]
-    return cast(run(_MATMUL, cast(a, wide), cast(b, wide), tf_op=tf_op), dtype)
+    if dtype in _MATMUL_TYPES.kernels:
+        return call(_MATMUL, a, b, tf_op=tf_op)
+    (_BATCH_MATMUL_TYPES if tf_op == "BatchMatMulV2" else _MATMUL_TYPES).check(dtype)
+    wide = WIDER_INTS[dtype]
+    return cast(call(_MATMUL, cast(a, wide), cast(b, wide), tf_op=tf_op), dtype)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
@@ -87,10 +83,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if a.__class__ is Tensor and b.__class__ is Tensor and not (transpose_a or transpose_b or adjoint_a or adjoint_b
                                                                  or output_type is not None):
         x, y = a.array, b.array  # the hot case: two matrices of one supported dtype
-        if x.ndim == 2 and y.ndim == 2 and x.dtype == y.dtype and x.dtype in _MATMUL_TYPES:
+        if x.ndim == 2 and y.ndim == 2 and x.dtype == y.dtype and x.dtype in _MATMUL_TYPES.kernels:
             if x.shape[1] == y.shape[0] and not recording(a, b):
                 return wrap(_MATMUL.kernel(x, y))  # checked here: the engine's checks would repeat these
-            return run(_MATMUL, a, b, tf_op="MatMul")
+            return call(_MATMUL, a, b, tf_op="MatMul")
     _check_flags(transpose_a, adjoint_a, "a")
     _check_flags(transpose_b, adjoint_b, "b")
     if a.__class__ is not Tensor:
@@ -106,7 +102,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if output_type is not None and _dtypes.as_dtype(output_type).np != a.array.dtype:
         a, b = _mixed_inputs(a, b, output_type)
     else:
-        same_dtype(a, b, tf_op)
+        same_dtype(tf_op, a, b)
     if transpose_a or adjoint_a:
         a = transpose_last(a)
     if transpose_b or adjoint_b:
@@ -117,20 +113,20 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 def _mixed_inputs(a, b, output_type):
     """int8/uint8 operands cast to the int32 ``output_type`` (TF's BatchMatMulV3 kernel)."""
     out = _dtypes.as_dtype(output_type)
-    if a.array.dtype not in _BYTE_INTS or b.array.dtype not in _BYTE_INTS or out.np != _I32:
+    if a.array.dtype not in _BYTE_INTS or b.array.dtype not in _BYTE_INTS or out.np != I32:
         raise op_error(f"Could not find device for node: {{{{node BatchMatMulV3}}}} = BatchMatMulV3[Ta={a.dtype.name}, "
                        f"Tb={b.dtype.name}, Tout={out.name}]", "BatchMatMulV3", errors.NotFoundError)
-    return cast(a, _I32), cast(b, _I32)
+    return cast(a, I32), cast(b, I32)
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix-vector product ``a @ b[..., None]`` without the last unit dim; batch dims broadcast."""
     _check_flags(transpose_a, adjoint_a, "a")
-    a = tensor(a)
-    b = tensor(b, a.array.dtype)
-    column = run(bound("Unsqueeze"), b, int64s([-1]), tf_op="ExpandDims")
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, dtype_hint=a.array.dtype)
+    column = call("Unsqueeze", b, int64s([-1]), tf_op="ExpandDims")
     product = matmul(a, column, transpose_a=transpose_a, adjoint_a=adjoint_a)
-    return run(bound("Squeeze"), product, int64s([-1]), tf_op="Squeeze")
+    return call("Squeeze", product, int64s([-1]), tf_op="Squeeze")
 
 
 def _tensordot_axes(axes, a_rank, b_rank, a):
@@ -164,7 +160,7 @@ def _as_matrix(x, contract, contract_first):
     free = [i for i in range(len(shape)) if i not in contract]
     perm = contract + free if contract_first else free + contract
     if perm != sorted(perm):
-        x = run(bound("Transpose", perm=perm), x, tf_op="Transpose")
+        x = call("Transpose", x, perm=perm, tf_op="Transpose")
     inner = math.prod(shape[i] for i in contract)
     outer = math.prod(shape[i] for i in free)
     return reshape(x, (inner, outer) if contract_first else (outer, inner)), [shape[i] for i in free]
@@ -179,12 +175,12 @@ def tensordot(a, b, axes, name=None):
     Tensor
         Shape: ``a``'s free dims then ``b``'s free dims.
     """
-    a = tensor(a)
-    b = tensor(b)
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b)
     a_axes, b_axes = _tensordot_axes(axes, a.array.ndim, b.array.ndim, a)
     left, a_free = _as_matrix(a, a_axes, False)
     right, b_free = _as_matrix(b, b_axes, True)
-    same_dtype(left, right, "MatMul")
+    same_dtype("MatMul", left, right)
     return reshape(_product(left, right, "MatMul"), a_free + b_free)
 
 
@@ -202,7 +198,7 @@ def einsum(equation, *inputs, **kwargs):
     if unknown:
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(unknown))}. Expected: "
                         "name, optimize")
-    tensors = [tensor(x) for x in inputs]
+    tensors = [convert_to_tensor(x) for x in inputs]
     spec = equation.replace(" ", "")
     terms, arrow, output = spec.partition("->")
     if len(terms.split(",")) != len(tensors):
@@ -212,16 +208,15 @@ def einsum(equation, *inputs, **kwargs):
         if missing:
             raise ValueError(f"Output subscripts contain the label {sorted(missing)[0]} not present in the input "
                              "subscripts.")
-    for i, x in enumerate(tensors[1:], 1):
-        same_dtype(tensors[0], x, "Einsum", i)
-    check_dtype(tensors[0], _EINSUM_TYPES, "Einsum", SIGNED | UNSIGNED | {BOOL})
-    return run(bound("Einsum", equation=spec), *tensors, tf_op="Einsum")
+    same_dtype("Einsum", *tensors)
+    _EINSUM_TYPES.check(tensors[0].array.dtype)
+    return call("Einsum", *tensors, equation=spec, tf_op="Einsum")
 
 
 # -- transposes, diagonals, band parts, trace ---------------------------------------------------
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """``a`` with its last two dims swapped (``conjugate`` conjugates complex values: no-op for real ones)."""
-    a = tensor(a)
+    a = convert_to_tensor(a)
     if a.array.ndim < 2:
         raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a.array} with "
                          f"shape: {a.array.shape}")
@@ -291,7 +286,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
         shorter diagonals padded with ``padding_value`` as ``align`` says.
     """
     tf_op = "MatrixDiagPartV3"
-    x = tensor(input)
+    x = convert_to_tensor(input)
     _check_align(align, tf_op)
     if x.array.ndim < 2:
         raise op_error(f"input must be at least 2-dim, received shape: {list(x.array.shape)}", tf_op)
@@ -304,10 +299,10 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     if single:
         flat, valid = flat[0], valid[0]
     batch = x.array.shape[:-2]
-    picked = run(bound("Gather", axis=-1), reshape(x, batch + (rows * cols,)), flat, tf_op=tf_op)
+    picked = call("Gather", reshape(x, batch + (rows * cols,)), flat, axis=-1, tf_op=tf_op)
     if valid.all():
         return picked
-    return run(bound("Where"), valid, picked, _padding(padding_value, x), tf_op=tf_op)
+    return call("Where", valid, picked, _padding(padding_value, x), tf_op=tf_op)
 
 
 def _diagonal_places(rows, cols, lower, upper, align):
@@ -337,7 +332,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
         Shape ``batch + (num_rows, num_cols)``.
     """
     tf_op = "MatrixDiagV3"
-    d = tensor(diagonal)
+    d = convert_to_tensor(diagonal)
     _check_align(align, tf_op)
     if d.array.ndim < 1:
         raise op_error(f"diagonal must be at least 1-dim, received shape: {list(d.array.shape)}", tf_op)
@@ -362,17 +357,17 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
                        "diagonal.", tf_op)
     source, inside = _diagonal_places(num_rows, num_cols, lower, upper, align)
     batch = d.array.shape[:-1] if single else d.array.shape[:-2]
-    spread = run(bound("Gather", axis=-1), reshape(d, batch + (count * width,)), source, tf_op=tf_op)
-    return run(bound("Where"), inside, spread, _padding(padding_value, d), tf_op=tf_op)
+    spread = call("Gather", reshape(d, batch + (count * width,)), source, axis=-1, tf_op=tf_op)
+    return call("Where", inside, spread, _padding(padding_value, d), tf_op=tf_op)
 
 
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002  (TF's name)
     """``input`` with diagonal(s) ``k`` replaced by ``diagonal`` (shaped as ``diag_part`` returns them)."""
     tf_op = "MatrixSetDiagV3"
-    x = tensor(input)
-    d = tensor(diagonal, x.array.dtype)
+    x = convert_to_tensor(input)
+    d = convert_to_tensor(diagonal, dtype_hint=x.array.dtype)
     _check_align(align, tf_op)
-    same_dtype(x, d, tf_op)
+    same_dtype(tf_op, x, d)
     if x.array.ndim < 2:
         raise op_error(f"input must be at least 2-dim, received shape: {list(x.array.shape)}", tf_op)
     lower, upper, single = _diag_range(k, tf_op)
@@ -385,8 +380,8 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
                        f"{list(d.array.shape)}", tf_op)
     source, inside = _diagonal_places(rows, cols, lower, upper, align)
     count_width = math.prod(flat.shape)
-    spread = run(bound("Gather", axis=-1), reshape(d, x.array.shape[:-2] + (count_width,)), source, tf_op=tf_op)
-    return run(bound("Where"), inside, spread, x, tf_op=tf_op)
+    spread = call("Gather", reshape(d, x.array.shape[:-2] + (count_width,)), source, axis=-1, tf_op=tf_op)
+    return call("Where", inside, spread, x, tf_op=tf_op)
 
 
 def _band_limit(value, what, limit):
@@ -402,7 +397,7 @@ def _band_limit(value, what, limit):
 
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name)
     """Keep the band of ``num_lower`` subdiagonals and ``num_upper`` superdiagonals (negative: all); zero the rest."""
-    x = tensor(input)
+    x = convert_to_tensor(input)
     if x.array.ndim < 2:
         raise op_error(f"input must be at least 2-dim, received shape: {list(x.array.shape)}", "MatrixBandPart")
     rows, cols = x.array.shape[-2:]
@@ -410,21 +405,21 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name
     upper = _band_limit(num_upper, "upper", cols)
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]  # column minus row
     keep = ((lower < 0) | (-offset <= lower)) & ((upper < 0) | (offset <= upper))
-    return run(bound("Where"), keep, x, np.zeros((), x.array.dtype), tf_op="MatrixBandPart")
+    return call("Where", keep, x, np.zeros((), x.array.dtype), tf_op="MatrixBandPart")
 
 
 def trace(x, name=None):
     """Sum of the main diagonal of each matrix in the last two dims."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     part = diag_part(x)
-    check_dtype(x, FLOATS | SIGNED | UNSIGNED, "Sum")
+    _SUM_TYPES.check(x.array.dtype)
     return reduce("ReduceSum", part, [-1], False, "Sum")
 
 
 def tensor_diag(diagonal, name=None):
     """The tensor of rank 2r with ``diagonal`` (rank r) on its diagonal: ``out[i.., i..] = diagonal[i..]``."""
-    d = tensor(diagonal)
-    check_dtype(d, {F16, F32, F64, _I32, I64}, "Diag", {BF16})
+    d = convert_to_tensor(diagonal)
+    _DIAG_TYPES.check(d.array.dtype)
     size = d.array.size
     flat = diag(reshape(d, (size,)))
     return reshape(flat, d.array.shape * 2)
@@ -432,7 +427,7 @@ def tensor_diag(diagonal, name=None):
 
 def tensor_diag_part(input, name=None):  # noqa: A002  (TF's name)
     """The diagonal of a rank-2r tensor whose first r dims equal its last r: ``out[i..] = input[i.., i..]``."""
-    x = tensor(input)
+    x = convert_to_tensor(input)
     shape = x.array.shape
     half = len(shape) // 2
     if not shape or len(shape) % 2:
@@ -440,7 +435,7 @@ def tensor_diag_part(input, name=None):  # noqa: A002  (TF's name)
     for i in range(half):
         if shape[i] != shape[i + half]:
             raise op_error(f"Invalid shape {list(shape)}: dimensions {i} and {i + half} do not match.", "DiagPart")
-    check_dtype(x, {F16, F32, F64, _I32, I64}, "DiagPart", {BF16})
+    _DIAG_PART_TYPES.check(x.array.dtype)
     size = math.prod(shape[:half])
     return reshape(diag_part(reshape(x, (size, size))), shape[:half])
 
@@ -451,19 +446,19 @@ _CROSS_PREV = np.array([2, 0, 1], I64)
 
 def cross(a, b, name=None):
     """Cross product of 3-vectors along the last dim (``a`` and ``b`` of one shape)."""
-    a = tensor(a)
-    b = tensor(b, a.array.dtype)
-    same_dtype(a, b, "Cross")
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, dtype_hint=a.array.dtype)
+    same_dtype("Cross", a, b)
     if a.array.shape != b.array.shape:
         raise op_error(f"Both inputs must be of same shape: {list(a.array.shape)} vs. {list(b.array.shape)}", "Cross")
     if not a.array.ndim or a.array.shape[-1] != 3:
         raise op_error("Cross-products are only defined for 3-element vectors.", "Cross",
                        errors.FailedPreconditionError)
-    check_dtype(a, FLOATS | SIGNED | UNSIGNED, "Cross")
-    take = bound("Gather", axis=-1)
-    first = binary("Mul", run(take, a, _CROSS_NEXT), run(take, b, _CROSS_PREV), "Cross")
-    second = binary("Mul", run(take, a, _CROSS_PREV), run(take, b, _CROSS_NEXT), "Cross")
-    return binary("Sub", first, second, "Cross")
+    _CROSS_TYPES.check(a.array.dtype)
+    take = op("Gather", axis=-1)
+    first = call("Mul", call(take, a, _CROSS_NEXT), call(take, b, _CROSS_PREV), tf_op="Cross")
+    second = call("Mul", call(take, a, _CROSS_PREV), call(take, b, _CROSS_NEXT), tf_op="Cross")
+    return call("Sub", first, second, tf_op="Cross")
 
 
 NAMESPACES = {

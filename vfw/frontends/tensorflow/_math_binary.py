@@ -10,28 +10,31 @@ floordiv and truncatediv having none), ``with_gradient`` supplies TF's formula.
 import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
-from vfw.core.registry import make_op
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error
-from vfw.frontends.tensorflow._math_common import (
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
+    is_tensor_like,
+    mismatch,
+    op,
+    op_error,
+    scalar_tensor,
+    tensor_of,
+    wrap,
+)
+from vfw.frontends.tensorflow._op_support import (
     PY_NUMBERS,
     OpTypes,
-    Tensor,
     check_broadcast,
     detached,
     incompatible,
-    is_tensor_like,
     matching,
-    mismatch,
-    python_scalar,
-    result,
-    run,
     scalar_like,
-    tensor,
     with_dtype,
     with_gradient,
 )
 from vfw.frontends.tensorflow._shape import TensorShape
+from vfw.frontends.tensorflow._tensor import Tensor
 
 
 def binary_kernel(types, engine_op, fast=None, check=None, differentiable=True, **attrs):
@@ -49,7 +52,7 @@ def binary_kernel(types, engine_op, fast=None, check=None, differentiable=True, 
     differentiable : bool
         False for ops TF gives no gradient (their inputs are cut from tapes).
     """
-    bound = make_op(engine_op, attrs) if attrs else op(engine_op)
+    bound = op(engine_op, **attrs)
     fast = fast or bound.kernel
     tf_op = types.name
     kernels = types.kernels
@@ -70,7 +73,7 @@ def binary_kernel(types, engine_op, fast=None, check=None, differentiable=True, 
                 x, y = detached(x), detached(y)
             return call(bound, x, y, tf_op=tf_op)
         try:
-            return result(fast(a, b))
+            return wrap(fast(a, b))
         except ValueError:
             raise incompatible(tf_op, a, b) from None
 
@@ -124,7 +127,7 @@ def _floordiv(x, y):
     if y.array.dtype != x.array.dtype:
         raise mismatch("FloorDiv", x.array.dtype, y.array.dtype)
     check_broadcast("FloorDiv", x.array, y.array)
-    return run("Floor", run("Div", detached(x), detached(y), tf_op="FloorDiv"))  # no gradient in TF
+    return call("Floor", call("Div", detached(x), detached(y), tf_op="FloorDiv"))  # no gradient in TF
 
 
 _floordiv.types = _FLOOR_DIV
@@ -147,12 +150,9 @@ atan2 = raw_binary("Atan2", _atan2, "Elementwise ``atan2(y, x)``: the angle of t
 def add(x, y, name=None):
     """Elementwise ``x + y`` (broadcast); ``y`` is converted preferring ``x``'s dtype."""
     if x.__class__ is not Tensor or y.__class__ is not Tensor:
-        x = tensor(x)
-        converted = python_scalar(y, x.array.dtype) if y.__class__ in PY_NUMBERS else None
-        if converted is not None:
-            y = converted
-        else:
-            y = tensor(y) if is_tensor_like(y) else convert_to_tensor(y, dtype_hint=_dtypes.of_array(x.array))
+        x = convert_to_tensor(x)
+        exact = scalar_tensor(y, x.array.dtype) if y.__class__ in PY_NUMBERS else None
+        y = convert_to_tensor(y, dtype_hint=x.array.dtype) if exact is None else exact
     return _add(x, y)
 
 
@@ -161,7 +161,7 @@ _TRUNCATE_DIV = OpTypes("TruncateDiv", "F I U")
 
 
 def _truncatediv_float(x, y):
-    return run("Trunc", run("Div", x, y, tf_op="TruncateDiv"), tf_op="TruncateDiv")
+    return call("Trunc", call("Div", x, y, tf_op="TruncateDiv"), tf_op="TruncateDiv")
 
 
 def truncatediv(x, y, name=None):
@@ -189,7 +189,7 @@ def truncatemod(x, y, name=None):
     x, y = matching("TruncateMod", x, y, types=_TRUNCATE_MOD)
     _truncatemod_check(x.array, y.array)
     check_broadcast("TruncateMod", x.array, y.array)
-    return with_gradient(lambda a, b: run("Mod", a, b, fmod=1, tf_op="TruncateMod"), _no_gradient("TruncateMod"),
+    return with_gradient(lambda a, b: call("Mod", a, b, fmod=1, tf_op="TruncateMod"), _no_gradient("TruncateMod"),
                          x, y)
 
 
@@ -200,9 +200,9 @@ _WIDENED = np.dtype(np.int32)
 
 def _pow_values(x, y):
     if x.array.dtype.itemsize < 4 and x.array.dtype.kind == "i":  # int8/int16: the engine computes in int32
-        wide = run("Pow", run("Cast", x, to=_WIDENED), run("Cast", y, to=_WIDENED), tf_op="Pow")
-        return run("Cast", wide, to=x.array.dtype, tf_op="Pow")
-    return run("Pow", x, y, tf_op="Pow")
+        wide = call("Pow", call("Cast", x, to=_WIDENED), call("Cast", y, to=_WIDENED), tf_op="Pow")
+        return call("Cast", wide, to=x.array.dtype, tf_op="Pow")
+    return call("Pow", x, y, tf_op="Pow")
 
 
 def _pow_backward(g, x, y):
@@ -238,7 +238,7 @@ def _selector(tf_op, engine_op, compare):
         return call("Where", mask, g, zero), call("Where", mask, zero, g)
 
     def forward(x, y):
-        return run(bound, x, y, tf_op=tf_op)
+        return call(bound, x, y, tf_op=tf_op)
 
     def fn(x, y, name=None):
         if x.__class__ is not Tensor or y.__class__ is not Tensor:
@@ -249,7 +249,7 @@ def _selector(tf_op, engine_op, compare):
             raise mismatch(tf_op, a.dtype, b.dtype)
         if not (_tracing or x.requires_grad or y.requires_grad):
             try:
-                return result(bound.kernel(a, b))
+                return wrap(bound.kernel(a, b))
             except ValueError:
                 raise incompatible(tf_op, a, b) from None
         check_broadcast(tf_op, a, b)
@@ -272,49 +272,49 @@ def squared_difference(x, y, name=None):
     """Elementwise ``(x - y) ** 2``."""
     x, y = matching("SquaredDifference", x, y, types=_SQUARED_DIFFERENCE)
     check_broadcast("SquaredDifference", x.array, y.array)
-    difference = run("Sub", x, y, tf_op="SquaredDifference")
-    return run("Mul", difference, difference, tf_op="SquaredDifference")
+    difference = call("Sub", x, y, tf_op="SquaredDifference")
+    return call("Mul", difference, difference, tf_op="SquaredDifference")
 
 
 def _where_zero(mask, value):
     """``value`` where ``mask`` is False, 0 where it is True."""
-    return run("Where", mask, scalar_like(0, value), value)
+    return call("Where", mask, scalar_like(0, value), value)
 
 
 def _is_zero(t):
-    return run("Equal", t, scalar_like(0, t))
+    return call("Equal", t, scalar_like(0, t))
 
 
 def _safe(t, mask):
     """``t`` with 1 where ``mask`` holds (a denominator that cannot produce NaN there)."""
-    return run("Where", mask, scalar_like(1, t), t)
+    return call("Where", mask, scalar_like(1, t), t)
 
 
 def _div_no_nan(x, y):
     zero = _is_zero(y)
-    return _where_zero(zero, run("Div", x, _safe(y, zero)))
+    return _where_zero(zero, call("Div", x, _safe(y, zero)))
 
 
 def _mul_no_nan(x, y):
-    return _where_zero(_is_zero(y), run("Mul", x, y))
+    return _where_zero(_is_zero(y), call("Mul", x, y))
 
 
 def _xlogy(x, y):
-    return _where_zero(_is_zero(x), run("Mul", x, run("Log", y)))
+    return _where_zero(_is_zero(x), call("Mul", x, call("Log", y)))
 
 
 def _xlog1py(x, y):
-    return _where_zero(_is_zero(x), run("Mul", x, run("Log1p", y)))
+    return _where_zero(_is_zero(x), call("Mul", x, call("Log1p", y)))
 
 
 def _xdivy(x, y):
     zero = _is_zero(x)
-    return _where_zero(zero, run("Div", x, _safe(y, zero)))
+    return _where_zero(zero, call("Div", x, _safe(y, zero)))
 
 
 def _nonzero(x):
     """1 where ``x != 0``, else 0, in x's dtype."""
-    return run("Cast", run("Not", _is_zero(x)), to=x.array.dtype)
+    return call("Cast", call("Not", _is_zero(x)), to=x.array.dtype)
 
 
 def _div_no_nan_backward(g, x, y):
@@ -357,7 +357,7 @@ def _guarded(tf_op, forward, backward, convert=None):
 
 def _second_takes_first_dtype(x, y):
     """``multiply_no_nan``'s conversion: ``x`` as it is, ``y`` to x's dtype (ValueError for a tensor of another)."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     return x, convert_to_tensor(y, _dtypes.of_array(x.array))
 
 
@@ -384,15 +384,15 @@ def _division_operands(x, y, fn_name, x_takes_y_dtype):
     """The operands of TF's true division: ``y`` prefers ``x``'s dtype; they must then share it; integers are
     cast to floats (see ``_TRUEDIV_FLOAT``)."""
     if not is_tensor_like(x):
-        x = convert_to_tensor(x, _dtypes.of_array(tensor(y).array) if x_takes_y_dtype and is_tensor_like(y) else None)
-    x = tensor(x)
-    y = tensor(y) if is_tensor_like(y) else convert_to_tensor(y, dtype_hint=_dtypes.of_array(x.array))
+        x = convert_to_tensor(x, tensor_of(y).array.dtype if x_takes_y_dtype and is_tensor_like(y) else None)
+    x = convert_to_tensor(x)
+    y = convert_to_tensor(y, dtype_hint=_dtypes.of_array(x.array))
     dx, dy = x.array.dtype, y.array.dtype
     if dx != dy:
         raise TypeError(f"`x` and `y` must have the same dtype, got {_dtypes.as_dtype(dx)!r} != "
                         f"{_dtypes.as_dtype(dy)!r}.")
     if dx in _TRUEDIV_FLOAT:
-        return run("Cast", x, to=_TRUEDIV_FLOAT[dx]), run("Cast", y, to=_TRUEDIV_FLOAT[dx])
+        return call("Cast", x, to=_TRUEDIV_FLOAT[dx]), call("Cast", y, to=_TRUEDIV_FLOAT[dx])
     if dx.kind != "f" and dx != _dtypes.bfloat16.np:
         raise TypeError(f"Invalid dtype {_dtypes.as_dtype(dx)!r} in {fn_name}. Expected one of {{{_TRUEDIV_NAMES}}}.")
     return x, y
@@ -409,13 +409,13 @@ def truediv(x, y, name=None):
 def divide(x, y, name=None):
     """``x / y`` with TF's true division (a Python ``x`` takes ``y``'s dtype)."""
     if not is_tensor_like(x):
-        x = convert_to_tensor(x, _dtypes.of_array(tensor(y).array) if is_tensor_like(y) else None)
+        x = convert_to_tensor(x, tensor_of(y).array.dtype if is_tensor_like(y) else None)
     return truediv_operator(x, y)
 
 
 def truediv_operator(x, y):
     """``x / y`` for a tensor ``x`` (``Tensor.__truediv__``): ``y`` must convert to ``x``'s dtype."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if not is_tensor_like(y):
         y = with_dtype(y, _dtypes.of_array(x.array))
     return truediv(x, y)
@@ -429,7 +429,7 @@ def divide_no_nan(x, y, name=None):
 
 def legacy_div(x, y):
     """TF's deprecated ``div`` (``Tensor.__div__``): floor division for integers, true division for floats."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     y = with_dtype(y, _dtypes.of_array(x.array))
     if x.array.dtype.kind in "iu":
         return floordiv(x, y)
@@ -448,7 +448,7 @@ def add_n(inputs, name=None):
     inputs : list of Tensor (or a tensor, whose first dimension is summed over)
     """
     if not isinstance(inputs, (list, tuple)) and is_tensor_like(inputs):
-        inputs = list(tensor(inputs))
+        inputs = list(convert_to_tensor(inputs))
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and "
                          "shape.")
@@ -463,13 +463,13 @@ def add_n(inputs, name=None):
                            f"[{','.join(map(str, t.array.shape))}]", "AddN")
     total = ts[0]
     for t in ts[1:]:
-        total = run("Add", total, t, tf_op="AddN")
+        total = call("Add", total, t, tf_op="AddN")
     return total
 
 
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     """``add_n`` with optional checks of the inputs' ``shape`` and ``tensor_dtype`` (deprecated in TF)."""
-    ts = [tensor(t) for t in inputs] if isinstance(inputs, (list, tuple)) else inputs
+    ts = [convert_to_tensor(t) for t in inputs] if isinstance(inputs, (list, tuple)) else inputs
     if isinstance(ts, list):
         for t in ts:
             if shape is not None and not TensorShape(shape).is_compatible_with(t.array.shape):

@@ -10,12 +10,12 @@ gradients follow from those functions: ``clip_by_value`` is ``maximum(minimum(t,
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, is_tensor_like
 from vfw.frontends.tensorflow._math_binary import add, maximum, minimum, multiply, subtract, truediv
-from vfw.frontends.tensorflow._math_common import is_tensor_like, matching, run, tensor
 from vfw.frontends.tensorflow._math_logic import greater
 from vfw.frontends.tensorflow._math_reduce import reduce_sum
 from vfw.frontends.tensorflow._math_unary import sqrt
+from vfw.frontends.tensorflow._op_support import OpTypes, cast, matching
 from vfw.frontends.tensorflow._shape import TensorShape
 
 
@@ -28,7 +28,7 @@ def _same_shape(values, clipped):
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """``t`` limited to ``[clip_value_min, clip_value_max]`` elementwise (bounds broadcast, not enlarging ``t``)."""
-    values = tensor(t)
+    values = convert_to_tensor(t)
     upper = minimum(values, clip_value_max)
     _same_shape(values, upper)
     clipped = maximum(upper, clip_value_min)
@@ -38,24 +38,25 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """``t * clip_norm / max(l2norm(t, axes), clip_norm)``: ``t`` rescaled so its L2 norm is at most ``clip_norm``."""
-    values = tensor(t)
+    values = convert_to_tensor(t)
     squares = reduce_sum(multiply(values, values), axes, keepdims=True)
     positive = greater(squares, np.zeros((), squares.array.dtype))
     # The norm where the sum is positive, the (zero) sum elsewhere: no NaN gradient at a zero tensor.
-    safe = run("Where", positive, squares, np.ones((), squares.array.dtype))
-    norm = run("Where", positive, sqrt(safe), squares)
+    safe = call("Where", positive, squares, np.ones((), squares.array.dtype))
+    norm = call("Where", positive, sqrt(safe), squares)
     scaled = multiply(values, clip_norm)
     _same_shape(values, scaled)
     return truediv(scaled, maximum(norm, clip_norm))
 
 
+_L2_LOSS = OpTypes("L2Loss", "F")
+
+
 def _global_norm(t_list):
     """``sqrt(sum of squares of every tensor in t_list)`` (Nones skipped), as clip_by_global_norm computes it."""
-    present = [tensor(t) for t in t_list if t is not None]
+    present = [convert_to_tensor(t) for t in t_list if t is not None]
     for t in present:
-        if t.array.dtype not in (_dtypes.float16.np, _dtypes.bfloat16.np, _dtypes.float32.np, _dtypes.float64.np):
-            raise op_error(f"Value for attr 'T' of {_dtypes.of_array(t.array).name} is not in the list of allowed "
-                           "values: half, bfloat16, float, double", "L2Loss")
+        _L2_LOSS.check(t.array.dtype)
     sums = matching("Pack", *[reduce_sum(multiply(t, t)) for t in present])
     total = sums[0]
     for s in sums[1:]:
@@ -75,14 +76,13 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
     if use_norm is None:
         use_norm = _global_norm(t_list)
-    norm = tensor(use_norm)
+    norm = convert_to_tensor(use_norm)
     dtype = _dtypes.of_array(norm.array)
     limit = convert_to_tensor(clip_norm, dtype)
     one = convert_to_tensor(1.0, dtype)
     # Finite norms scale by min(1 / norm, 1 / clip_norm) * clip_norm; ``norm - norm`` turns an infinite norm into NaN.
     scale = add(multiply(limit, minimum(truediv(one, norm), truediv(one, limit))), subtract(norm, norm))
-    clipped = [None if t is None else multiply(tensor(t), run("Cast", scale, to=tensor(t).array.dtype))
-               for t in t_list]
+    clipped = [None if t is None else multiply(t, cast(scale, convert_to_tensor(t).array.dtype)) for t in t_list]
     return clipped, use_norm  # as given (TF returns the caller's object)
 
 
@@ -97,10 +97,10 @@ def polyval(coeffs, x, name=None):
     """
     if not isinstance(coeffs, list):
         raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if not coeffs:
-        return tensor(np.zeros_like(x.array))
-    p = tensor(coeffs[0])
+        return convert_to_tensor(np.zeros_like(x.array))
+    p = convert_to_tensor(coeffs[0])
     for c in coeffs[1:]:
         p = c + p * x
     return p

@@ -9,16 +9,9 @@ False/True).
 
 import numpy as np
 
+from vfw.frontends.tensorflow._dispatch import call, wrap
 from vfw.frontends.tensorflow._math_binary import binary_kernel, raw_binary
-from vfw.frontends.tensorflow._math_common import (
-    BOOL,
-    OpTypes,
-    check_broadcast,
-    matching,
-    of_dtype,
-    result,
-    run,
-)
+from vfw.frontends.tensorflow._op_support import BOOL, OpTypes, check_broadcast, matching, of_dtype
 
 _ALL = "F I U bool string"
 _equal = binary_kernel(OpTypes("Equal", _ALL), "Equal", fast=np.equal)
@@ -39,7 +32,7 @@ def not_equal(x, y, name=None):
     """Elementwise ``x != y`` (bool)."""
     x, y = matching("NotEqual", x, y, types=_NOT_EQUAL)
     check_broadcast("NotEqual", x.array, y.array)
-    return run("Not", run("Equal", x, y, tf_op="NotEqual"))
+    return call("Not", call("Equal", x, y, tf_op="NotEqual"))
 
 
 def compare_any_shape(x, y, negate):
@@ -49,7 +42,7 @@ def compare_any_shape(x, y, negate):
         try:
             np.broadcast_shapes(x.array.shape, y.array.shape)
         except ValueError:
-            return result(np.asarray(negate))
+            return wrap(np.asarray(negate))
     return not_equal(x, y) if negate else equal(x, y)
 
 
@@ -58,7 +51,7 @@ def _logical(tf_op, engine_op):
     def fn(x, y, name=None):
         x, y = of_dtype(tf_op, [x, y], BOOL)
         check_broadcast(tf_op, x.array, y.array)
-        return run(engine_op, x, y, tf_op=tf_op)
+        return call(engine_op, x, y, tf_op=tf_op)
 
     return fn
 
@@ -93,8 +86,8 @@ def _shift(tf_op, direction):
         check_broadcast(tf_op, x.array, y.array)
         # TF shifts by min(max(y, 0), bits - 1).
         bits = x.array.dtype.itemsize * 8
-        amount = run("Clip", y, np.asarray(0, y.array.dtype), np.asarray(bits - 1, y.array.dtype))
-        return run("BitShift", x, amount, direction=direction, tf_op=tf_op)
+        amount = call("Clip", y, np.asarray(0, y.array.dtype), np.asarray(bits - 1, y.array.dtype))
+        return call("BitShift", x, amount, direction=direction, tf_op=tf_op)
 
     return fn
 

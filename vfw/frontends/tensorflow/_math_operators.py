@@ -20,7 +20,14 @@ bad operand raises, so they are kept:
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
+    is_tensor_like,
+    mismatch,
+    op_error,
+    tensor_of,
+)
 from vfw.frontends.tensorflow._linalg_ops import matmul
 from vfw.frontends.tensorflow._math_binary import (
     add,
@@ -32,16 +39,6 @@ from vfw.frontends.tensorflow._math_binary import (
     subtract,
     truediv,
     truediv_operator,
-)
-from vfw.frontends.tensorflow._math_common import (
-    BOOL,
-    PY_NUMBERS,
-    STRING,
-    is_tensor_like,
-    mismatch,
-    run,
-    tensor,
-    with_dtype,
 )
 from vfw.frontends.tensorflow._math_logic import (
     bitwise_and,
@@ -57,6 +54,7 @@ from vfw.frontends.tensorflow._math_logic import (
     logical_xor,
 )
 from vfw.frontends.tensorflow._math_unary import abs, invert, logical_not, negative
+from vfw.frontends.tensorflow._op_support import BOOL, STRING, with_dtype
 
 _INT32 = np.dtype(np.int32)
 
@@ -64,14 +62,14 @@ _INT32 = np.dtype(np.int32)
 def _as_int32(t):
     if t.array.dtype == STRING:
         raise op_error("Cast string to int32 is not supported", "Cast", errors.UnimplementedError)
-    return run("Cast", t, to=_INT32)
+    return call("Cast", t, to=_INT32)
 
 
 def _mul(x, y):
     """``x * y``; when either is a bool tensor, TF multiplies both cast to int32 and casts the product to bool."""
-    if x.array.dtype == BOOL or (y.__class__ not in PY_NUMBERS and is_tensor_like(y) and tensor(y).array.dtype == BOOL):
-        y = tensor(y) if is_tensor_like(y) else convert_to_tensor(y, dtype_hint=_dtypes.int32)
-        return run("Cast", multiply(_as_int32(x), _as_int32(y)), to=BOOL)
+    if x.array.dtype == BOOL or (is_tensor_like(y) and tensor_of(y).array.dtype == BOOL):
+        y = convert_to_tensor(y, dtype_hint=_dtypes.int32)
+        return call("Cast", multiply(_as_int32(x), _as_int32(y)), to=BOOL)
     return multiply(x, y)
 
 

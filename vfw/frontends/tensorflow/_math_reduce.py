@@ -10,29 +10,33 @@ or highest value, NaN for a float mean).  Integer types the engine does not redu
 
 import numpy as np
 
-from vfw.core.graph.trace import _active as _tracing
-from vfw.core.registry import make_op
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
-from vfw.frontends.tensorflow._math_binary import subtract
-from vfw.frontends.tensorflow._math_common import (
-    BOOL,
-    FLOATS,
-    STRING,
-    OpTypes,
-    Tensor,
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
     is_tensor_like,
-    of_dtype,
+    op,
+    op_error,
     recording,
-    result,
-    run,
-    scalar_like,
-    tensor,
+    wrap,
 )
+from vfw.frontends.tensorflow._math_binary import subtract
 from vfw.frontends.tensorflow._math_logic import less, less_equal
 from vfw.frontends.tensorflow._math_unary import is_finite, lgamma, sqrt, square
+from vfw.frontends.tensorflow._op_support import (
+    BOOL,
+    FLOATS,
+    INDEX_DTYPES,
+    STRING,
+    WIDER_INTS,
+    OpTypes,
+    attr_error,
+    of_dtype,
+    reduce,
+    scalar_like,
+    with_dtype,
+)
 
-_INT32 = np.dtype(np.int32)
 _INT64 = np.dtype(np.int64)
 
 
@@ -49,10 +53,9 @@ def reduction_axes(tf_op, x, axis):
     elif axis.__class__ in (list, tuple) and all(v.__class__ is int for v in axis):
         values = axis
     else:
-        t = tensor(axis) if is_tensor_like(axis) else convert_to_tensor(axis, _dtypes.int32)
-        if t.array.dtype not in (_INT32, _INT64):
-            raise op_error(f"Value for attr 'Tidx' of {_dtypes.of_array(t.array).name} is not in the list of "
-                           "allowed values: int32, int64", tf_op)
+        t = with_dtype(axis, _dtypes.int32)
+        if t.array.dtype not in INDEX_DTYPES:
+            raise attr_error(tf_op, "Tidx", _dtypes.of_array(t.array).name, "int32, int64")
         values = t.array.reshape(-1).tolist()
     rank = x.array.ndim
     if len(values) == 1 and -rank <= values[0] < rank:  # the common case
@@ -68,65 +71,20 @@ def reduction_axes(tf_op, x, axis):
     return tuple(axes)
 
 
-_REDUCERS = {}
-
-
-def _reducer(engine_op, keepdims, axes):
-    """The bound engine reduction (cached per keepdims and whether ``axes`` is empty)."""
-    key = (engine_op, keepdims, axes == ())
-    bound = _REDUCERS.get(key)
-    if bound is None:
-        attrs = {"keepdims": int(keepdims), "noop_with_empty_axes": int(axes == ())}
-        bound = _REDUCERS[key] = make_op(engine_op, attrs)
-    return bound
-
-
-# Integer types the engine's reductions lack, and the type each is reduced in.
-_WIDER = {np.dtype(n): np.dtype(w) for n, w in (("int8", "int64"), ("int16", "int64"), ("uint8", "uint64"),
-                                                ("uint16", "uint64"))}
-
-
-_AXES_ARRAYS = {}
-
-
-def _axes_array(axes):
-    """``axes`` as the engine's int64 input (cached: a few axes tuples recur)."""
-    found = _AXES_ARRAYS.get(axes)
-    if found is None:
-        found = np.array(axes, _INT64)
-        found.flags.writeable = False
-        if len(_AXES_ARRAYS) < 256:
-            _AXES_ARRAYS[axes] = found
-    return found
-
-
-def reduce(engine_op, tf_op, x, axes, keepdims):
-    """``engine_op`` over ``axes`` (from ``reduction_axes``) of tensor ``x``."""
-    bound = _reducer(engine_op, keepdims, axes)
-    axes_array = None if axes is None else _axes_array(axes)
-    if not recording(x) and x.array.dtype not in _WIDER:
-        return result(bound.kernel(x.array, axes_array))
-    d = x.array.dtype
-    if d in _WIDER and not (engine_op in ("ReduceMax", "ReduceMin") and d.itemsize == 1):
-        wide = run(bound, run("Cast", x, to=_WIDER[d]), axes_array, tf_op=tf_op)
-        return run("Cast", wide, to=d, tf_op=tf_op)
-    return run(bound, x, axes_array, tf_op=tf_op)
-
-
 def _reduction(name, tf_op, engine_op, allowed="F I U"):
     types = OpTypes(tf_op, allowed)
     kernel_types = types.kernels
     # The hot case, a full reduction that nothing records: the kernels bound once.
-    full = {keep: make_op(engine_op, {"keepdims": int(keep)}).kernel for keep in (False, True)}
+    full = {keep: op(engine_op, keepdims=int(keep)).kernel for keep in (False, True)}
 
     def fn(input_tensor, axis=None, keepdims=False, name=None):
-        x = input_tensor if input_tensor.__class__ is Tensor else tensor(input_tensor)
+        x = convert_to_tensor(input_tensor)
         a = x.array
         if a.dtype not in kernel_types:
             raise types.error(a.dtype)
-        if axis is None and not (_tracing or x.requires_grad) and a.dtype not in _WIDER:
-            return result(full[bool(keepdims)](a))
-        return reduce(engine_op, tf_op, x, reduction_axes(tf_op, x, axis), keepdims)
+        if axis is None and a.dtype not in WIDER_INTS and not recording(x):
+            return wrap(full[bool(keepdims)](a))
+        return reduce(engine_op, x, reduction_axes(tf_op, x, axis), keepdims, tf_op)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}: ``{engine_op}`` over ``axis`` (all axes when None); ``keepdims`` keeps them as 1."
@@ -143,7 +101,7 @@ reduce_min = _reduction("reduce_min", "Min", "ReduceMin")
 def _logical_reduction(tf_op, engine_op):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         (x,) = of_dtype(tf_op, [input_tensor], BOOL)
-        return reduce(engine_op, tf_op, x, reduction_axes(tf_op, x, axis), keepdims)
+        return reduce(engine_op, x, reduction_axes(tf_op, x, axis), keepdims, tf_op)
 
     return fn
 
@@ -161,31 +119,31 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
 
     Integers square and sum in their own type (wrapping, as TF's kernel) and the root is truncated.
     """
-    x = tensor(input_tensor)
+    x = convert_to_tensor(input_tensor)
     _EUCLIDEAN_NORM.check(x.array.dtype)
     axes = reduction_axes("EuclideanNorm", x, axis)
-    if x.array.dtype in _WIDER:
-        total = reduce("ReduceSum", "EuclideanNorm", square(x), axes, keepdims)
-        root = run("Sqrt", run("Cast", total, to=np.dtype(np.float64)))
-        return run("Cast", root, to=x.array.dtype)
+    if x.array.dtype in WIDER_INTS:
+        total = reduce("ReduceSum", square(x), axes, keepdims, "EuclideanNorm")
+        root = call("Sqrt", call("Cast", total, to=np.dtype(np.float64)))
+        return call("Cast", root, to=x.array.dtype)
     if recording(x) and x.array.dtype in FLOATS:  # the composition has TF's gradient (NaN at a zero norm)
-        return sqrt(reduce("ReduceSumSquare", "EuclideanNorm", x, axes, keepdims))
-    return reduce("ReduceL2", "EuclideanNorm", x, axes, keepdims)
+        return sqrt(reduce("ReduceSumSquare", x, axes, keepdims, "EuclideanNorm"))
+    return reduce("ReduceL2", x, axes, keepdims, "EuclideanNorm")
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """``log(sum(exp(x)))`` over ``axis``, shifted by the (finite) maximum for stability."""
-    x = tensor(input_tensor)
+    x = convert_to_tensor(input_tensor)
     axes = reduction_axes("Max", x, axis)
     raw_max = reduce_max(x, axis, keepdims=True)
-    shift = run("Where", is_finite(raw_max), raw_max.array, scalar_like(0, raw_max))  # constant: no gradient
-    total = reduce("ReduceSum", "Sum", run("Exp", subtract(x, shift)), axes, keepdims)
-    return run("Add", run("Log", total), shift.array.reshape(total.array.shape))
+    shift = call("Where", is_finite(raw_max), raw_max.array, scalar_like(0, raw_max))  # constant: no gradient
+    total = reduce("ReduceSum", call("Exp", subtract(x, shift)), axes, keepdims, "Sum")
+    return call("Add", call("Log", total), shift.array.reshape(total.array.shape))
 
 
 def _not_integer(input_tensor):
     """The input of reduce_variance/std: TF refuses integers with TypeError (other non-floats fail in the mean)."""
-    x = tensor(input_tensor)
+    x = convert_to_tensor(input_tensor)
     if x.array.dtype.kind in "iu":
         raise TypeError(f"Input must be either real or complex. Received integer type "
                         f"<dtype: '{_dtypes.of_array(x.array).name}'>.")
@@ -206,43 +164,40 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 def count_nonzero(input, axis=None, keepdims=None, dtype=_dtypes.int64, name=None):  # noqa: A002
     """Number of non-zero elements (non-empty strings, True) over ``axis``, as ``dtype`` (int64)."""
-    x = tensor(input)
+    x = convert_to_tensor(input)
     zero = np.array(b"", object) if x.array.dtype == STRING else np.zeros((), x.array.dtype)
-    nonzero = run("Cast", run("Not", run("Equal", x, zero, tf_op="NotEqual")), to=_INT64)
-    counts = reduce("ReduceSum", "Sum", nonzero, reduction_axes("Sum", nonzero, axis), bool(keepdims))
+    nonzero = call("Cast", call("Not", call("Equal", x, zero, tf_op="NotEqual")), to=_INT64)
+    counts = reduce("ReduceSum", nonzero, reduction_axes("Sum", nonzero, axis), bool(keepdims), "Sum")
     target = _dtypes.as_dtype(dtype).np
-    return counts if target == _INT64 else run("Cast", counts, to=target)
+    return counts if target == _INT64 else call("Cast", counts, to=target)
 
 
 def zero_fraction(value, name=None):
     """The fraction of zeros in ``value`` (float32; NaN when it is empty)."""
-    x = tensor(value)
+    x = convert_to_tensor(value)
     size = np.float32(x.array.size)
-    nonzero = run("Cast", count_nonzero(x), to=np.dtype(np.float32))
-    return run("Div", run("Sub", np.asarray(size), nonzero), np.asarray(size))
+    nonzero = call("Cast", count_nonzero(x), to=np.dtype(np.float32))
+    return call("Div", call("Sub", np.asarray(size), nonzero), np.asarray(size))
 
 
 # -- argmax / argmin -----------------------------------------------------------------------------
 _ARG_TYPES = {"ArgMax": OpTypes("ArgMax", "F I U bool"), "ArgMin": OpTypes("ArgMin", "F I U bool")}
 _ARG_OUTPUTS = {"ArgMax": ("int16", "uint16", "int32", "int64"), "ArgMin": ("int32", "int64")}
-_ARG_OPS = {}
 
 
 def _arg(tf_op, input, axis, output_type):
-    x = tensor(input)
+    x = convert_to_tensor(input)
     _ARG_TYPES[tf_op].check(x.array.dtype)
     out = _dtypes.as_dtype(output_type)
     if out.name not in _ARG_OUTPUTS[tf_op]:
-        raise op_error(f"Value for attr 'output_type' of {out.name} is not in the list of allowed values: "
-                       f"{', '.join(_ARG_OUTPUTS[tf_op])}", tf_op)
+        raise attr_error(tf_op, "output_type", out.name, ", ".join(_ARG_OUTPUTS[tf_op]))
     if axis is None:
         axis = 0
     if tf_op == "ArgMax" and not (isinstance(axis, (int, np.integer)) or is_tensor_like(axis)):
         raise TypeError("axis must be int or Tensor with integer datatype")  # tf.argmax's own check
-    dim = tensor(axis) if is_tensor_like(axis) else convert_to_tensor(axis, _dtypes.int32)
-    if dim.array.dtype not in (_INT32, _INT64):
-        raise op_error(f"Value for attr 'Tidx' of {_dtypes.of_array(dim.array).name} is not in the list of allowed "
-                       "values: int32, int64", tf_op)
+    dim = with_dtype(axis, _dtypes.int32)
+    if dim.array.dtype not in INDEX_DTYPES:
+        raise attr_error(tf_op, "Tidx", _dtypes.of_array(dim.array).name, "int32, int64")
     if dim.array.ndim:
         raise op_error(f"dim must be a scalar, but received tensor of shape: [{','.join(map(str, dim.array.shape))}]",
                        tf_op)
@@ -253,17 +208,13 @@ def _arg(tf_op, input, axis, output_type):
     axis = int(axis) % rank
     if x.array.shape[axis] == 0:
         raise op_error(f"Reduction axis {axis} is empty in shape [{','.join(map(str, x.array.shape))}]", tf_op)
-    x = run("Cast", x, to=np.dtype(np.uint8)) if x.array.dtype == BOOL else x
+    x = call("Cast", x, to=np.dtype(np.uint8)) if x.array.dtype == BOOL else x
     if x.array.dtype in FLOATS:
         # TF's kernels skip NaN (it compares false): search with NaN as the worst value instead.
         worst = -np.inf if tf_op == "ArgMax" else np.inf
-        x = run("Where", run("IsNaN", x), scalar_like(worst, x), x)
-    key = (tf_op, axis)
-    bound = _ARG_OPS.get(key)
-    if bound is None:
-        bound = _ARG_OPS[key] = make_op(tf_op, {"axis": axis, "keepdims": 0})
-    indices = run(bound, x, tf_op=tf_op)
-    return indices if out.np == _INT64 else run("Cast", indices, to=out.np)
+        x = call("Where", call("IsNaN", x), scalar_like(worst, x), x)
+    indices = call(tf_op, x, axis=axis, keepdims=0, tf_op=tf_op)
+    return indices if out.np == _INT64 else call("Cast", indices, to=out.np)
 
 
 def argmax(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A002
@@ -278,21 +229,21 @@ def argmin(input, axis=None, output_type=_dtypes.int64, name=None):  # noqa: A00
 
 def lbeta(x, name=None):
     """``log(|Beta(x)|)`` over the last axis: ``sum(lgamma(x)) - lgamma(sum(x))`` (-inf for an empty axis)."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     return subtract(reduce_sum(lgamma(x), [-1]), lgamma(reduce_sum(x, [-1])))
 
 
 # -- monotonicity ------------------------------------------------------------------------------
 def _monotonic(x, strict):
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if x.array.dtype == BOOL:
         raise TypeError("Expected x to be numeric, got tf.bool")
-    flat = run("Reshape", x, np.array([-1], _INT64))
+    flat = call("Reshape", x, np.array([-1], _INT64))
     n = flat.array.shape[0]
     if n < 2:
-        return result(np.asarray(True))
-    head = run("Slice", flat, np.array([0], _INT64), np.array([n - 1], _INT64))
-    tail = run("Slice", flat, np.array([1], _INT64), np.array([n], _INT64))
+        return wrap(np.asarray(True))
+    head = call("Slice", flat, np.array([0], _INT64), np.array([n - 1], _INT64))
+    tail = call("Slice", flat, np.array([1], _INT64), np.array([n], _INT64))
     return reduce_all((less if strict else less_equal)(head, tail))
 
 

@@ -12,30 +12,18 @@ import collections
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, mismatch, op_error
 from vfw.frontends.tensorflow._math_binary import raw_div_no_nan
-from vfw.frontends.tensorflow._math_common import (
-    OpTypes,
-    is_tensor_like,
-    mismatch,
-    run,
-    tensor,
-    with_gradient,
-)
+from vfw.frontends.tensorflow._op_support import INDEX_DTYPES, OpTypes, attr_error, widened, with_dtype, with_gradient
 
 _INT64 = np.dtype(np.int64)
-_INT32 = np.dtype(np.int32)
-# Integer types the engine's scans lack, and the type each is scanned in (wrapping back as TF's kernels do).
-_WIDER = {np.dtype(n): np.dtype(w) for n, w in (("int8", "int64"), ("int16", "int64"), ("uint8", "uint64"),
-                                                ("uint16", "uint64"))}
 
 
 def _scan_axis(tf_op, x, axis):
     """The scan axis in ``[0, rank)``: a scalar int (tensor or Python), TF's errors otherwise."""
-    a = tensor(axis) if is_tensor_like(axis) else convert_to_tensor(axis, _dtypes.int32)
-    if a.array.dtype not in (_INT32, _INT64):
-        raise op_error(f"Value for attr 'Tidx' of {_dtypes.of_array(a.array).name} is not in the list of allowed "
-                       "values: int32, int64", tf_op)
+    a = with_dtype(axis, _dtypes.int32)
+    if a.array.dtype not in INDEX_DTYPES:
+        raise attr_error(tf_op, "Tidx", _dtypes.of_array(a.array).name, "int32, int64")
     if a.array.ndim:
         raise op_error(f"ScanOp: axis must be a scalar, not {list(a.array.shape)}", tf_op)
     value, rank = int(a.array), x.array.ndim
@@ -53,17 +41,9 @@ def _shifted(x, axis, fill, reverse):
     shape[axis] = 1
     block = np.full(shape, fill, x.array.dtype)
     axes = np.array([axis], _INT64)
-    kept = (run("Slice", x, np.array([1], _INT64), np.array([n], _INT64), axes) if reverse else
-            run("Slice", x, np.array([0], _INT64), np.array([n - 1], _INT64), axes))
-    return run("Concat", kept, block, axis=axis) if reverse else run("Concat", block, kept, axis=axis)
-
-
-def _widened(fn, x, *args, **attrs):
-    """``fn(x, ...)`` computed in a wider integer type for the 8/16-bit types the engine lacks."""
-    d = x.array.dtype
-    if d not in _WIDER:
-        return fn(x, *args, **attrs)
-    return run("Cast", fn(run("Cast", x, to=_WIDER[d]), *args, **attrs), to=d)
+    kept = (call("Slice", x, np.array([1], _INT64), np.array([n], _INT64), axes) if reverse else
+            call("Slice", x, np.array([0], _INT64), np.array([n - 1], _INT64), axes))
+    return call("Concat", kept, block, axis=axis) if reverse else call("Concat", block, kept, axis=axis)
 
 
 _CUMSUM = OpTypes("Cumsum", "F I U")
@@ -73,23 +53,23 @@ _CUMULATIVE_LOGSUMEXP = OpTypes("CumulativeLogsumexp", "F")
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along ``axis`` (``exclusive``: outputs exclude their own element; ``reverse``: from the end)."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     _CUMSUM.check(x.array.dtype)
     a = _scan_axis("Cumsum", x, axis)
-    return _widened(lambda t: run("CumSum", t, np.asarray(a, _INT64), exclusive=int(exclusive),
+    return widened(lambda t: call("CumSum", t, np.asarray(a, _INT64), exclusive=int(exclusive),
                                   reverse=int(reverse), tf_op="Cumsum"), x)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along ``axis`` (``exclusive``/``reverse`` as ``cumsum``; 1 enters exclusive scans)."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     _CUMPROD.check(x.array.dtype)
     a = _scan_axis("Cumprod", x, axis)
     axis_array = np.asarray(a, _INT64)
 
     def forward(t):
         source = _shifted(t, a, 1, reverse) if exclusive else t
-        return _widened(lambda s: run("CumProd", s, axis_array, reverse=int(reverse), tf_op="Cumprod"), source)
+        return widened(lambda s: call("CumProd", s, axis_array, reverse=int(reverse), tf_op="Cumprod"), source)
 
     def backward(g, t):
         # TF's gradient: sum over the outputs each element feeds, divided by it (0 where it is 0).
@@ -102,11 +82,11 @@ def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
 
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """``log(cumsum(exp(x)))`` along ``axis``, computed stably (-inf enters exclusive scans)."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     _CUMULATIVE_LOGSUMEXP.check(x.array.dtype)
     a = _scan_axis("CumulativeLogsumexp", x, axis)
     source = _shifted(x, a, -np.inf, reverse) if exclusive else x
-    return run("LogCumSumExp", source, np.asarray(a, _INT64), reverse=int(reverse), tf_op="CumulativeLogsumexp")
+    return call("LogCumSumExp", source, np.asarray(a, _INT64), reverse=int(reverse), tf_op="CumulativeLogsumexp")
 
 
 # -- top_k / in_top_k ----------------------------------------------------------------------------
@@ -123,13 +103,12 @@ def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):  # noqa
     TopKV2
         ``(values, indices)``: sorted descending, or in index order when ``sorted`` is False.
     """
-    x = tensor(input)
+    x = convert_to_tensor(input)
     _TOP_K.check(x.array.dtype)
     index_dtype = _dtypes.as_dtype(index_type)
     if index_dtype.name not in _INDEX_TYPES:
-        raise op_error(f"Value for attr 'index_type' of {index_dtype.name} is not in the list of allowed values: "
-                       f"{', '.join(_INDEX_TYPES)}", "TopKV2")
-    kk = int((tensor(k) if is_tensor_like(k) else convert_to_tensor(k, _dtypes.int32)).array)
+        raise attr_error("TopKV2", "index_type", index_dtype.name, ", ".join(_INDEX_TYPES))
+    kk = int(with_dtype(k, _dtypes.int32).array)
     if x.array.ndim == 0:
         raise op_error("input must be >= 1-D, got shape []", "TopKV2")
     if kk < 0:
@@ -137,13 +116,13 @@ def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):  # noqa
     n = x.array.shape[-1]
     if kk > n:
         raise op_error(f"input must have at least k columns. Had {n}, needed {kk}", "TopKV2")
-    values, indices = run("TopK", x, np.array([kk], _INT64), axis=-1, largest=1, sorted=1, tf_op="TopKV2")
+    values, indices = call("TopK", x, np.array([kk], _INT64), axis=-1, largest=1, sorted=1, tf_op="TopKV2")
     if not sorted and kk:
         # TF's unsorted result lists the chosen entries in index order.
-        indices, order = run("TopK", indices, np.array([kk], _INT64), axis=-1, largest=0, sorted=1)
-        values = run("GatherElements", values, order, axis=-1)
+        indices, order = call("TopK", indices, np.array([kk], _INT64), axis=-1, largest=0, sorted=1)
+        values = call("GatherElements", values, order, axis=-1)
     if index_dtype.np != _INT64:
-        indices = run("Cast", indices, to=index_dtype.np)
+        indices = call("Cast", indices, to=index_dtype.np)
     return TopKV2(values, indices)
 
 
@@ -158,7 +137,7 @@ def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=
     Only ``reduction_dimension=-1`` with ``is_max_k`` has a CPU kernel in TF; other settings raise
     NotFoundError as there.
     """
-    x = tensor(input)
+    x = convert_to_tensor(input)
     _APPROX_TOP_K.check(x.array.dtype)
     if reduction_dimension != -1 or not is_max_k:
         raise op_error(f"Could not find device for node: {{{{node ApproxTopK}}}} = ApproxTopK[is_max_k="
@@ -191,8 +170,8 @@ def in_top_k(targets, predictions, k, name=None):
 
     A row holding a non-finite prediction, or a target out of range, gives False.
     """
-    predictions = tensor(predictions)
-    targets = tensor(targets)
+    predictions = convert_to_tensor(predictions)
+    targets = convert_to_tensor(targets)
     if predictions.array.dtype != _FLOAT32:
         raise mismatch("InTopKV2", _FLOAT32, predictions.array.dtype, 0)
     _IN_TOP_K_TARGETS.check(targets.array.dtype)
@@ -202,16 +181,16 @@ def in_top_k(targets, predictions, k, name=None):
     if targets.array.shape != (rows,):
         raise op_error(f"First dimension of predictions {rows} must match length of targets "
                        f"{targets.array.size}", "InTopKV2")
-    kk = int((tensor(k) if is_tensor_like(k) else convert_to_tensor(k, targets.dtype)).array)
-    ids = run("Cast", targets, to=_INT64)
-    valid = run("And", run("GreaterOrEqual", ids, np.zeros((), _INT64)), run("Less", ids, np.asarray(cols, _INT64)))
-    safe = run("Unsqueeze", run("Where", valid, ids, np.zeros((), _INT64)), np.array([1], _INT64))
-    target_values = run("GatherElements", predictions, safe, axis=1)
-    above = run("ReduceSum", run("Cast", run("Greater", predictions, target_values), to=_INT64), np.array([1], _INT64),
-                keepdims=0)
-    non_finite = run("Or", run("IsNaN", predictions), run("IsInf", predictions))
-    all_finite = run("Not", run("ReduceMax", non_finite, np.array([1], _INT64), keepdims=0))
-    return run("And", run("And", valid, all_finite), run("Less", above, np.asarray(kk, _INT64)))
+    kk = int(with_dtype(k, targets.dtype).array)
+    ids = call("Cast", targets, to=_INT64)
+    valid = call("And", call("GreaterOrEqual", ids, np.zeros((), _INT64)), call("Less", ids, np.asarray(cols, _INT64)))
+    safe = call("Unsqueeze", call("Where", valid, ids, np.zeros((), _INT64)), np.array([1], _INT64))
+    target_values = call("GatherElements", predictions, safe, axis=1)
+    above = call("ReduceSum", call("Cast", call("Greater", predictions, target_values), to=_INT64),
+                 np.array([1], _INT64), keepdims=0)
+    non_finite = call("Or", call("IsNaN", predictions), call("IsInf", predictions))
+    all_finite = call("Not", call("ReduceMax", non_finite, np.array([1], _INT64), keepdims=0))
+    return call("And", call("And", valid, all_finite), call("Less", above, np.asarray(kk, _INT64)))
 
 
 _INVERT_PERMUTATION = OpTypes("InvertPermutation", "int32 int64")
@@ -219,7 +198,7 @@ _INVERT_PERMUTATION = OpTypes("InvertPermutation", "int32 int64")
 
 def invert_permutation(x, name=None):
     """The inverse of the permutation ``x`` (a 1-D int tensor holding each of 0..n-1 once): ``y[x[i]] = i``."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     _INVERT_PERMUTATION.check(x.array.dtype)
     if x.array.ndim != 1:
         raise op_error("invert_permutation expects a 1D vector.", "InvertPermutation")
@@ -234,7 +213,7 @@ def invert_permutation(x, name=None):
     if bad.any():  # TF names the first offending value
         raise op_error(f"{values[np.argmax(bad)]} is not between 0 and {n}", "InvertPermutation")
     positions = np.arange(n, dtype=x.array.dtype)
-    return run("ScatterElements", np.zeros(n, x.array.dtype), x, positions, tf_op="InvertPermutation")
+    return call("ScatterElements", np.zeros(n, x.array.dtype), x, positions, tf_op="InvertPermutation")
 
 
 NAMESPACES = {

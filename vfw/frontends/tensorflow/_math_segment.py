@@ -15,33 +15,27 @@ products handle zeros, maxima and minima share it evenly among tied rows.
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error
 from vfw.frontends.tensorflow._math_binary import truediv
-from vfw.frontends.tensorflow._math_common import (
+from vfw.frontends.tensorflow._math_unary import sqrt
+from vfw.frontends.tensorflow._op_support import (
     FLOATS,
+    INDEX_DTYPES,
     OpTypes,
-    is_tensor_like,
-    run,
-    tensor,
+    attr_error,
+    cast,
+    shape_text,
     with_gradient,
 )
-from vfw.frontends.tensorflow._math_unary import sqrt
 
 _INT64 = np.dtype(np.int64)
-_INDEX = (np.dtype(np.int32), _INT64)
 
 
-def _shape_text(shape):
-    return f"[{','.join(map(str, shape))}]"
-
-
-def _indices(tf_op, value, attr="Tindices", allowed=_INDEX):
+def _indices(tf_op, value, attr="Tindices", allowed=INDEX_DTYPES):
     """An integer index input (ids, num_segments): Python values become int32; other dtypes raise TF's error."""
-    t = tensor(value) if is_tensor_like(value) else convert_to_tensor(value, dtype_hint=_dtypes.int32)
+    t = convert_to_tensor(value, dtype_hint=_dtypes.int32)
     if t.array.dtype not in allowed:
-        names = ", ".join(d.name for d in allowed)
-        raise op_error(f"Value for attr '{attr}' of {_dtypes.of_array(t.array).name} is not in the list of allowed "
-                       f"values: {names}", tf_op)
+        raise attr_error(tf_op, attr, _dtypes.of_array(t.array).name, ", ".join(d.name for d in allowed))
     return t
 
 
@@ -62,20 +56,20 @@ def _scatter(tf_op, data, ids, rows, reduction):
     Returns the segments and the number of rows each received (in data's dtype, shaped to broadcast
     against the segments).
     """
-    x = tensor(data)
+    x = convert_to_tensor(data)
     tail = x.array.shape[ids.array.ndim:]
-    ids64 = run("Cast", ids, to=_INT64)
+    ids64 = call("Cast", ids, to=_INT64)
     # Dropped rows go to one extra segment, cut off at the end.
-    target = run("Where", run("Less", ids64, np.zeros((), _INT64)), np.asarray(rows, _INT64), ids64)
-    index = run("Unsqueeze", target, np.array([-1], _INT64))
+    target = call("Where", call("Less", ids64, np.zeros((), _INT64)), np.asarray(rows, _INT64), ids64)
+    index = call("Unsqueeze", target, np.array([-1], _INT64))
     start = np.full((rows + 1,) + tail, _identity(reduction, x.array.dtype), x.array.dtype)
-    out = run("ScatterND", start, index, x, reduction=reduction, tf_op=tf_op)
-    counts = run("ScatterND", np.zeros(rows + 1, x.array.dtype), index, np.ones(ids.array.shape, x.array.dtype),
+    out = call("ScatterND", start, index, x, reduction=reduction, tf_op=tf_op)
+    counts = call("ScatterND", np.zeros(rows + 1, x.array.dtype), index, np.ones(ids.array.shape, x.array.dtype),
                  reduction="add", tf_op=tf_op)
     first = np.zeros(1, _INT64)
     end = np.array([rows], _INT64)
-    counts = run("Reshape", run("Slice", counts, first, end, first), np.array((rows,) + (1,) * len(tail), _INT64))
-    return run("Slice", out, first, end, first), counts
+    counts = call("Reshape", call("Slice", counts, first, end, first), np.array((rows,) + (1,) * len(tail), _INT64))
+    return call("Slice", out, first, end, first), counts
 
 
 # -- sorted segments -----------------------------------------------------------------------------
@@ -98,15 +92,15 @@ def _sorted_segment(name, tf_op, reduction, mean=False):
     types = OpTypes(tf_op, "F I U")
 
     def fn(data, segment_ids, name=None):
-        x = tensor(data)
+        x = convert_to_tensor(data)
         types.check(x.array.dtype)
         ids = _indices(tf_op, segment_ids)
         rows = _check_sorted(tf_op, x, ids)
         out, counts = _scatter(tf_op, x, ids, rows, reduction)
         if mean:
-            return run("Div", out, run("Max", counts, np.ones((), counts.array.dtype)), tf_op=tf_op)
+            return call("Div", out, call("Max", counts, np.ones((), counts.array.dtype)), tf_op=tf_op)
         if reduction in ("max", "min"):  # TF's sorted kernels give 0 for an empty segment
-            return run("Where", run("Greater", counts, np.zeros((), counts.array.dtype)), out,
+            return call("Where", call("Greater", counts, np.zeros((), counts.array.dtype)), out,
                        np.zeros((), x.array.dtype))
         return out
 
@@ -124,21 +118,21 @@ segment_min = _sorted_segment("segment_min", "SegmentMin", "min")
 
 
 # -- unsorted segments ---------------------------------------------------------------------------
-_UNSORTED_IDS = (np.dtype(np.int16),) + _INDEX
+_UNSORTED_IDS = (np.dtype(np.int16),) + INDEX_DTYPES
 
 
 def _unsorted_inputs(tf_op, data, segment_ids, num_segments):
-    x = tensor(data)
+    x = convert_to_tensor(data)
     ids = _indices(tf_op, segment_ids, allowed=_UNSORTED_IDS)
     num = _indices(tf_op, num_segments, attr="Tnumsegments")
     rows = int(num.array) if num.array.ndim == 0 else None
     if rows is None:
-        raise op_error(f"num_segments should be a scalar, not shape {_shape_text(num.array.shape)}", tf_op)
+        raise op_error(f"num_segments should be a scalar, not shape {shape_text(num.array.shape)}", tf_op)
     if rows < 0:
         raise op_error(f"Input num_segments == {rows} must not be negative.", tf_op)
     if x.array.shape[:ids.array.ndim] != ids.array.shape:
-        raise op_error(f"data.shape = {_shape_text(x.array.shape)} does not start with segment_ids.shape = "
-                       f"{_shape_text(ids.array.shape)}", tf_op)
+        raise op_error(f"data.shape = {shape_text(x.array.shape)} does not start with segment_ids.shape = "
+                       f"{shape_text(ids.array.shape)}", tf_op)
     beyond = np.flatnonzero(ids.array.reshape(-1) >= rows)
     if beyond.size:
         raise op_error(f"segment_ids[{beyond[0]}] = {int(ids.array.reshape(-1)[beyond[0]])} is out of range "
@@ -174,7 +168,7 @@ def _segment_sizes(data, segment_ids, num_segments):
     x, ids, rows = _unsorted_inputs("UnsortedSegmentSum", data, segment_ids, num_segments)
     _UNSORTED_SUM.check(x.array.dtype)
     sums, counts = _scatter("UnsortedSegmentSum", x, ids, rows, "add")
-    return sums, run("Max", counts, np.ones((), counts.array.dtype))
+    return sums, call("Max", counts, np.ones((), counts.array.dtype))
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
@@ -215,9 +209,9 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     binary_output : bool
         1 where a value occurs instead of its count.
     """
-    values = tensor(arr)
-    if values.array.dtype not in _INDEX:
-        values = run("Cast", values, to=np.dtype(np.int32))
+    values = convert_to_tensor(arr)
+    if values.array.dtype not in INDEX_DTYPES:
+        values = call("Cast", values, to=np.dtype(np.int32))
     if values.array.size and values.array.min() < 0:
         raise op_error("Input arr must be non-negative!", "DenseBincount")
     length = int(values.array.max()) + 1 if values.array.size else 0
@@ -227,7 +221,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
         length = min(length, int(maxlength))
     out_dtype = _dtypes.as_dtype(dtype).np
     if weights is not None:
-        weights = tensor(weights)
+        weights = convert_to_tensor(weights)
         out_dtype = weights.array.dtype
         if weights.array.shape != values.array.shape:
             raise op_error("`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it acts as "
@@ -238,27 +232,27 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
         raise op_error(f"Unsupported axis value {axis}: bincount counts all of arr or each row (axis=-1)",
                        "DenseBincount")
     if not per_row:
-        values = run("Reshape", values, np.array([-1], _INT64))
-        weights = None if weights is None else run("Reshape", weights, np.array([-1], _INT64))
+        values = call("Reshape", values, np.array([-1], _INT64))
+        weights = None if weights is None else call("Reshape", weights, np.array([-1], _INT64))
     ones = np.ones(values.array.shape, out_dtype)
 
     def count(w):
         updates = ones if w is None or binary_output else w
-        index = run("Cast", values, to=_INT64)
-        index = run("Where", run("Less", index, np.asarray(length, _INT64)), index, np.asarray(length, _INT64))
+        index = call("Cast", values, to=_INT64)
+        index = call("Where", call("Less", index, np.asarray(length, _INT64)), index, np.asarray(length, _INT64))
         if per_row:
             rows = np.broadcast_to(np.arange(values.array.shape[0], dtype=_INT64)[:, None], values.array.shape)
-            index = run("Concat", run("Unsqueeze", rows.copy(), np.array([-1], _INT64)),
-                        run("Unsqueeze", index, np.array([-1], _INT64)), axis=-1)
+            index = call("Concat", call("Unsqueeze", rows.copy(), np.array([-1], _INT64)),
+                        call("Unsqueeze", index, np.array([-1], _INT64)), axis=-1)
             start = np.zeros((values.array.shape[0], length + 1), out_dtype)
         else:
-            index = run("Unsqueeze", index, np.array([-1], _INT64))
+            index = call("Unsqueeze", index, np.array([-1], _INT64))
             start = np.zeros(length + 1, out_dtype)
-        totals = run("ScatterND", start, index, updates, reduction="add", tf_op="DenseBincount")
+        totals = call("ScatterND", start, index, updates, reduction="add", tf_op="DenseBincount")
         if binary_output:
-            totals = run("Cast", run("Greater", totals, np.zeros((), out_dtype)), to=out_dtype)
+            totals = call("Cast", call("Greater", totals, np.zeros((), out_dtype)), to=out_dtype)
         zero = np.zeros(1, _INT64)
-        return run("Slice", totals, zero, np.array([length], _INT64), np.array([-1], _INT64))
+        return call("Slice", totals, zero, np.array([length], _INT64), np.array([-1], _INT64))
 
     if weights is None:
         return count(None)
@@ -267,7 +261,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
 
 # -- confusion matrix ----------------------------------------------------------------------------
 def _class_ids(value, what, num_classes):
-    ids = run("Cast", tensor(value), to=_INT64)
+    ids = call("Cast", convert_to_tensor(value), to=_INT64)
     if ids.array.size and ids.array.min() < 0:
         raise op_error(f"`{what}` contains negative values.  \nCondition x >= 0 did not hold element-wise:\n"
                        f"x (shape={ids.array.shape} dtype=int64) = \n{ids.array}")
@@ -281,21 +275,21 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 
     ``num_classes`` defaults to ``max(labels, predictions) + 1``; labels index rows, predictions columns.
     """
-    num = None if num_classes is None else int(tensor(num_classes).array)
+    num = None if num_classes is None else int(convert_to_tensor(num_classes).array)
     rows = _class_ids(labels, "labels", num)
     cols = _class_ids(predictions, "predictions", num)
     if rows.array.shape != cols.array.shape:
-        raise op_error(f"Shapes of all inputs must match: values[0].shape = {_shape_text(rows.array.shape)} != "
-                       f"values[1].shape = {_shape_text(cols.array.shape)}", "Pack")
+        raise op_error(f"Shapes of all inputs must match: values[0].shape = {shape_text(rows.array.shape)} != "
+                       f"values[1].shape = {shape_text(cols.array.shape)}", "Pack")
     if num is None:
         if not rows.array.size:  # TF's default size is max + 1 of nothing: the lowest int64, + 1
             raise op_error(f"Dimension {np.iinfo(np.int64).min + 1} must be >= 0", "ScatterNd")
         num = int(max(rows.array.max(), cols.array.max())) + 1
     out_dtype = _dtypes.as_dtype(dtype).np
-    updates = np.ones(rows.array.shape, out_dtype) if weights is None else run("Cast", tensor(weights), to=out_dtype)
+    updates = np.ones(rows.array.shape, out_dtype) if weights is None else cast(convert_to_tensor(weights), out_dtype)
     axis = np.array([-1], _INT64)
-    index = run("Concat", run("Unsqueeze", rows, axis), run("Unsqueeze", cols, axis), axis=-1)
-    return run("ScatterND", np.zeros((num, num), out_dtype), index, updates, reduction="add", tf_op="ScatterNd")
+    index = call("Concat", call("Unsqueeze", rows, axis), call("Unsqueeze", cols, axis), axis=-1)
+    return call("ScatterND", np.zeros((num, num), out_dtype), index, updates, reduction="add", tf_op="ScatterNd")
 
 
 NAMESPACES = {

@@ -14,22 +14,19 @@ import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, wrap
 from vfw.frontends.tensorflow._math_binary import raw_div_no_nan
-from vfw.frontends.tensorflow._math_common import (
+from vfw.frontends.tensorflow._op_support import (
     BOOL,
     FLOATS,
     INTEGERS,
     OpTypes,
-    Tensor,
     detached,
     of_dtype,
-    result,
-    run,
     scalar_like,
-    tensor,
     with_gradient,
 )
+from vfw.frontends.tensorflow._tensor import Tensor
 
 
 def _public(fn, name, doc):
@@ -54,12 +51,12 @@ def unary(name, tf_op, allowed, engine_op=None, kernels=None, fast=None, compose
 
     def fn(x, name=None):
         if x.__class__ is not Tensor:
-            x = tensor(x)
+            x = convert_to_tensor(x)
         a = x.array
         if a.dtype not in kernel_types:
             raise types.error(a.dtype)
         if fast is not None and not (_tracing or x.requires_grad):
-            return result(fast(a))
+            return wrap(fast(a))
         if not differentiable:
             x = detached(x)
         return compose(x) if compose is not None else call(bound, x, tf_op=tf_op)
@@ -85,20 +82,20 @@ abs = unary("abs", "Abs", "F I", "Abs", doc="Elementwise absolute value.")  # no
 negative = unary("negative", "Neg", "F I", "Neg", doc="Elementwise ``-x``.")
 sign = unary("sign", "Sign", "F I", "Sign", doc="Elementwise sign: -1, 0 or 1 (NaN for NaN).")
 reciprocal = unary("reciprocal", "Reciprocal", "F I", "Reciprocal", kernels="F", doc="Elementwise ``1 / x``.")
-square = unary("square", "Square", "F I U", fast=np.square, compose=lambda x: run("Mul", x, x, tf_op="Square"),
+square = unary("square", "Square", "F I U", fast=np.square, compose=lambda x: call("Mul", x, x, tf_op="Square"),
                doc="Elementwise ``x * x``.")
 rsqrt = unary("rsqrt", "Rsqrt", "F", fast=lambda a: np.reciprocal(np.sqrt(a)),
-              compose=lambda x: run("Reciprocal", run("Sqrt", x)), doc="Elementwise ``1 / sqrt(x)``.")
+              compose=lambda x: call("Reciprocal", call("Sqrt", x)), doc="Elementwise ``1 / sqrt(x)``.")
 rint = unary("rint", "Rint", "F", "Round", kernels="float32 float64", differentiable=False,
              doc="Elementwise rounding to the nearest integer, halves to even.")
 log_sigmoid = unary("log_sigmoid", "Softplus", "F",
-                    compose=lambda x: run("Neg", run("Softplus", run("Neg", x))),
+                    compose=lambda x: call("Neg", call("Softplus", call("Neg", x))),
                     doc="Elementwise ``log(sigmoid(x)) = -softplus(-x)``.")
 erfinv = unary("erfinv", "Erfinv", "F", "Erfinv", kernels="float32 float64", doc="Inverse error function.")
 is_nan = unary("is_nan", "IsNan", "F", "IsNaN", doc="Elementwise ``x != x``: True where ``x`` is NaN.")
 is_inf = unary("is_inf", "IsInf", "F", "IsInf", doc="True where ``x`` is +inf or -inf.")
 is_finite = unary("is_finite", "IsFinite", "F", fast=np.isfinite,
-                  compose=lambda x: run("Not", run("Or", run("IsNaN", x), run("IsInf", x))),
+                  compose=lambda x: call("Not", call("Or", call("IsNaN", x), call("IsInf", x))),
                   doc="True where ``x`` is neither infinite nor NaN.")
 
 
@@ -112,10 +109,10 @@ def _erf_values(a):
 
 
 def _erf(x):
-    values = run("Erf", x)
+    values = call("Erf", x)
     if x.array.dtype != _F64:
         return values
-    return run("Where", run("IsInf", x), scalar_like(np.nan, x), values)
+    return call("Where", call("IsInf", x), scalar_like(np.nan, x), values)
 
 
 erf = unary("erf", "Erf", "F", fast=_erf_values, compose=_erf, doc="Elementwise error function.")
@@ -137,12 +134,12 @@ def _softplus_values(a):
 
 
 def _softplus(x):
-    values = run("Softplus", x)
+    values = call("Softplus", x)
     cut = _SOFTPLUS_CUTS.get(x.array.dtype)
     if cut is None:
         return values
-    tails = run("Where", run("Less", x, scalar_like(cut, x)), run("Exp", x), values)
-    return run("Where", run("Greater", x, scalar_like(-cut, x)), x, tails)
+    tails = call("Where", call("Less", x, scalar_like(cut, x)), call("Exp", x), values)
+    return call("Where", call("Greater", x, scalar_like(-cut, x)), x, tails)
 
 
 softplus = unary("softplus", "Softplus", "F", fast=_softplus_values, compose=_softplus,
@@ -151,8 +148,8 @@ softplus = unary("softplus", "Softplus", "F", fast=_softplus_values, compose=_so
 
 def _ndtri(x):
     # The standard normal quantile: sqrt(2) * erfinv(2p - 1).
-    two_p = run("Mul", x, scalar_like(2, x))
-    return run("Mul", run("Erfinv", run("Sub", two_p, scalar_like(1, x))), scalar_like(math.sqrt(2.0), x))
+    two_p = call("Mul", x, scalar_like(2, x))
+    return call("Mul", call("Erfinv", call("Sub", two_p, scalar_like(1, x))), scalar_like(math.sqrt(2.0), x))
 
 
 ndtri = unary("ndtri", "Ndtri", "F", kernels="float32 float64", compose=_ndtri,
@@ -161,15 +158,15 @@ ndtri = unary("ndtri", "Ndtri", "F", kernels="float32 float64", compose=_ndtri,
 
 def erfcinv(x, name=None):
     """Inverse of the complementary error function, ``-ndtri(x / 2) / sqrt(2)``."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if x.array.dtype not in FLOATS:
         convert_to_tensor(0.5, _dtypes.of_array(x.array))  # TF's TypeError: it scales x by 0.5 first
-    return run("Mul", run("Neg", ndtri(run("Mul", x, scalar_like(0.5, x)))), scalar_like(math.sqrt(0.5), x))
+    return call("Mul", call("Neg", ndtri(call("Mul", x, scalar_like(0.5, x)))), scalar_like(math.sqrt(0.5), x))
 
 
 # -- gamma functions: TF's digamma is NaN at 0 (the engine's is -+inf, the one-sided limits) -----------
 def _digamma_values(x):
-    return run("Where", run("Equal", x, scalar_like(0, x)), scalar_like(np.nan, x), run("Digamma", x))
+    return call("Where", call("Equal", x, scalar_like(0, x)), scalar_like(np.nan, x), call("Digamma", x))
 
 
 def _digamma(x):
@@ -177,7 +174,7 @@ def _digamma(x):
 
 
 def _lgamma(x):
-    return with_gradient(lambda x: run("Lgamma", x), lambda g, x: (call("Mul", g, _digamma(x)),), x)
+    return with_gradient(lambda x: call("Lgamma", x), lambda g, x: (call("Mul", g, _digamma(x)),), x)
 
 
 digamma = unary("digamma", "Digamma", "F", kernels="float16 float32 float64", compose=_digamma,
@@ -192,7 +189,7 @@ _round_floats = unary("round", "Round", "F I", "Round", kernels="F int32 int64",
 
 def round(x, name=None):  # noqa: A001  (tf.round)
     """Elementwise rounding to the nearest integer, halves to even; integer tensors are returned as they are."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if x.array.dtype in INTEGERS:
         return x
     return _round_floats(x)
@@ -200,7 +197,7 @@ def round(x, name=None):  # noqa: A001  (tf.round)
 
 # -- complex parts of real tensors ---------------------------------------------------------------
 def _real_numeric(x, fn):
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if x.array.dtype not in FLOATS and x.array.dtype not in INTEGERS:
         raise TypeError(f"{fn}: expected a numeric tensor, got {_dtypes.of_array(x.array)!r}")
     return x
@@ -218,21 +215,21 @@ def conj(x, name=None):
 
 def imag(input, name=None):  # noqa: A002
     """The imaginary part: zeros for a real (or bool) tensor (no gradient, as TF)."""
-    return result(np.zeros_like(tensor(input).array))  # depends on the shape alone: a constant in traces
+    return wrap(np.zeros_like(convert_to_tensor(input).array))  # depends on the shape alone: a constant in traces
 
 
 def angle(input, name=None):  # noqa: A002
     """The argument of a real tensor: pi where it is negative, else 0 (no gradient, as TF)."""
-    x = tensor(input)
+    x = convert_to_tensor(input)
     if x.array.dtype not in FLOATS:
         raise TypeError(f"angle: expected a float tensor for a real input, got {_dtypes.of_array(x.array)!r}")
     x = detached(x)
-    return run("Where", run("Less", x, scalar_like(0, x)), scalar_like(np.pi, x), scalar_like(0, x))
+    return call("Where", call("Less", x, scalar_like(0, x)), scalar_like(np.pi, x), scalar_like(0, x))
 
 
 def reciprocal_no_nan(x, name=None):
     """Elementwise ``1 / x``, 0 where ``x`` is 0."""
-    x = tensor(x)
+    x = convert_to_tensor(x)
     return raw_div_no_nan(convert_to_tensor(1, _dtypes.of_array(x.array)), x)
 
 
@@ -240,7 +237,7 @@ def reciprocal_no_nan(x, name=None):
 def logical_not(x, name=None):
     """Elementwise NOT of a bool tensor."""
     (x,) = of_dtype("LogicalNot", [x], BOOL)
-    return run("Not", x, tf_op="LogicalNot")
+    return call("Not", x, tf_op="LogicalNot")
 
 
 invert = unary("invert", "Invert", "I U", "BitwiseNot", doc="Elementwise bitwise NOT of an integer tensor.")

@@ -4,7 +4,6 @@ import functools
 import re
 
 from vfw.frontends.tensorflow._name_scope import name_scope
-from vfw.frontends.tensorflow._structure import _sorted_keys
 from vfw.frontends.tensorflow._variables import Variable
 
 _VALID_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -107,9 +106,10 @@ def _is_module(x):
 
 
 def _leaves_with_paths(x, path=()):
-    """``(path, leaf)`` for the leaves of a nested attribute value, in TF's order (dicts by sorted key)."""
+    """``(path, leaf)`` for the leaves of a nested attribute value, in TF's order (dicts by sorted key: TypeError
+    for keys that do not sort, as ``tf.nest``)."""
     if isinstance(x, dict):
-        for key in _sorted_keys(x):
+        for key in sorted(x):
             yield from _leaves_with_paths(x[key], path + (key,))
     elif isinstance(x, (list, tuple)):
         for i, item in enumerate(x):
@@ -127,7 +127,11 @@ def _walk(module, recursive, predicate, key, ignored, with_path, path, seen, sta
     for name in sorted(attributes, key=key):
         if name in ignored:
             continue
-        for leaf_path, leaf in _leaves_with_paths(attributes[name], (name,)):
+        try:
+            leaves = list(_leaves_with_paths(attributes[name], (name,)))
+        except TypeError as e:
+            raise ValueError(f"Error processing property {name!r} of {attributes[name]!r}") from e
+        for leaf_path, leaf in leaves:
             if not with_path:
                 if id(leaf) in seen:
                     continue

@@ -10,8 +10,8 @@ transposed convolutions are in ``_nn_conv_transpose``, pooling and LRN in ``_nn_
 import numpy as np
 
 from vfw.frontends.tensorflow import _nn_spatial as sp
-from vfw.frontends.tensorflow import _support
-from vfw.frontends.tensorflow._dispatch import op_error, run
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error
+from vfw.frontends.tensorflow._op_support import OpTypes, cast, reshape, same_dtype
 
 
 def check_window_args(strides, dilations, first, tf_op):
@@ -62,12 +62,12 @@ def geometry(xshape, w, nd, strides, dilations, padding, pairs, first, tf_op, gr
 def convolve(x, w, nd, strides, dilations, padding, pairs, first, tf_op, types=sp.CONV_TYPES, grouped=True):
     """TF's ``nd``-D convolution kernel (Conv2D, Conv3D...) of ``x`` (``(N, *spatial, C)``, or channels second
     when ``first``) by ``w`` (``(*kernel, C / groups, M)``); the other arguments are ``geometry``'s."""
-    _support.same_dtype(x, w, tf_op)
-    _support.check_dtype(x, types, tf_op)
+    same_dtype(tf_op, x, w)
+    OpTypes(tf_op, types).check(x.array.dtype)
     st, dil, pads, groups = geometry(x.array.shape, w, nd, strides, dilations, padding, pairs, first, tf_op, grouped)
-    bound = _support.bound("ChannelsLastConv", strides=st, dilations=dil, pads=pads, group=groups)
-    y = run(bound, sp.to_channels_last(sp.in_compute_dtype(x), first), sp.in_compute_dtype(w), tf_op=tf_op)
-    return _support.cast(sp.from_channels_last(y, first), x.array.dtype)
+    bound = op("ChannelsLastConv", strides=st, dilations=dil, pads=pads, group=groups)
+    y = call(bound, sp.to_channels_last(sp.in_compute_dtype(x), first), sp.in_compute_dtype(w), tf_op=tf_op)
+    return cast(sp.from_channels_last(y, first), x.array.dtype)
 
 
 def _conv2d_op(x, w, strides, dilations, padding, pairs, data_format):
@@ -115,7 +115,8 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     padding, pairs = sp.padding_arg(padding, 4)
     strides = sp.sequence(strides, 2, first, "strides")
     dilations = sp.sequence(dilations, 2, first, "dilations")
-    return _conv2d_op(_support.tensor(input), _support.tensor(filters), strides, dilations, padding, pairs, data_format)
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
+    return _conv2d_op(x, w, strides, dilations, padding, pairs, data_format)
 
 
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
@@ -132,7 +133,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     strides = [1] + sp.sequence(stride, 1, first, "stride")
     dilations = [1] + sp.sequence(dilations, 1, first, "dilations")
     padding, _ = sp.padding_arg(padding, 4, explicit_ok=False)
-    x, w = _support.tensor(input), _support.tensor(filters)
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
     y = _conv2d_op(sp.expand(x, start), sp.expand(w, 0), strides, dilations, padding, None,
                    "NCHW" if first else "NHWC")
     return sp.squeeze(y, start)
@@ -147,25 +148,13 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     strides = sp.attr_list(strides, "strides", "conv3d", 5)
     dilations = sp.attr_list([1] * 5 if dilations is None else dilations, "dilations", "conv3d", 5)
     padding, _ = sp.padding_arg(padding, 5, explicit_ok=False)
-    x, w = _support.tensor(input), _support.tensor(filters)
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
     return _conv3d_op(x, w, strides, dilations, padding, data_format or "NDHWC")
 
 
 def _space_to_batch_checks(nd, strides, dilations, padding):
-    """What TF's dilated (space-to-batch) path checks of spatial ``strides`` and ``dilations``."""
-    if len(dilations) != nd:
-        raise ValueError(f"`len(dilation_rate)` should be {nd}. Received: dilation_rate={dilations} of length "
-                         f"{len(dilations)}")
-    if any(d < 1 for d in dilations):
-        raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate="
-                         f"{np.array(dilations)}")
-    if len(strides) != nd:
-        raise ValueError(f"`len(strides)` should be {nd}. Received: strides={strides} of length {len(strides)}")
-    if any(s < 1 for s in strides):
-        raise ValueError(f"all values of `strides` must be positive. Received: strides={np.array(strides)}")
-    if any(s > 1 for s in strides) and any(d > 1 for d in dilations):
-        raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: strides="
-                         f"{np.array(strides)} and dilation_rate={np.array(dilations)}")
+    """What TF's dilated (space-to-batch) path checks of spatial ``strides``, ``dilations`` and ``padding``."""
+    sp.check_strides_dilations(nd, strides, dilations)
     if padding not in ("SAME", "VALID"):
         raise ValueError(f"padding must be either VALID or SAME. Received: padding={padding}")
 
@@ -184,7 +173,7 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
     padding : str
         ``"VALID"`` (default) or ``"SAME"``.
     """
-    x, w = _support.tensor(input), _support.tensor(filters)
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
     nd = w.array.ndim - 2
     if nd not in (1, 2, 3):
         raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims={nd}.")
@@ -211,7 +200,7 @@ def depthwise_filter(w):
     """Depthwise filters ``[h, w, in, multiplier]`` as grouped-convolution filters ``[h, w, 1, in * multiplier]``
     (output channel ``c * multiplier + m`` reads input channel ``c``)."""
     shape = w.array.shape
-    return _support.reshape(w, shape[:2] + (1, shape[2] * shape[3]))
+    return reshape(w, shape[:2] + (1, shape[2] * shape[3]))
 
 
 def _depthwise_rate(dilations):
@@ -245,7 +234,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
         ``[batch, out_h, out_w, in * multiplier]``.
     """
     tf_op = "DepthwiseConv2dNative"
-    x, w = _support.tensor(input), _support.tensor(filter)
+    x, w = convert_to_tensor(input), convert_to_tensor(filter)
     rate = _depthwise_rate(dilations)
     if not isinstance(strides, (list, tuple)):
         raise TypeError(f"Expected list for 'strides' argument to 'depthwise_conv2d_native' Op, not {strides!r}.")
@@ -259,8 +248,8 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     padding, pairs = sp.padding_arg(padding, 4)
     sp.check_format(data_format, ("NHWC", "NCHW"), tf_op)
     sp.check_padding(padding, tf_op)
-    _support.check_dtype(x, sp.FLOAT_TYPES, tf_op)
-    _support.same_dtype(x, w, tf_op)
+    OpTypes(tf_op, sp.FLOAT_TYPES).check(x.array.dtype)
+    same_dtype(tf_op, x, w)
     if x.array.ndim != 4:
         raise op_error(f"input must be 4-dimensional{list(x.array.shape)}", tf_op)
     if w.array.ndim != 4:
@@ -282,7 +271,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     ``depthwise_filter`` is ``[kh, kw, in, multiplier]``, ``pointwise_filter`` ``[1, 1, in * multiplier, out]``;
     ``strides``, ``padding`` and ``dilations`` apply to the depthwise step.
     """
-    pointwise = _support.tensor(pointwise_filter)
+    pointwise = convert_to_tensor(pointwise_filter)
     shape = pointwise.array.shape
     if len(shape) != 4:
         raise ValueError(f"Shape {tuple(shape)} must have rank 4")

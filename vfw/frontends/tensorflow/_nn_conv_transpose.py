@@ -9,9 +9,9 @@ forward convolution's pads, strides and dilations.  Filters are ``[*kernel, out_
 
 from vfw.core.ops._channels_last import window_count
 from vfw.frontends.tensorflow import _nn_spatial as sp
-from vfw.frontends.tensorflow import _support
-from vfw.frontends.tensorflow._dispatch import op_error, run
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, mismatch, op, op_error
 from vfw.frontends.tensorflow._nn_conv import check_window_args, depthwise_filter, geometry
+from vfw.frontends.tensorflow._op_support import OpTypes, cast, int64s, reshape
 
 
 def _check_sizes(sizes, got, kernel, strides, dilations, pads, tf_op):
@@ -32,8 +32,9 @@ def transpose_convolve(x, w, output_shape, nd, strides, dilations, padding, pair
     ``output_shape`` is the forward input's shape (``nd + 2`` ints in ``x``'s layout); the other
     arguments are ``_nn_conv.convolve``'s, for the forward convolution.
     """
-    _support.same_dtype(w, x, tf_op, index=2)
-    _support.check_dtype(x, types, tf_op)
+    if x.array.dtype != w.array.dtype:  # out_backprop is the op's input #2
+        raise mismatch(tf_op, w.array.dtype, x.array.dtype, 2)
+    OpTypes(tf_op, types).check(x.array.dtype)
     if len(output_shape) != nd + 2:
         raise op_error(f"input_sizes must be {nd + 2}-dimensional, got: {len(output_shape)}", tf_op)
     if x.array.ndim != nd + 2:
@@ -47,10 +48,10 @@ def transpose_convolve(x, w, output_shape, nd, strides, dilations, padding, pair
                        f"outbackprop batch: {x.array.shape[0]}", tf_op)
     sizes = sp.spatial(list(output_shape), first)
     _check_sizes(sizes, sp.spatial(list(x.array.shape), first), w.array.shape[:nd], st, dil, pads, tf_op)
-    bound = _support.bound("ChannelsLastConvTranspose", strides=st, dilations=dil, pads=pads, group=groups)
-    shape = _support.int64s([output_shape[0]] + list(sizes) + [output_shape[1] if first else output_shape[-1]])
-    y = run(bound, sp.to_channels_last(sp.in_compute_dtype(x), first), sp.in_compute_dtype(w), shape, tf_op=tf_op)
-    return _support.cast(sp.from_channels_last(y, first), x.array.dtype)
+    bound = op("ChannelsLastConvTranspose", strides=st, dilations=dil, pads=pads, group=groups)
+    shape = int64s([output_shape[0]] + list(sizes) + [output_shape[1] if first else output_shape[-1]])
+    y = call(bound, sp.to_channels_last(sp.in_compute_dtype(x), first), sp.in_compute_dtype(w), shape, tf_op=tf_op)
+    return cast(sp.from_channels_last(y, first), x.array.dtype)
 
 
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC", dilations=None,
@@ -79,7 +80,8 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     sp.check_format(data_format, ("NHWC", "NCHW"), tf_op)
     sp.check_padding(padding, tf_op)
     shape = sp.shape_list(output_shape, "input_sizes", tf_op)
-    return transpose_convolve(_support.tensor(input), _support.tensor(filters), shape, 2, strides, dilations, padding,
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
+    return transpose_convolve(x, w, shape, 2, strides, dilations, padding,
                               pairs, first, tf_op)
 
 
@@ -99,7 +101,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     shape = shape[:start] + [1] + shape[start:]
     padding, _ = sp.padding_arg(padding, 4, explicit_ok=False)
     sp.check_padding(padding, tf_op)
-    x, w = _support.tensor(input), _support.tensor(filters)
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
     y = transpose_convolve(sp.expand(x, start), sp.expand(w, 0), shape, 2, strides, dilations, padding, None, first,
                            tf_op)
     return sp.squeeze(y, start)
@@ -118,7 +120,8 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
     sp.check_format(data_format, ("NDHWC", "NCDHW"), tf_op)
     sp.check_padding(padding, tf_op, explicit=False)
     shape = sp.shape_list(output_shape, "input_sizes", tf_op)
-    return transpose_convolve(_support.tensor(input), _support.tensor(filters), shape, 3, strides, dilations, padding,
+    x, w = convert_to_tensor(input), convert_to_tensor(filters)
+    return transpose_convolve(x, w, shape, 3, strides, dilations, padding,
                               None, first, tf_op, types=sp.FLOAT_TYPES, grouped=False)
 
 
@@ -141,7 +144,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
 def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
     """The transpose of ``atrous_conv2d`` (NHWC): ``value [batch, h, w, in]`` to ``output_shape``, filters
     ``[kh, kw, out, in]``, dilation ``rate`` on both spatial axes."""
-    x, w = _support.tensor(value), _support.tensor(filters)
+    x, w = convert_to_tensor(value), convert_to_tensor(filters)
     if x.array.shape[3] != w.array.shape[3]:
         raise ValueError("`value` channel count must be compatible with `filters` input channel count. Received: "
                          f"value.shape={tuple(x.array.shape)} with channel count {x.array.shape[3]} and "
@@ -180,7 +183,7 @@ def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, 
     tf_op = "DepthwiseConv2dNativeBackpropInput"
     strides, padding, pairs = _depthwise_args(strides, padding, data_format, tf_op)
     first = sp.channels_first(data_format)
-    w, dy = _support.tensor(filter), _support.tensor(out_backprop)
+    w, dy = convert_to_tensor(filter), convert_to_tensor(out_backprop)
     sizes = sp.shape_list(input_sizes, "input_sizes", tf_op)
     if w.array.ndim != 4:
         raise op_error(f"filter must be 4-dimensional: {list(w.array.shape)}", tf_op)
@@ -197,9 +200,10 @@ def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
     tf_op = "DepthwiseConv2dNativeBackpropFilter"
     strides, padding, pairs = _depthwise_args(strides, padding, data_format, tf_op)
     first = sp.channels_first(data_format)
-    x, dy = _support.tensor(input), _support.tensor(out_backprop)
-    _support.same_dtype(x, dy, tf_op, index=2)
-    _support.check_dtype(x, sp.FLOAT_TYPES, tf_op)
+    x, dy = convert_to_tensor(input), convert_to_tensor(out_backprop)
+    if dy.array.dtype != x.array.dtype:  # out_backprop is the op's input #2
+        raise mismatch(tf_op, x.array.dtype, dy.array.dtype, 2)
+    OpTypes(tf_op, sp.FLOAT_TYPES).check(x.array.dtype)
     sizes = sp.shape_list(filter_sizes, "filter_sizes", tf_op)
     if len(sizes) != 4 or x.array.ndim != 4 or dy.array.ndim != 4:
         raise op_error(f"input, filter_sizes and out_backprop must be 4-dimensional: {list(x.array.shape)}, "
@@ -215,10 +219,10 @@ def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
     _check_sizes(spatial, sp.spatial(list(dy.array.shape), first), sizes[:2], st, dil, pads, tf_op)
     if (dy.array.shape[1] if first else dy.array.shape[3]) != sizes[2] * sizes[3]:
         raise op_error(f"out_backprop depth must be in * multiplier = {sizes[2] * sizes[3]}", tf_op)
-    bound = _support.bound("ChannelsLastConvGradFilter", strides=st, dilations=dil, pads=pads, group=channels,
+    bound = op("ChannelsLastConvGradFilter", strides=st, dilations=dil, pads=pads, group=channels,
                            kernel_shape=sizes[:2])
-    dw = run(bound, sp.to_channels_last(x, first), sp.to_channels_last(dy, first), tf_op=tf_op)
-    return _support.reshape(dw, sizes)
+    dw = call(bound, sp.to_channels_last(x, first), sp.to_channels_last(dy, first), tf_op=tf_op)
+    return reshape(dw, sizes)
 
 
 NAMESPACES = {"nn": ["conv1d_transpose", "conv2d_transpose", "conv3d_transpose", "conv_transpose",

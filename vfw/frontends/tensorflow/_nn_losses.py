@@ -11,28 +11,31 @@ import math
 import numpy as np
 
 from vfw.frontends.tensorflow import _math_ops
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, run, wrap
-from vfw.frontends.tensorflow._support import (
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, wrap
+from vfw.frontends.tensorflow._op_support import (
     F16,
     F32,
     FLOATS,
     I64,
     SIGNED,
     UNSIGNED,
-    binary,
-    bound,
+    OpTypes,
     cast,
-    check_dtype,
-    const,
     int64s,
     reduce,
     reshape,
     same_dtype,
-    tensor,
-    unary,
+    scalar_like,
 )
 
 _LABEL_TYPES = frozenset({np.dtype(np.int32), I64})
+
+
+_EXP_TYPES = OpTypes("Exp", FLOATS)
+_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_TYPES = OpTypes("SoftmaxCrossEntropyWithLogits", FLOATS)
+_SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_TYPES = OpTypes("SparseSoftmaxCrossEntropyWithLogits", FLOATS)
+_L2_LOSS_TYPES = OpTypes("L2Loss", FLOATS)
+_SUM_TYPES = OpTypes("Sum", FLOATS | SIGNED | UNSIGNED)
 
 
 def _same_shape(logits, labels, first="logits", second="labels"):
@@ -42,7 +45,7 @@ def _same_shape(logits, labels, first="logits", second="labels"):
 
 
 def _log1p_exp(x):
-    return unary("Log1p", unary("Exp", x, "Exp"), "Log1p")
+    return call("Log1p", call("Exp", x, tf_op="Exp"), tf_op="Log1p")
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
@@ -50,34 +53,35 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     if labels is None or logits is None:
         raise ValueError("Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"
                          f"Received: labels={labels} and logits={logits}")
-    x = tensor(logits)
-    z = tensor(labels)
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels)
     _same_shape(x, z)
-    same_dtype(x, z, "Mul")
-    check_dtype(x, FLOATS, "Exp")
-    zero = const(0, x)
-    positive = binary("GreaterOrEqual", x, zero, "GreaterEqual")
-    rectified = run(bound("Where"), positive, x, zero, tf_op="SelectV2")
-    negative_abs = run(bound("Where"), positive, unary("Neg", x, "Neg"), x, tf_op="SelectV2")
-    linear = binary("Sub", rectified, binary("Mul", x, z, "Mul"), "Sub")
-    return binary("Add", linear, _log1p_exp(negative_abs), "AddV2")
+    same_dtype("Mul", x, z)
+    _EXP_TYPES.check(x.array.dtype)
+    zero = scalar_like(0, x)
+    positive = call("GreaterOrEqual", x, zero, tf_op="GreaterEqual")
+    rectified = call("Where", positive, x, zero, tf_op="SelectV2")
+    negative_abs = call("Where", positive, call("Neg", x, tf_op="Neg"), x, tf_op="SelectV2")
+    linear = call("Sub", rectified, call("Mul", x, z, tf_op="Mul"), tf_op="Sub")
+    return call("Add", linear, _log1p_exp(negative_abs), tf_op="AddV2")
 
 
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Sigmoid cross entropy with positive examples weighted by ``pos_weight``:
     ``(1 - z) * x + (1 + (q - 1) * z) * (log(1 + exp(-|x|)) + max(-x, 0))``."""
-    x = tensor(logits)
-    z = tensor(labels)
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels)
     _same_shape(x, z)
     q = convert_to_tensor(pos_weight, dtype=z.dtype)  # TypeError for integer labels, as TF
-    same_dtype(x, z, "Mul")
-    check_dtype(x, FLOATS, "Exp")
-    one = const(1, z)
-    log_weight = binary("Add", one, binary("Mul", binary("Sub", q, one, "Sub"), z, "Mul"), "AddV2")
-    softplus_neg = binary("Add", _log1p_exp(unary("Neg", unary("Abs", x, "Abs"), "Neg")),
-                          run(bound("Relu"), unary("Neg", x, "Neg"), tf_op="Relu"), "AddV2")
-    return binary("Add", binary("Mul", binary("Sub", one, z, "Sub"), x, "Mul"),
-                  binary("Mul", log_weight, softplus_neg, "Mul"), "AddV2")
+    same_dtype("Mul", x, z)
+    _EXP_TYPES.check(x.array.dtype)
+    one = scalar_like(1, z)
+    log_weight = call("Add", one, call("Mul", call("Sub", q, one, tf_op="Sub"), z, tf_op="Mul"), tf_op="AddV2")
+    negative_abs = call("Neg", call("Abs", x, tf_op="Abs"), tf_op="Neg")
+    softplus_neg = call("Add", _log1p_exp(negative_abs), call("Relu", call("Neg", x, tf_op="Neg"), tf_op="Relu"),
+                        tf_op="AddV2")
+    linear = call("Mul", call("Sub", one, z, tf_op="Sub"), x, tf_op="Mul")
+    return call("Add", linear, call("Mul", log_weight, softplus_neg, tf_op="Mul"), tf_op="AddV2")
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
@@ -86,9 +90,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 
     The gradient is ``softmax - labels`` for logits (TF's fused kernel) and ``-log_softmax`` for labels.
     """
-    x = tensor(logits)
-    z = tensor(labels)
-    check_dtype(x, FLOATS, "SoftmaxCrossEntropyWithLogits")
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels)
+    _SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_TYPES.check(x.array.dtype)
     half = x.array.dtype == F16
     if half:
         x = cast(x, F32)
@@ -105,10 +109,11 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
                        f"requested shape has {math.prod(x.array.shape) // x.array.shape[axis]}", "Reshape")
     log_sum = reduce("ReduceLogSumExp", x, [axis], True, "SoftmaxCrossEntropyWithLogits")
     frozen = wrap(log_sum.array)  # the log-sum-exp without its gradient
-    per_label = reduce("ReduceSum", binary("Mul", z, binary("Sub", frozen, x, "Sub"), "Mul"), [axis], False, "Sum")
+    weighted = call("Mul", z, call("Sub", frozen, x, tf_op="Sub"), tf_op="Mul")
+    per_label = reduce("ReduceSum", weighted, [axis], False, "Sum")
     # log_sum - frozen is 0 but carries softmax(logits) as gradient: TF's backprop is softmax - labels.
-    correction = reduce("ReduceSum", binary("Sub", log_sum, frozen, "Sub"), [axis], False, "Sum")
-    loss = binary("Add", per_label, correction, "AddV2")
+    correction = reduce("ReduceSum", call("Sub", log_sum, frozen, tf_op="Sub"), [axis], False, "Sum")
+    loss = call("Add", per_label, correction, tf_op="AddV2")
     return cast(loss, F16) if half else loss
 
 
@@ -138,17 +143,17 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 
     Labels outside ``[0, num_classes)`` raise InvalidArgumentError (TF's CPU behaviour).
     """
-    z = tensor(labels)
-    x = tensor(logits)
+    z = convert_to_tensor(labels)
+    x = convert_to_tensor(logits)
     _check_sparse_labels(z, x)
-    check_dtype(x, FLOATS, "SparseSoftmaxCrossEntropyWithLogits")
+    _SPARSE_SOFTMAX_CROSS_ENTROPY_WITH_LOGITS_TYPES.check(x.array.dtype)
     half = x.array.dtype == F16
     if half:
         x = cast(x, F32)
     classes = x.array.shape[-1]
     flat = reshape(x, (-1, classes))
-    loss = run(bound("SoftmaxCrossEntropyLoss", reduction="none"), flat, reshape(z, (-1,)), None,
-               tf_op="SparseSoftmaxCrossEntropyWithLogits")[0]
+    loss = call("SoftmaxCrossEntropyLoss", flat, reshape(z, (-1,)), None, reduction="none",
+                tf_op="SparseSoftmaxCrossEntropyWithLogits")[0]
     loss = reshape(loss, z.array.shape)
     return cast(loss, F16) if half else loss
 
@@ -156,28 +161,28 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """``exp(log_input) - log_input * targets``, plus Stirling's approximation of ``log(targets!)`` for targets
     outside [0, 1] when ``compute_full_loss``."""
-    c = tensor(log_input)
-    z = tensor(targets)
+    c = convert_to_tensor(log_input)
+    z = convert_to_tensor(targets)
     _same_shape(c, z, "log_input", "targets")
-    same_dtype(c, z, "Mul")
-    check_dtype(c, FLOATS, "Exp")
-    result = binary("Sub", unary("Exp", c, "Exp"), binary("Mul", c, z, "Mul"), "Sub")
+    same_dtype("Mul", c, z)
+    _EXP_TYPES.check(c.array.dtype)
+    result = call("Sub", call("Exp", c, tf_op="Exp"), call("Mul", c, z, tf_op="Mul"), tf_op="Sub")
     if not compute_full_loss:
         return result
-    stirling = binary("Add", binary("Sub", binary("Mul", z, unary("Log", z, "Log"), "Mul"), z, "Sub"),
-                      binary("Mul", const(0.5, z), unary("Log", binary("Mul", const(2 * np.pi, z), z, "Mul"), "Log"),
-                             "Mul"), "AddV2")
-    small = binary("And", binary("GreaterOrEqual", z, const(0, z), "GreaterEqual"),
-                   binary("LessOrEqual", z, const(1, z), "LessEqual"), "LogicalAnd")
-    return binary("Add", result, run(bound("Where"), small, const(0, z), stirling, tf_op="SelectV2"), "AddV2")
+    z_log_z = call("Sub", call("Mul", z, call("Log", z, tf_op="Log"), tf_op="Mul"), z, tf_op="Sub")
+    log_2pi_z = call("Log", call("Mul", scalar_like(2 * np.pi, z), z, tf_op="Mul"), tf_op="Log")
+    stirling = call("Add", z_log_z, call("Mul", scalar_like(0.5, z), log_2pi_z, tf_op="Mul"), tf_op="AddV2")
+    small = call("And", call("GreaterOrEqual", z, scalar_like(0, z), tf_op="GreaterEqual"),
+                 call("LessOrEqual", z, scalar_like(1, z), tf_op="LessEqual"), tf_op="LogicalAnd")
+    return call("Add", result, call("Where", small, scalar_like(0, z), stirling, tf_op="SelectV2"), tf_op="AddV2")
 
 
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
-    x = tensor(t)
-    check_dtype(x, FLOATS, "L2Loss")
+    x = convert_to_tensor(t)
+    _L2_LOSS_TYPES.check(x.array.dtype)
     squares = reduce("ReduceSumSquare", x, None, False, "L2Loss")
-    return binary("Mul", squares, const(0.5, squares), "L2Loss")
+    return call("Mul", squares, scalar_like(0.5, squares), tf_op="L2Loss")
 
 
 def _weighted_losses(losses, weights):
@@ -186,15 +191,15 @@ def _weighted_losses(losses, weights):
     losses, weights = cast(losses, F32), cast(weights, F32)
     difference = weights.array.ndim - losses.array.ndim
     if weights.array.ndim and difference == 1:
-        weights = run(bound("Squeeze"), weights, int64s([-1]), tf_op="Squeeze")
+        weights = call("Squeeze", weights, int64s([-1]), tf_op="Squeeze")
     elif weights.array.ndim and difference == -1:
-        weights = run(bound("Unsqueeze"), weights, int64s([-1]), tf_op="ExpandDims")
+        weights = call("Unsqueeze", weights, int64s([-1]), tf_op="ExpandDims")
     try:
         np.broadcast_shapes(losses.array.shape, weights.array.shape)
     except ValueError:
         raise op_error(f"Incompatible shapes: {list(losses.array.shape)} vs. {list(weights.array.shape)}",
                        "Mul") from None
-    return binary("Mul", losses, weights, "Mul")
+    return call("Mul", losses, weights, tf_op="Mul")
 
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
@@ -202,18 +207,18 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
 
     Integer losses give a float result (TF's true division).
     """
-    loss = tensor(per_example_loss)
+    loss = convert_to_tensor(per_example_loss)
     dtype = loss.array.dtype
     if not loss.array.ndim:
         raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
                          f"Received per_example_loss={loss.array} with rank 0")
-    check_dtype(loss, FLOATS | SIGNED | UNSIGNED, "Sum")
+    _SUM_TYPES.check(loss.array.dtype)
     if sample_weight is not None:
-        loss = cast(_weighted_losses(loss, tensor(sample_weight)), dtype)
+        loss = cast(_weighted_losses(loss, convert_to_tensor(sample_weight)), dtype)
     if global_batch_size is None:
         batch = convert_to_tensor(loss.array.shape[0])
     else:
-        batch = tensor(global_batch_size)
+        batch = convert_to_tensor(global_batch_size)
         if batch.array.ndim:
             raise ValueError(f"global_batch_size must be a scalar. Received rank {batch.array.ndim}.")
         if batch.array.dtype.kind not in "iu":
@@ -224,8 +229,8 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
 
 def scale_regularization_loss(regularization_loss):
     """The summed regularization loss divided by the number of replicas (one here)."""
-    loss = tensor(regularization_loss)
-    check_dtype(loss, FLOATS | SIGNED | UNSIGNED, "Sum")
+    loss = convert_to_tensor(regularization_loss)
+    _SUM_TYPES.check(loss.array.dtype)
     return _math_ops.divide(reduce("ReduceSum", loss, None, False, "Sum"), 1)
 
 

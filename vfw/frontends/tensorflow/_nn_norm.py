@@ -12,8 +12,8 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _math_ops
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, run, wrap
-from vfw.frontends.tensorflow._support import (
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, wrap
+from vfw.frontends.tensorflow._op_support import (
     BOOL,
     F16,
     F32,
@@ -21,20 +21,21 @@ from vfw.frontends.tensorflow._support import (
     I64,
     SIGNED,
     UNSIGNED,
-    binary,
-    bound,
+    OpTypes,
     cast,
-    check_dtype,
-    const,
     int64s,
     reduce,
     reshape,
     same_dtype,
-    tensor,
-    unary,
+    scalar_like,
 )
 
 _MOMENT_TYPES = FLOATS | {np.dtype(np.int32), I64}
+
+
+_MEAN_TYPES = OpTypes("Mean", _MOMENT_TYPES)
+_BIAS_ADD_TYPES = OpTypes("BiasAdd", FLOATS | SIGNED | UNSIGNED)
+_SQRT_TYPES = OpTypes("Sqrt", FLOATS)
 
 
 def _axes(axes, keepdims=True):
@@ -46,7 +47,7 @@ def _axes(axes, keepdims=True):
 
 
 def _squeeze(x, axes):
-    return run(bound("Squeeze"), x, int64s(axes), tf_op="Squeeze")
+    return call("Squeeze", x, int64s(axes), tf_op="Squeeze")
 
 
 def _operand(value, like):
@@ -62,13 +63,13 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     tuple
         ``(mean, variance)``.
     """
-    x = tensor(x)
-    check_dtype(x, _MOMENT_TYPES, "Mean")
+    x = convert_to_tensor(x)
+    _MEAN_TYPES.check(x.array.dtype)
     axes = _axes(axes, keepdims)
     y = cast(x, F32) if x.array.dtype == F16 else x
     mean = reduce("ReduceMean", y, axes, True, "Mean")
-    centered = binary("Sub", y, wrap(mean.array), "SquaredDifference")  # TF stops the mean's gradient here
-    variance = reduce("ReduceMean", binary("Mul", centered, centered, "SquaredDifference"), axes, True, "Mean")
+    centered = call("Sub", y, wrap(mean.array), tf_op="SquaredDifference")  # TF stops the mean's gradient here
+    variance = reduce("ReduceMean", call("Mul", centered, centered, tf_op="SquaredDifference"), axes, True, "Mean")
     if not keepdims:
         mean, variance = _squeeze(mean, axes), _squeeze(variance, axes)
     return cast(mean, x.array.dtype), cast(variance, x.array.dtype)
@@ -79,16 +80,16 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
 
     ``count`` is the number of reduced elements in ``x``'s dtype.
     """
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if x.array.dtype == BOOL:
         raise TypeError("Expected numeric or variant tensor, got dtype tf.bool.")
     axes = _axes(axes)
     count = convert_to_tensor(math.prod(x.array.shape[a] for a in axes), dtype=x.dtype)
     if shift is not None:
         shift = _operand(shift, x)
-        x = binary("Sub", x, shift, "Sub")
+        x = call("Sub", x, shift, tf_op="Sub")
     mean_ss = reduce("ReduceSum", x, axes, keepdims, "Sum")
-    variance_ss = reduce("ReduceSum", binary("Mul", x, x, "Square"), axes, keepdims, "Sum")
+    variance_ss = reduce("ReduceSum", call("Mul", x, x, tf_op="Square"), axes, keepdims, "Sum")
     return count, mean_ss, variance_ss, shift
 
 
@@ -102,9 +103,9 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
 
 
 def _divide_no_nan(x, y):
-    zero = binary("Equal", y, const(0, y), "DivNoNan")
-    safe = run(bound("Where"), zero, const(1, y), y, tf_op="DivNoNan")
-    return run(bound("Where"), zero, const(0, y), binary("Div", x, safe, "DivNoNan"), tf_op="DivNoNan")
+    zero = call("Equal", y, scalar_like(0, y), tf_op="DivNoNan")
+    safe = call("Where", zero, scalar_like(1, y), y, tf_op="DivNoNan")
+    return call("Where", zero, scalar_like(0, y), call("Div", x, safe, tf_op="DivNoNan"), tf_op="DivNoNan")
 
 
 def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
@@ -115,8 +116,8 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     tuple
         ``(mean, variance)``.
     """
-    x = tensor(x)
-    weights = tensor(frequency_weights)
+    x = convert_to_tensor(x)
+    weights = convert_to_tensor(frequency_weights)
     if x.array.dtype not in FLOATS:  # TF's integer mean is a float64 quotient: SquaredDifference refuses the mix
         raise op_error(f"cannot compute SquaredDifference as input #1(zero-based) was expected to be a "
                        f"{x.dtype.name} tensor but is a double tensor", "SquaredDifference")
@@ -125,13 +126,13 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     if dtype == F16:
         x, weights = cast(x, F32), cast(weights, F32)
     weights = cast(weights, x.array.dtype)
-    total = reduce("ReduceSum", binary("Mul", weights, x, "Mul"), axes, True, "Sum")
-    spread = binary("Add", weights, run(bound("Mul"), x, const(0, x), tf_op="ZerosLike"), "AddV2")
+    total = reduce("ReduceSum", call("Mul", weights, x, tf_op="Mul"), axes, True, "Sum")
+    spread = call("Add", weights, call("Mul", x, scalar_like(0, x), tf_op="ZerosLike"), tf_op="AddV2")
     weight_sum = reduce("ReduceSum", spread, axes, True, "Sum")
     mean = _divide_no_nan(total, weight_sum)
-    deviation = binary("Sub", x, mean, "SquaredDifference")
-    spread_sq = reduce("ReduceSum", binary("Mul", weights, binary("Mul", deviation, deviation, "SquaredDifference"),
-                                           "Mul"), axes, True, "Sum")
+    deviation = call("Sub", x, mean, tf_op="SquaredDifference")
+    squared = call("Mul", deviation, deviation, tf_op="SquaredDifference")
+    spread_sq = reduce("ReduceSum", call("Mul", weights, squared, tf_op="Mul"), axes, True, "Sum")
     variance = _divide_no_nan(spread_sq, weight_sum)
     if not keepdims:
         mean, variance = _squeeze(mean, axes), _squeeze(variance, axes)
@@ -144,7 +145,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     As TF, the statistics are combined in their own dtype (Python numbers: float32) and cast to
     ``x``'s dtype at the end.
     """
-    x = tensor(x)
+    x = convert_to_tensor(x)
     if isinstance(variance, CoreTensor) or hasattr(variance, "_as_tensor"):
         shifted = _math_ops.add(variance, variance_epsilon)
     else:
@@ -174,11 +175,11 @@ def _channel_axis(data_format, rank):
 
 def bias_add(value, bias, data_format=None, name=None):
     """``value + bias`` with the 1-D ``bias`` along the channel dim (last for ``N...C``, 1 for ``NC...``)."""
-    x = tensor(value)
-    b = tensor(bias, x.array.dtype)
+    x = convert_to_tensor(value)
+    b = convert_to_tensor(bias, dtype_hint=x.array.dtype)
     axis = _channel_axis(data_format, x.array.ndim)
-    same_dtype(x, b, "BiasAdd")
-    check_dtype(x, FLOATS | SIGNED | UNSIGNED, "BiasAdd")
+    same_dtype("BiasAdd", x, b)
+    _BIAS_ADD_TYPES.check(x.array.dtype)
     if x.array.ndim < 2:
         raise op_error(f"Input tensor must be at least 2D: {list(x.array.shape)}", "BiasAdd")
     if b.array.ndim != 1:
@@ -188,7 +189,7 @@ def bias_add(value, bias, data_format=None, name=None):
                        f"vs. {list(x.array.shape)}", "BiasAdd")
     if axis != x.array.ndim - 1:
         b = reshape(b, (-1,) + (1,) * (x.array.ndim - 2))
-    return binary("Add", x, b, "BiasAdd")
+    return call("Add", x, b, tf_op="BiasAdd")
 
 
 def _shard_rows(ids, sizes):
@@ -222,15 +223,16 @@ def _div_layout(sizes):
 
 def _clip_rows(rows, max_norm, ids_rank):
     """``rows`` scaled down where their L2 norm (over the dims past ``ids_rank``) exceeds ``max_norm``."""
-    check_dtype(rows, FLOATS, "Sqrt")
+    _SQRT_TYPES.check(rows.array.dtype)
     limit = convert_to_tensor(max_norm, dtype=rows.dtype)
     axes = list(range(ids_rank, rows.array.ndim))
-    squares = reduce("ReduceSum", binary("Mul", rows, rows, "Mul"), axes, True, "Sum") if axes else \
-        binary("Mul", rows, rows, "Mul")
-    positive = binary("Greater", squares, const(0, squares), "Greater")
-    safe = run(bound("Where"), positive, squares, const(1, squares), tf_op="SelectV2")
-    length = run(bound("Where"), positive, unary("Sqrt", safe, "Sqrt"), squares, tf_op="SelectV2")
-    return binary("Div", binary("Mul", rows, limit, "Mul"), binary("Max", length, limit, "Maximum"), "RealDiv")
+    squares = reduce("ReduceSum", call("Mul", rows, rows, tf_op="Mul"), axes, True, "Sum") if axes else \
+        call("Mul", rows, rows, tf_op="Mul")
+    positive = call("Greater", squares, scalar_like(0, squares), tf_op="Greater")
+    safe = call("Where", positive, squares, scalar_like(1, squares), tf_op="SelectV2")
+    length = call("Where", positive, call("Sqrt", safe, tf_op="Sqrt"), squares, tf_op="SelectV2")
+    scaled = call("Mul", rows, limit, tf_op="Mul")
+    return call("Div", scaled, call("Max", length, limit, tf_op="Maximum"), tf_op="RealDiv")
 
 
 def embedding_lookup(params, ids, max_norm=None, name=None):
@@ -248,10 +250,11 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     Tensor
         Shape ``ids.shape + params.shape[1:]``.
     """
-    shards = [tensor(p) for p in params] if isinstance(params, list) else [tensor(params)]  # a tuple is one tensor
+    # a list holds shards; a tuple is one tensor (TF packs it)
+    shards = [convert_to_tensor(p) for p in params] if isinstance(params, list) else [convert_to_tensor(params)]
     if not shards:
         raise ValueError("Length of params is currently 0. Need at least one param.")
-    ids = tensor(ids)
+    ids = convert_to_tensor(ids)
     if ids.array.dtype.kind not in "iu" or ids.array.dtype == np.dtype(np.uint8):
         raise op_error(f"Value for attr 'Tindices' of {ids.dtype.name.replace('32', '')} is not in the list of allowed "
                        "values: int16, int32, int64", "GatherV2")
@@ -264,13 +267,13 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
             raise op_error(f"indices[{i}] = {values.reshape(-1)[i]} is not in [0, {size})", "GatherV2")
     else:
         for s in shards[1:]:
-            same_dtype(shards[0], s, "ConcatV2")
-        table = run(bound("Concat", axis=0), *shards, tf_op="ConcatV2")
+            same_dtype("ConcatV2", shards[0], s)
+        table = call("Concat", *shards, axis=0, tf_op="ConcatV2")
         sizes = [s.array.shape[0] for s in shards]
         rows = _shard_rows(values, sizes)
         if _div_layout(sizes):
             rows = ids  # the concatenated shards hold row i at i: the ids tensor itself (traced graphs stay general)
-    found = run(bound("Gather", axis=0), table, rows, tf_op="GatherV2")
+    found = call("Gather", table, rows, axis=0, tf_op="GatherV2")
     return found if max_norm is None else _clip_rows(found, max_norm, ids.array.ndim)
 
 

@@ -9,16 +9,17 @@ TF.  TF's SAME padding puts the odd pad at the end.
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dtypes, _support
+from vfw.frontends.tensorflow import _dtypes
 from vfw.frontends.tensorflow import _nn_spatial as sp
-from vfw.frontends.tensorflow._dispatch import op_error, run
-from vfw.frontends.tensorflow._support import BF16, F16, F32, F64, I64
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error
+from vfw.frontends.tensorflow._op_support import BF16, F16, F32, F64, I64, OpTypes, attr_error, cast, reshape
 
 _INTS = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.uint8, np.uint16))
 MAX_POOL_TYPES = sp.FLOAT_TYPES | _INTS | {I64}
 MAX_POOL3D_TYPES = frozenset({BF16, F32})  # TF lists half too, with no CPU kernel
 _AVG3D_TYPES = frozenset({BF16, F32})
 ARGMAX_TYPES = MAX_POOL_TYPES | {np.dtype(np.uint32), np.dtype(np.uint64)}
+_LRN_TYPES = OpTypes("LRN", "float16 float32 bfloat16", "float16 float32")
 _PAD_NAMES = {1: (("Top", "Bottom"),), 2: (("Top", "Bottom"), ("Left", "Right"))}
 
 
@@ -60,9 +61,9 @@ def _depth_max_pool(x, k, stride, first, tf_op):
     x = sp.to_channels_last(x, first)
     shape = x.array.shape
     # the channels as the one spatial axis of a channels-last pool with a single channel
-    rows = _support.reshape(x, (-1, channels, 1))
-    y = run(_support.bound("ChannelsLastMaxPool", kernel_shape=[k], strides=[k], pads=[0, 0]), rows, tf_op=tf_op)
-    return sp.from_channels_last(_support.reshape(y, shape[:-1] + (channels // k,)), first)
+    rows = reshape(x, (-1, channels, 1))
+    y = call("ChannelsLastMaxPool", rows, kernel_shape=[k], strides=[k], pads=[0, 0], tf_op=tf_op)
+    return sp.from_channels_last(reshape(y, shape[:-1] + (channels // k,)), first)
 
 
 def pool_nd(kind, x, ksize, strides, padding, pairs, first, nd, tf_op, types, missing=frozenset(), dilations=None):
@@ -70,7 +71,7 @@ def pool_nd(kind, x, ksize, strides, padding, pairs, first, nd, tf_op, types, mi
 
     ``ksize`` and ``strides`` are full per-axis lists; ``dilations`` spatial (``pool``'s atrous windows).
     """
-    _support.check_dtype(x, types, tf_op, missing)
+    OpTypes(tf_op, types | missing, types).check(x.array.dtype)
     if x.array.ndim != nd + 2:
         raise op_error(f"input must be {nd + 2}-dimensional: {list(x.array.shape)}", tf_op)
     _window_checks(ksize, strides, nd, first, tf_op)
@@ -88,11 +89,11 @@ def pool_nd(kind, x, ksize, strides, padding, pairs, first, nd, tf_op, types, mi
     pads = _pool_pads(padding, pairs, sizes, kernel, st, dil, first, tf_op)
     if kind == "MAX":
         # TF's MaxPool3D gradient goes to every tied maximum of a window, MaxPool's to the first
-        bound = _support.bound("ChannelsLastMaxPool", kernel_shape=kernel, strides=st, dilations=dil, pads=pads,
+        bound = op("ChannelsLastMaxPool", kernel_shape=kernel, strides=st, dilations=dil, pads=pads,
                                ties="all" if nd == 3 else "first")
     else:
-        bound = _support.bound("ChannelsLastAveragePool", kernel_shape=kernel, strides=st, dilations=dil, pads=pads)
-    return sp.from_channels_last(run(bound, sp.to_channels_last(x, first), tf_op=tf_op), first)
+        bound = op("ChannelsLastAveragePool", kernel_shape=kernel, strides=st, dilations=dil, pads=pads)
+    return sp.from_channels_last(call(bound, sp.to_channels_last(x, first), tf_op=tf_op), first)
 
 
 # ------------------------------------------------------------------------------------ max pooling
@@ -123,7 +124,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     ksize = sp.sequence(ksize, 2, first, "ksize")
     strides = sp.sequence(strides, 2, first, "strides")
     padding, pairs = sp.padding_arg(padding, 4)
-    return _max_pool2d_op(_support.tensor(input), ksize, strides, padding, pairs, data_format)
+    return _max_pool2d_op(convert_to_tensor(input), ksize, strides, padding, pairs, data_format)
 
 
 def _pool1d_layout(data_format):
@@ -144,7 +145,7 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     padding, pairs = sp.padding_arg(padding, 3)
     if pairs is not None:
         pairs = [(0, 0)] + pairs
-    y = _max_pool2d_op(sp.expand(_support.tensor(input), axis), ksize, strides, padding, pairs, layout)
+    y = _max_pool2d_op(sp.expand(convert_to_tensor(input), axis), ksize, strides, padding, pairs, layout)
     return sp.squeeze(y, axis)
 
 
@@ -158,7 +159,7 @@ def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
     tf_op = "MaxPool3D"
     sp.check_format(data_format, ("NDHWC", "NCDHW"), tf_op)
     sp.check_padding(padding, tf_op, explicit=False)
-    return pool_nd("MAX", _support.tensor(input), ksize, strides, padding, None, first, 3, tf_op, MAX_POOL3D_TYPES,
+    return pool_nd("MAX", convert_to_tensor(input), ksize, strides, padding, None, first, 3, tf_op, MAX_POOL3D_TYPES,
                    frozenset({F16}))
 
 
@@ -174,7 +175,7 @@ def _pool_rank(x, data_format, explicit_padding):
 
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     """Max pooling over the spatial axes of a rank 3, 4 or 5 ``input`` (1-D, 2-D or 3-D)."""
-    x = _support.tensor(input)
+    x = convert_to_tensor(input)
     nd, first = _pool_rank(x, data_format, isinstance(padding, (list, tuple)))
     ksize = sp.sequence(ksize, nd, first, "ksize")
     strides = sp.sequence(strides, nd, first, "strides")
@@ -201,7 +202,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     first = sp.channels_first(data_format)
     ksize = sp.sequence(ksize, 2, first, "ksize")
     strides = sp.sequence(strides, 2, first, "strides")
-    return _avg_pool_op(_support.tensor(input), ksize, strides, padding, data_format, 2)
+    return _avg_pool_op(convert_to_tensor(input), ksize, strides, padding, data_format, 2)
 
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
@@ -209,7 +210,7 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     first, axis, layout = _pool1d_layout(data_format)
     ksize = [1] + sp.sequence(ksize, 1, first, "ksize")
     strides = [1] + sp.sequence(strides, 1, first, "strides")
-    y = _avg_pool_op(sp.expand(_support.tensor(input), axis), ksize, strides, padding, layout, 2)
+    y = _avg_pool_op(sp.expand(convert_to_tensor(input), axis), ksize, strides, padding, layout, 2)
     return sp.squeeze(y, axis)
 
 
@@ -219,12 +220,12 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
     first = sp.channels_first(data_format)
     ksize = sp.sequence(ksize, 3, first, "ksize")
     strides = sp.sequence(strides, 3, first, "strides")
-    return _avg_pool_op(_support.tensor(input), ksize, strides, padding, data_format, 3)
+    return _avg_pool_op(convert_to_tensor(input), ksize, strides, padding, data_format, 3)
 
 
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
     """Average pooling over the spatial axes of a rank 3, 4 or 5 ``input``."""
-    x = _support.tensor(input)
+    x = convert_to_tensor(input)
     nd, first = _pool_rank(x, data_format, False)
     ksize = sp.sequence(ksize, nd, first, "ksize")
     strides = sp.sequence(strides, nd, first, "strides")
@@ -238,20 +239,8 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
 def _pool_strides_dilations(nd, strides, dilations):
     """``pool``'s checks of its spatial ``strides`` and ``dilations`` (defaults ones)."""
     dilations = [1] * nd if dilations is None else [sp.as_int(d, "dilations") for d in dilations]
-    if len(dilations) != nd:
-        raise ValueError(f"`len(dilation_rate)` should be {nd}. Received: dilation_rate={dilations} of length "
-                         f"{len(dilations)}")
-    if any(d < 1 for d in dilations):
-        raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate="
-                         f"{np.array(dilations)}")
     strides = [1] * nd if strides is None else [sp.as_int(s, "strides") for s in strides]
-    if len(strides) != nd:
-        raise ValueError(f"`len(strides)` should be {nd}. Received: strides={strides} of length {len(strides)}")
-    if any(s < 1 for s in strides):
-        raise ValueError(f"all values of `strides` must be positive. Received: strides={np.array(strides)}")
-    if any(s > 1 for s in strides) and any(d > 1 for d in dilations):
-        raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: strides="
-                         f"{np.array(strides)} and dilation_rate={np.array(dilations)}")
+    sp.check_strides_dilations(nd, strides, dilations)
     return strides, dilations
 
 
@@ -266,7 +255,7 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
     strides, dilations : sequence of N ints, optional
         Not both above 1; strides no larger than the window; dilations only with "VALID" padding.
     """
-    x = _support.tensor(input)
+    x = convert_to_tensor(input)
     nd = len(window_shape)
     window_shape = [sp.as_int(k, "window_shape") for k in window_shape]
     if not 1 <= nd <= 3:
@@ -329,10 +318,9 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", out
     sp.check_padding(padding, tf_op, explicit=False)
     index_dtype = _dtypes.as_dtype(output_dtype)
     if index_dtype not in (_dtypes.int32, _dtypes.int64):
-        raise op_error(f"Value for attr 'Targmax' of {index_dtype.name} is not in the list of allowed values: "
-                       "int32, int64", tf_op)
-    x = _support.tensor(input)
-    _support.check_dtype(x, ARGMAX_TYPES, tf_op)
+        raise attr_error(tf_op, "Targmax", index_dtype.name, "int32, int64")
+    x = convert_to_tensor(input)
+    OpTypes(tf_op, ARGMAX_TYPES).check(x.array.dtype)
     if x.array.ndim != 4:
         raise op_error(f"tensor_in must be 4-dimensional ({x.array.ndim})", tf_op)
     _window_checks(ksize, strides, 2, False, tf_op)
@@ -341,12 +329,12 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", out
     kernel, st = ksize[1:3], strides[1:3]
     pads = _pool_pads(padding, None, list(x.array.shape[1:3]), kernel, st, [1, 1], False, tf_op)
     attrs = dict(kernel_shape=kernel, strides=st, pads=pads)
-    y = run(_support.bound("ChannelsLastMaxPool", **attrs), x, tf_op=tf_op)
-    index = run(_support.bound("ChannelsLastMaxPoolArgmax", **attrs), x, y, tf_op=tf_op)
+    y = call("ChannelsLastMaxPool", x, **attrs, tf_op=tf_op)
+    index = call("ChannelsLastMaxPoolArgmax", x, y, **attrs, tf_op=tf_op)
     if not include_batch_in_index:
         per_item = np.asarray(max(int(np.prod(x.array.shape[1:])), 1), I64)
-        index = run(_support.bound("Mod"), index, per_item, tf_op=tf_op)
-    return y, _support.cast(index, index_dtype.np)
+        index = call("Mod", index, per_item, tf_op=tf_op)
+    return y, cast(index, index_dtype.np)
 
 
 # ------------------------------------------------------------------------------------------- LRN
@@ -371,8 +359,8 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
         raise TypeError(f"Expected int for argument 'depth_radius' not {depth_radius!r}.")
     radius = int(depth_radius)
     bias, alpha, beta = _float_attr(bias, "bias"), _float_attr(alpha, "alpha"), _float_attr(beta, "beta")
-    x = _support.tensor(input)
-    _support.check_dtype(x, frozenset({F16, F32}), tf_op, missing=frozenset({BF16}))
+    x = convert_to_tensor(input)
+    _LRN_TYPES.check(x.array.dtype)
     if x.array.ndim != 4:
         raise op_error("in must be 4-dimensional", tf_op)
     if radius < 0:
@@ -382,9 +370,9 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
     radius = min(radius, max(channels - 1, 0))
     size = 2 * radius + 1
     # the engine's LRN scales its channel sum by alpha / size and normalizes axis 1: rows of channels
-    bound = _support.bound("LRN", size=size, alpha=alpha * size, beta=beta, bias=bias)
-    y = run(bound, _support.reshape(x, (-1, channels)), tf_op=tf_op)
-    return _support.reshape(y, x.array.shape)
+    bound = op("LRN", size=size, alpha=alpha * size, beta=beta, bias=bias)
+    y = call(bound, reshape(x, (-1, channels)), tf_op=tf_op)
+    return reshape(y, x.array.shape)
 
 
 lrn = local_response_normalization

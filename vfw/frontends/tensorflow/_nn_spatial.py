@@ -12,11 +12,10 @@ import math
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _support, errors
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, run
-from vfw.frontends.tensorflow._support import BF16, F16, F32, F64
+from vfw.frontends.tensorflow import errors
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error
+from vfw.frontends.tensorflow._op_support import BF16, F16, F32, F64, I32, cast, reshape
 
-I32 = np.dtype(np.int32)
 CONV_TYPES = frozenset({F16, BF16, F32, F64, I32})
 """Conv2D's and Conv2DBackpropInput's dtypes (int32 computes in float64: exact below 2**53)."""
 FLOAT_TYPES = frozenset({F16, BF16, F32, F64})
@@ -116,6 +115,24 @@ def padding_arg(padding, rank, explicit_ok=True):
     return padding, None
 
 
+def check_strides_dilations(nd, strides, dilations):
+    """What TF's dilated (space-to-batch) convolution and pooling paths check of spatial ``strides`` and
+    ``dilations`` (ValueError)."""
+    if len(dilations) != nd:
+        raise ValueError(f"`len(dilation_rate)` should be {nd}. Received: dilation_rate={dilations} of length "
+                         f"{len(dilations)}")
+    if any(d < 1 for d in dilations):
+        raise ValueError(f"all values of `dilation_rate` must be positive. Received: dilation_rate="
+                         f"{np.array(dilations)}")
+    if len(strides) != nd:
+        raise ValueError(f"`len(strides)` should be {nd}. Received: strides={strides} of length {len(strides)}")
+    if any(s < 1 for s in strides):
+        raise ValueError(f"all values of `strides` must be positive. Received: strides={np.array(strides)}")
+    if any(s > 1 for s in strides) and any(d > 1 for d in dilations):
+        raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: strides="
+                         f"{np.array(strides)} and dilation_rate={np.array(dilations)}")
+
+
 def check_padding(padding, tf_op, explicit=True):
     """TF's attr error for a padding string its op does not know (case matters: 'same' is refused)."""
     allowed = ("SAME", "VALID", "EXPLICIT") if explicit else ("SAME", "VALID")
@@ -162,7 +179,7 @@ def to_channels_last(x, first):
     if not first:
         return x
     nd = x.array.ndim
-    return run(_support.bound("Transpose", perm=[0] + list(range(2, nd)) + [1]), x, tf_op="Transpose")
+    return call("Transpose", x, perm=[0] + list(range(2, nd)) + [1], tf_op="Transpose")
 
 
 def from_channels_last(y, first):
@@ -170,7 +187,7 @@ def from_channels_last(y, first):
     if not first:
         return y
     nd = y.array.ndim
-    return run(_support.bound("Transpose", perm=[0, nd - 1] + list(range(1, nd - 1))), y, tf_op="Transpose")
+    return call("Transpose", y, perm=[0, nd - 1] + list(range(1, nd - 1)), tf_op="Transpose")
 
 
 def fold_batch(x, inner):
@@ -179,33 +196,33 @@ def fold_batch(x, inner):
     shape = x.array.shape
     if len(shape) <= inner + 1:
         return x, None
-    return _support.reshape(x, (math.prod(shape[:-inner]),) + shape[-inner:]), shape[:-inner]
+    return reshape(x, (math.prod(shape[:-inner]),) + shape[-inner:]), shape[:-inner]
 
 
 def unfold_batch(y, lead):
     """The inverse of ``fold_batch``."""
     if lead is None:
         return y
-    return _support.reshape(y, tuple(lead) + y.array.shape[1:])
+    return reshape(y, tuple(lead) + y.array.shape[1:])
 
 
 def in_compute_dtype(x):
     """int32 tensors as float64 (the engine's convolutions are float-only; exact below 2**53)."""
-    return _support.cast(x, F64) if x.array.dtype == I32 else x
+    return cast(x, F64) if x.array.dtype == I32 else x
 
 
 def expand(x, axis):
     """``x`` with a new size-1 axis at ``axis``."""
     shape = list(x.array.shape)
     shape.insert(axis % (len(shape) + 1), 1)
-    return _support.reshape(x, shape)
+    return reshape(x, shape)
 
 
 def squeeze(y, axis):
     """``y`` without its size-1 axis ``axis``."""
     shape = list(y.array.shape)
     del shape[axis]
-    return _support.reshape(y, shape)
+    return reshape(y, shape)
 
 
 def shape_list(value, what, tf_op):

@@ -156,7 +156,7 @@ def print(*inputs, **kwargs):  # noqa: A001  (TF's name)
                 _write(stream, _text(template, arrays, summarize, sep, end))
             return np.zeros((), np.bool_)
 
-        _dispatch.call(_dispatch.op("PyFunc", token=current_trace().callback(show)), *tensors)
+        _dispatch.callback(current_trace(), show, *tensors)
         return None
     _write(stream, _text(template, [t.array for t in tensors], summarize, sep, end))
     return None

@@ -1,9 +1,9 @@
 """What the tf.random family modules share: shape and seed arguments, dtype checks, and draws graphs replay.
 
 Not a family module (it gives no TF names).  A random op computes its values in Python from a
-Philox stream (``_philox``); ``drawn`` runs that computation now, or, under a graph trace, records
-it as a PyFunc op so that every run of the graph draws anew (as a TF graph's random op does)
-instead of replaying the traced values as a constant.
+Philox stream (``_philox``) through ``_dispatch.host``: now, or, under a graph trace, as a PyFunc op
+so that every run of the graph draws anew (as a TF graph's random op does) instead of replaying the
+traced values as a constant.
 """
 
 import enum
@@ -13,15 +13,15 @@ import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
-from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, wrap
+from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
+    kernel_type_name,
+    op_error,
+)
+from vfw.frontends.tensorflow._op_support import FLOATS, I32, I64, INDEX_DTYPES, attr_error
 from vfw.frontends.tensorflow._shape import TensorShape
-
-INT32 = np.dtype(np.int32)
-INT64 = np.dtype(np.int64)
-INDEX = (INT32, INT64)
-FLOATS = (_dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)
 
 
 class Algorithm(enum.Enum):
@@ -91,30 +91,14 @@ def tracing():
     return bool(_tracing) and current_trace() is not None
 
 
-def recording(t):
-    """Whether an op on tensor ``t`` must be differentiable (a tape watches it) or is traced."""
-    return t.requires_grad or tracing()
+def stretched(unit, minval, maxval):
+    """``unit * (maxval - minval) + minval``: draws in [0, 1) moved to ``[minval, maxval)`` with TF's ops."""
+    return call("Add", call("Mul", unit, call("Sub", maxval, minval, tf_op="Sub"), tf_op="Mul"), minval, tf_op="AddV2")
 
 
-def apply(engine_op, tf_op, *inputs, **attrs):
-    """Engine op ``engine_op`` on tensors or arrays, seen by tapes and traces; errors name ``tf_op``."""
-    return _dispatch.run(_dispatch.op(engine_op, **attrs), *inputs, tf_op=tf_op)
-
-
-def drawn(fn, *inputs):
-    """The tensor of ``fn(*arrays)``, an ndarray drawn in Python from the arrays of tensors ``inputs``.
-
-    Under a graph trace the draw is a PyFunc op: each graph run calls ``fn`` again (a stateful
-    draw moves its stream on every run; a stateless one reads the seed the run is given).  When
-    ``fn`` returns a tuple of arrays, the result is a tuple of tensors.
-    """
-    if _tracing:
-        trace = current_trace()
-        if trace is not None:
-            outputs = _dispatch.call(_dispatch.op("PyFunc", token=trace.callback(fn)), *inputs)
-            return outputs if len(outputs) > 1 else outputs[0]
-    result = fn(*[x.array for x in inputs])
-    return tuple(wrap(r) for r in result) if type(result) is tuple else wrap(result)
+def scaled(z, stddev, mean):
+    """``z * stddev + mean``: standard draws scaled with TF's ops."""
+    return call("Add", call("Mul", z, stddev, tf_op="Mul"), mean, tf_op="AddV2")
 
 
 def shape_tensor(shape):
@@ -125,18 +109,17 @@ def shape_tensor(shape):
         shape = shape.as_list()
     if type(shape) is list or type(shape) is tuple:
         if not shape:
-            return np.zeros(0, INT32)
+            return np.zeros(0, I32)
         if all(type(d) is int for d in shape):  # the common case, without the general conversion
-            return np.array(shape, INT32 if all(-2 ** 31 <= d < 2 ** 31 for d in shape) else INT64)
+            return np.array(shape, I32 if all(-2 ** 31 <= d < 2 ** 31 for d in shape) else I64)
     return convert_to_tensor(shape, dtype_hint=_dtypes.int32).array
 
 
 def shape_dims(array, tf_op):
     """The dims of a shape array from ``shape_tensor``, with the errors of TF's kernel ``tf_op``
     (InvalidArgumentError for a non-integer, non-vector or negative shape)."""
-    if array.dtype not in INDEX:
-        raise op_error(f"Value for attr 'T' of {_dispatch.kernel_type_name(_dtypes.of_array(array))} is not in the "
-                       "list of allowed values: int32, int64", tf_op)
+    if array.dtype not in INDEX_DTYPES:
+        raise attr_error(tf_op, "T", kernel_type_name(_dtypes.of_array(array)), "int32, int64")
     if array.ndim != 1:
         raise op_error(f"shape must be a vector of {{int32,int64}}, got shape [{','.join(map(str, array.shape))}]",
                        tf_op)
@@ -163,15 +146,18 @@ def size_of(dims):
     return n
 
 
-def float_dtype(dtype, tf_op):
-    """``dtype`` as a DType, InvalidArgumentError (TF's kernel message) unless it is a float type."""
+def accepted_dtype(dtype, accepted):
+    """``dtype`` as a DType, TF's ValueError unless it is one of the DTypes ``accepted`` (a uniform draw's)."""
     dtype = _dtypes.as_dtype(dtype)
-    if dtype not in FLOATS:
-        raise op_error(f"Value for attr 'dtype' of {_dispatch.kernel_type_name(dtype)} is not in the list of allowed "
-                       "values: half, bfloat16, float, double", tf_op)
+    if dtype not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are "
+                         f"({', '.join('tf.' + d.name for d in accepted)}).")
     return dtype
 
 
-def is_tensor(x):
-    """Whether ``x`` is a tensor or a tensor-like object (a variable)."""
-    return isinstance(x, CoreTensor) or hasattr(x, "_as_tensor")
+def float_dtype(dtype, tf_op):
+    """``dtype`` as a DType, InvalidArgumentError (TF's kernel message) unless it is a float type."""
+    dtype = _dtypes.as_dtype(dtype)
+    if dtype.np not in FLOATS:
+        raise attr_error(tf_op, "dtype", kernel_type_name(dtype), "half, bfloat16, float, double")
+    return dtype

@@ -15,17 +15,17 @@ import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow import _philox as philox
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, wrap
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error, wrap
 from vfw.frontends.tensorflow._random_common import (
     Algorithm,
     algorithm_of,
-    apply,
     broadcast_shape,
-    drawn,
     float_dtype,
+    scaled,
     shape_dims,
     shape_tensor,
     size_of,
+    stretched,
 )
 from vfw.frontends.tensorflow._random_ops import integer_range
 from vfw.frontends.tensorflow._random_stateless import binomial_sampler
@@ -167,7 +167,7 @@ class Generator:
             new_state = np.array([_as_int64(moved), _as_int64(moved >> 64), state[2]], np.int64)
             return sample(key, counter, state, *arrays), new_state
 
-        values, new_state = drawn(draw, self._state_var.read_value(), *inputs)
+        values, new_state = host(draw, self._state_var.read_value(), *inputs)
         self._state_var.assign(new_state, read_value=False)
         return values
 
@@ -194,7 +194,7 @@ class Generator:
         stddev = convert_to_tensor(stddev, dtype)
         float_dtype(dtype, tf_op)
         z = self._elementwise(shape, lambda key, counter, size: sample(key, counter, size, dtype.np), tf_op)
-        return apply("Add", "AddV2", apply("Mul", "Mul", z, stddev), mean)
+        return scaled(z, stddev, mean)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=_dtypes.float32, name=None):
         """Uniform values in ``[minval, maxval)``; integers need ``maxval`` (or both bounds None: full range)."""
@@ -213,7 +213,7 @@ class Generator:
             float_dtype(dtype, "StatelessRandomUniformV2")
             rnd = self._elementwise(shape, lambda key, counter, size: philox.uniform(key, counter, size, dtype.np),
                                     "StatelessRandomUniformV2")
-            return apply("Add", "AddV2", apply("Mul", "Mul", rnd, apply("Sub", "Sub", maxval, minval)), minval)
+            return stretched(rnd, minval, maxval)
         tf_op = "StatelessRandomUniformIntV2"
         shape = shape_tensor(shape)
         dims = shape_dims(shape, tf_op)

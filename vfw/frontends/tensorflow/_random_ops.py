@@ -21,18 +21,26 @@ from vfw.core import autograd
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow import _philox as philox
 from vfw.frontends.tensorflow import _random_samplers as samplers
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, kernel_type_name, op_error, wrap
+from vfw.frontends.tensorflow._dispatch import (
+    call,
+    convert_to_tensor,
+    host,
+    is_tensor_like,
+    kernel_type_name,
+    op_error,
+    recording,
+    wrap,
+)
 from vfw.frontends.tensorflow._random_common import (
     Stream,
-    apply,
+    accepted_dtype,
     broadcast_shape,
-    drawn,
     float_dtype,
-    is_tensor,
-    recording,
+    scaled,
     shape_dims,
     shape_tensor,
     size_of,
+    stretched,
     tracing,
 )
 from vfw.frontends.tensorflow._shape import TensorShape
@@ -98,7 +106,7 @@ def _kernel(seeds, *op_key):
 
 def _draw(stream, reserve, sample, *inputs):
     """A tensor ``sample(key, counter, *arrays)`` drawn from ``stream``, which moves ``reserve`` blocks on."""
-    return drawn(lambda *arrays: sample(stream.key, stream.reserve(reserve), *arrays), *inputs)
+    return host(lambda *arrays: sample(stream.key, stream.reserve(reserve), *arrays), *inputs)
 
 
 def _elementwise(seed, tf_op, shape, dtype, sample):
@@ -132,10 +140,7 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
     -------
     Tensor
     """
-    dtype = _dtypes.as_dtype(dtype)
-    if dtype not in _UNIFORM_DTYPES:
-        raise ValueError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are "
-                         f"({', '.join('tf.' + d.name for d in _UNIFORM_DTYPES)}).")
+    dtype = accepted_dtype(dtype, _UNIFORM_DTYPES)
     if maxval is None:
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
@@ -156,8 +161,8 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
                      lambda key, counter: philox.uniform_ints(key, counter, size, dtype.np, low, high).reshape(dims))
     result = _elementwise(seed, "RandomUniform", shape, dtype, philox.uniform)
     if minval_is_zero:
-        return result if maxval_is_one else apply("Mul", "Mul", result, maxval)
-    return apply("Add", "AddV2", apply("Mul", "Mul", result, apply("Sub", "Sub", maxval, minval)), minval)
+        return result if maxval_is_one else call("Mul", result, maxval, tf_op="Mul")
+    return stretched(result, minval, maxval)
 
 
 def integer_range(minval, maxval, tf_op):
@@ -177,7 +182,7 @@ def _scaled_normal(tf_op, sample, shape, mean, stddev, dtype, seed):
     mean = convert_to_tensor(mean, dtype)
     stddev = convert_to_tensor(stddev, dtype)
     z = _elementwise(seed, tf_op, shape, dtype, sample)
-    return apply("Add", "AddV2", apply("Mul", "Mul", z, stddev), mean)
+    return scaled(z, stddev, mean)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
@@ -282,7 +287,7 @@ def shuffle(value, seed=None, name=None):
         n = x.shape[0]
         return x[samplers.permutation(stream.key, stream.reserve((n + 2) // 4), n)]
 
-    return drawn(sample, value)
+    return host(sample, value)
 
 
 # -- gamma, poisson ------------------------------------------------------------------------------------------------
@@ -325,7 +330,7 @@ def gamma_result(samples, alpha, beta, params, tiny):
     differentiable in ``beta`` (engine ops) and in ``alpha`` (TF's implicit reparameterization gradient)."""
     if recording(alpha):
         samples = _differentiable_in_alpha(samples, alpha, params)
-    return apply("Max", "Maximum", tiny, apply("Div", "RealDiv", samples, beta))
+    return call("Max", tiny, call("Div", samples, beta, tf_op="RealDiv"), tf_op="Maximum")
 
 
 def _differentiable_in_alpha(samples, alpha, params):
@@ -337,12 +342,12 @@ def _differentiable_in_alpha(samples, alpha, params):
 
     def forward(a):
         def backward(g):
-            partial = drawn(lambda values, x: samplers.gamma_alpha_derivative(np.broadcast_to(values, params), x)
+            partial = host(lambda values, x: samplers.gamma_alpha_derivative(np.broadcast_to(values, params), x)
                             .astype(x.dtype), a, samples)
-            grad = apply("Mul", "Mul", g, partial)
+            grad = call("Mul", g, partial, tf_op="Mul")
             if spread:
-                grad = apply("ReduceSum", "Sum", grad, np.array(spread, np.int64), keepdims=1)
-            return (apply("ReduceSum", "Sum", grad, leading, keepdims=0) if leading.size else grad,)
+                grad = call("ReduceSum", grad, np.array(spread, np.int64), keepdims=1, tf_op="Sum")
+            return (call("ReduceSum", grad, leading, keepdims=0, tf_op="Sum") if leading.size else grad,)
         return wrap(samples.array), backward
 
     return autograd.custom_gradient(forward)(alpha)
@@ -398,7 +403,7 @@ def _noise_shape(x, noise_shape):
     """The shape of dropout's mask: ``x``'s, or ``noise_shape`` with None dims taken from ``x``."""
     if noise_shape is None:
         return x.array.shape
-    if is_tensor(noise_shape):
+    if is_tensor_like(noise_shape):
         return noise_shape
     dims = TensorShape(noise_shape)
     if dims.rank == x.array.ndim:
@@ -439,7 +444,7 @@ def masked(x, rate, noise_shape, sampler, skipped):
     The kept values are ``x * (1 / (1 - rate))`` for a Python rate, ``x / (1 - rate)`` for a tensor
     rate (TF's arithmetic); an element is kept where its uniform is ``>= rate``.
     """
-    is_number = isinstance(rate, numbers.Real) and not is_tensor(rate)
+    is_number = isinstance(rate, numbers.Real) and not is_tensor_like(rate)
     if is_number and not 0 <= rate < 1:
         raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
     x = convert_to_tensor(x)
@@ -450,21 +455,21 @@ def masked(x, rate, noise_shape, sampler, skipped):
         skipped()  # a stateful draw skipped still takes its op seed, so later ops draw what they would have
         return x
     if is_number:
-        kept = apply("Mul", "Mul", x, np.asarray(1 / (1 - rate), x.array.dtype))
+        kept = call("Mul", x, np.asarray(1 / (1 - rate), x.array.dtype), tf_op="Mul")
         threshold = np.asarray(rate, x.array.dtype)
-    elif is_tensor(rate):
+    elif is_tensor_like(rate):
         threshold = convert_to_tensor(rate)
         if threshold.array.ndim:
             raise ValueError(f"Shape {TensorShape(threshold.array.shape)} must have rank 0")
         if threshold.dtype != x.dtype:
             raise ValueError(f"`x.dtype` must be compatible with `rate.dtype`. Received: x.dtype={x.dtype!r} and "
                              f"rate.dtype={threshold.dtype!r}")
-        kept = apply("Div", "RealDiv", x, apply("Sub", "Sub", np.asarray(1, x.array.dtype), threshold))
+        kept = call("Div", x, call("Sub", np.asarray(1, x.array.dtype), threshold, tf_op="Sub"), tf_op="RealDiv")
     else:
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     noise = sampler(shape=_noise_shape(x, noise_shape), dtype=x.dtype)
-    keep = apply("GreaterOrEqual", "GreaterEqual", noise, threshold)
-    return apply("Where", "SelectV2", keep, kept, np.zeros((), x.array.dtype))
+    keep = call("GreaterOrEqual", noise, threshold, tf_op="GreaterEqual")
+    return call("Where", keep, kept, np.zeros((), x.array.dtype), tf_op="SelectV2")
 
 
 NAMESPACES = {"random": ["set_seed", "uniform", "normal", "truncated_normal", "categorical", "shuffle", "gamma",

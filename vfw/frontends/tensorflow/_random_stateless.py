@@ -15,17 +15,18 @@ import numpy as np
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow import _philox as philox
 from vfw.frontends.tensorflow import _random_samplers as samplers
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, kernel_type_name, op_error
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, kernel_type_name, op_error
+from vfw.frontends.tensorflow._op_support import INDEX_DTYPES
 from vfw.frontends.tensorflow._random_common import (
-    INDEX,
+    accepted_dtype,
     algorithm_of,
-    apply,
     broadcast_shape,
-    drawn,
     float_dtype,
+    scaled,
     shape_dims,
     shape_tensor,
     size_of,
+    stretched,
 )
 from vfw.frontends.tensorflow._random_ops import (
     categorical_arguments,
@@ -44,10 +45,10 @@ _THREEFRY = 2
 
 def seed_tensor(seed, tf_op):
     """A stateless op's ``seed`` as an int32/int64 tensor of shape [2], with TF's errors."""
-    if isinstance(seed, (np.ndarray, np.generic)) and seed.dtype.kind in "iu" and seed.dtype not in INDEX:
+    if isinstance(seed, (np.ndarray, np.generic)) and seed.dtype.kind in "iu" and seed.dtype not in INDEX_DTYPES:
         seed = np.asarray(seed).astype(np.int64)  # other integer arrays are taken by value
     t = convert_to_tensor(seed)
-    if t.array.dtype not in INDEX:
+    if t.array.dtype not in INDEX_DTYPES:
         raise op_error(f"Value for attr 'Tseed' of {kernel_type_name(t.dtype)} is not in the list of allowed values: "
                        "int32, int64", tf_op)
     if t.array.shape != (2,):
@@ -70,7 +71,7 @@ def _seed_and_alg(seed, alg, tf_op):
 
 def _stateless(seed, sample, *inputs):
     """``sample(key, counter, *arrays)`` drawn at the stream of the seed tensor ``seed``."""
-    return drawn(lambda s, *arrays: sample(*_key_counter(s), *arrays), seed, *inputs)
+    return host(lambda s, *arrays: sample(*_key_counter(s), *arrays), seed, *inputs)
 
 
 def _elementwise(shape, seed, alg, tf_op, sample):
@@ -101,10 +102,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
     -------
     Tensor
     """
-    dtype = _dtypes.as_dtype(dtype)
-    if dtype not in _UNIFORM_DTYPES:
-        raise ValueError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are "
-                         f"({', '.join('tf.' + d.name for d in _UNIFORM_DTYPES)}).")
+    dtype = accepted_dtype(dtype, _UNIFORM_DTYPES)
     if dtype.is_integer:
         if (minval is None) != (maxval is None):
             raise ValueError(f"For integer `dtype` argument {dtype!r}, argument `minval` and `maxval` must be both "
@@ -130,7 +128,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
                           .reshape(dims))
     rnd = _elementwise(shape, seed, alg, "StatelessRandomUniformV2",
                        lambda key, counter, size: philox.uniform(key, counter, size, np_dtype))
-    return apply("Add", "AddV2", apply("Mul", "Mul", rnd, apply("Sub", "Sub", maxval, minval)), minval)
+    return stretched(rnd, minval, maxval)
 
 
 def _scaled_normal(tf_op, sample, shape, seed, mean, stddev, dtype, alg):
@@ -141,7 +139,7 @@ def _scaled_normal(tf_op, sample, shape, seed, mean, stddev, dtype, alg):
     stddev = convert_to_tensor(stddev, dtype)
     float_dtype(dtype, tf_op)
     z = _elementwise(shape, seed, alg, tf_op, lambda key, counter, size: sample(key, counter, size, dtype.np))
-    return apply("Add", "AddV2", apply("Mul", "Mul", z, stddev), mean)
+    return scaled(z, stddev, mean)
 
 
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dtypes.float32, name=None, alg="auto_select"):
@@ -396,7 +394,7 @@ def fold_in(seed, data, alg="auto_select"):
         raise op_error(f"Shapes of all inputs must match: values[0].shape = [] != values[1].shape = "
                        f"[{','.join(map(str, data.array.shape))}]", "Pack")
     vector = np.array([1], np.int64)
-    return apply("Concat", "Pack", *(apply("Reshape", "Pack", t, vector) for t in (first, data)), axis=0)
+    return call("Concat", *(call("Reshape", t, vector, tf_op="Pack") for t in (first, data)), axis=0, tf_op="Pack")
 
 
 stateless_split = split

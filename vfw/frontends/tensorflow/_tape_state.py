@@ -6,7 +6,7 @@ empty almost always), ``local.observers`` the precise per-thread list.
 
 Hooks for the other families:
 
-- op dispatch (``_dispatch.run``/``call``): when ``ACTIVE`` is empty and no graph trace is
+- op dispatch (``_dispatch.call``): when ``ACTIVE`` is empty and no graph trace is
   open, nothing can record: run the kernel on the arrays directly;
 - ``tf.function``: ``recording()`` says whether a tape in this thread records (a traced
   function called then must run so that the tape sees its ops).

@@ -7,14 +7,12 @@ differentiate through assignments) and give it to the variable with ``_write``.
 
 import numpy as np
 
-from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow._op_support import shape_text
 from vfw.frontends.tensorflow._tensor import Tensor
-
-_wrap = _dispatch.wrap
 
 
 class GatherScatterMethods:
@@ -112,8 +110,8 @@ class GatherScatterMethods:
         shape = self._storage.array.shape
         positions = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)[_np_key(key)]
         if positions.shape != value.array.shape:
-            raise _dispatch.op_error(f"sliced l-value shape {dims_text(positions.shape)} does not match r-value shape "
-                                     f"{dims_text(value.array.shape)}. Automatic broadcasting not yet implemented.",
+            raise _dispatch.op_error(f"sliced l-value shape {shape_text(positions.shape)} does not match r-value shape "
+                                     f"{shape_text(value.array.shape)}. Automatic broadcasting not yet implemented.",
                                      "ResourceStridedSliceAssign")
         flat = compute("Reshape", None, self._storage, np.array([-1], np.int64))
         values = compute("Reshape", None, value, np.array([-1], np.int64))
@@ -131,26 +129,11 @@ class GatherScatterMethods:
         return result
 
 
-def dims_text(shape):
-    """A shape as TF's kernel messages print it: ``[2,3]``."""
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-_bound = {}
-
-
 def compute(op_type, tf_op, *inputs, **attrs):
     """Run an engine op for an update, unrecorded by tapes (recorded by a graph trace)."""
-    key = (op_type, tuple(attrs.items()))
-    bound = _bound.get(key)
-    if bound is None:
-        bound = _bound[key] = _dispatch.op(op_type, **attrs)
-    if _tracing and current_trace() is not None:
-        return _dispatch.call(bound, *inputs, tf_op=tf_op)
-    try:
-        return _wrap(bound(*[x.array if isinstance(x, CoreTensor) else x for x in inputs]))
-    except VfwError as e:
-        raise _dispatch.translate(e, tf_op or op_type) from None
+    if not (_tracing and current_trace() is not None):
+        inputs = [x.array if isinstance(x, CoreTensor) else x for x in inputs]  # arrays: nothing for a tape
+    return _dispatch.call(op_type, *inputs, tf_op=tf_op, **attrs)
 
 
 def _negated(values, dtype):
@@ -190,7 +173,7 @@ def _index_tuples(indices, shape, tf_op):
     if bad.any():
         row = int(np.argmax(bad))
         raise _dispatch.op_error(f"indices[{row}] = [{', '.join(map(str, tuples[row]))}] does not index into shape "
-                                 f"{dims_text(shape)}", tf_op)
+                                 f"{shape_text(shape)}", tf_op)
     return index
 
 

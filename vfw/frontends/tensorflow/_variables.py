@@ -32,9 +32,10 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes, _name_scope, _tape_state
+from vfw.frontends.tensorflow._op_support import shape_text
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._tensor import DEVICE, Tensor, _numpy_text, _Reference
-from vfw.frontends.tensorflow._variable_updates import GatherScatterMethods, compute, dims_text
+from vfw.frontends.tensorflow._variable_updates import GatherScatterMethods, compute
 
 _wrap = _dispatch.wrap
 _observers = _tape_state.ACTIVE
@@ -333,8 +334,8 @@ class Variable(GatherScatterMethods, metaclass=_VariableMeta):
         delta = _dispatch.convert_to_tensor(delta, self._dtype)
         shape = self._storage.array.shape
         if delta.array.shape != shape:
-            raise _dispatch.op_error(f"Cannot update variable with shape {dims_text(shape)} using a Tensor with shape "
-                                     f"{dims_text(delta.array.shape)}, shapes must be equal.", tf_op)
+            raise _dispatch.op_error(f"Cannot update variable with shape {shape_text(shape)} using a Tensor with shape "
+                                     f"{shape_text(delta.array.shape)}, shapes must be equal.", tf_op)
         self._write(compute(op_type, tf_op, self._storage, delta))
         return self._result(read_value)
 

@@ -1,0 +1,128 @@
+"""Iterators over datasets (``iter(dataset)``, ``as_numpy_iterator``) and ``tf.experimental.Optional``."""
+
+import numpy as np
+
+from vfw.frontends.tensorflow import _dispatch
+from vfw.frontends.tensorflow.data import _randomness
+from vfw.frontends.tensorflow.data import _structure as structure
+from vfw.frontends.tensorflow.data._dataset import out_of_range
+
+
+class Iterator:
+    """``tf.data.Iterator``: the interface of dataset iterators."""
+
+    @property
+    def element_spec(self):
+        raise NotImplementedError
+
+    def get_next(self):
+        raise NotImplementedError
+
+    def get_next_as_optional(self):
+        raise NotImplementedError
+
+
+class OwnedIterator(Iterator):
+    """An iterator over a dataset's elements (what ``iter(dataset)`` returns).
+
+    ``next()`` raises StopIteration at the end, ``get_next()`` TF's ``OutOfRangeError``.
+    """
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._elements = dataset._elements()
+        self._pack = dataset._pack
+        self._kernels = {}  # the random kernels of this iteration's dataset functions (see _randomness)
+
+    @property
+    def element_spec(self):
+        """The element spec of the dataset."""
+        return self._dataset.element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        previous = _randomness.enter_iteration(self._kernels)
+        try:
+            return self._pack(next(self._elements))
+        finally:
+            _randomness.leave_iteration(previous)
+
+    def get_next(self):
+        """The next element (``tf.errors.OutOfRangeError`` "End of sequence" after the last)."""
+        try:
+            return next(self)
+        except StopIteration:
+            raise out_of_range() from None
+
+    def get_next_as_optional(self):
+        """The next element as a ``tf.experimental.Optional`` (empty after the last)."""
+        try:
+            return Optional.from_value(next(self))
+        except StopIteration:
+            return Optional.empty(self.element_spec)
+
+
+def _numpy(leaf):
+    return leaf.numpy()
+
+
+class NumpyIterator:
+    """``dataset.as_numpy_iterator()``: elements with numpy leaves (scalars as numpy scalars, strings as bytes)."""
+
+    def __init__(self, dataset):
+        self._iterator = OwnedIterator(dataset)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        element = next(self._iterator)
+        if isinstance(element, tuple) and type(element) is tuple and all(hasattr(x, "numpy") for x in element):
+            return tuple([x.numpy() for x in element])
+        if not structure.is_structure(element):
+            return element.numpy()
+        return structure.map_structure(_numpy, element)
+
+    next = __next__
+
+    def __repr__(self):
+        return f"NumpyIterator(iterator={self._iterator!r})"
+
+
+class Optional:
+    """``tf.experimental.Optional``: a value, or nothing, of a given element spec."""
+
+    def __init__(self, value, element_spec):
+        self._value = value
+        self._spec = element_spec
+
+    @staticmethod
+    def from_value(value):
+        """An Optional holding ``value`` (a structure of tensors)."""
+        value = structure.normalize(value)
+        return Optional(value, structure.structure_of(value))
+
+    @staticmethod
+    def empty(element_spec):
+        """An Optional holding nothing, of ``element_spec``."""
+        return Optional(None, element_spec)
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def has_value(self, name=None):
+        """A scalar bool tensor: whether a value is held."""
+        return _dispatch.wrap(np.array(self._value is not None))
+
+    def get_value(self, name=None):
+        """The value (InvalidArgumentError when empty)."""
+        if self._value is None:
+            raise _dispatch.op_error("The optional does not have a value.", "OptionalGetValue")
+        return self._value
+
+    def __repr__(self):
+        return f"<tf.experimental.Optional has_value={self._value is not None} element_spec={self._spec!r}>"
+
