@@ -34,6 +34,7 @@ from vfw.core.errors import (
     VfwError,
 )
 from vfw.core.proto import GraphDef
+from vfw.core.values import is_container
 
 REQUIRED = object()
 """Default of an attribute that has no default."""
@@ -407,7 +408,8 @@ class Op:
 
     Calling it runs the kernel on numpy arrays: ``op(*inputs, out=None)``
     returns an ndarray (never a numpy scalar), or a tuple of them for ops with
-    several outputs (absent optional outputs are ``None``).  Input dtypes are checked once per
+    several outputs (absent optional outputs are ``None``); sequence and optional values
+    (:mod:`vfw.core.values`) pass through as they are.  Input dtypes are checked once per
     dtype signature; kernel failures become descriptive vfw errors.
     """
 
@@ -426,8 +428,8 @@ class Op:
     def __call__(self, *inputs, out=None):
         try:
             signature = tuple([x.dtype for x in inputs])
-        except AttributeError:  # absent optional inputs (None), or a non-array
-            signature = tuple([None if x is None else getattr(x, "dtype", False) for x in inputs])
+        except AttributeError:  # absent optional inputs (None), or a non-array (a sequence, an optional, a mistake)
+            signature = tuple([None if x is None else getattr(x, "dtype", type(x)) for x in inputs])
         if signature not in self._signatures:
             self.schema.check_inputs(inputs)
             self._signatures.add(signature)
@@ -441,8 +443,9 @@ class Op:
             return result
         # numpy ufuncs and reductions give scalars for 0-d results: outputs are always arrays.
         if type(result) is tuple:
-            return tuple(r if r is None or type(r) is np.ndarray else np.asarray(r) for r in result)
-        return np.asarray(result)
+            return tuple(r if r is None or type(r) is np.ndarray or is_container(r) else np.asarray(r)
+                         for r in result)
+        return result if is_container(result) else np.asarray(result)
 
 
 _REGISTRY = {}

@@ -166,6 +166,7 @@ class CompiledGraph:
         expected = [self._infos.get(n, (None, None))[::-1] for n in self.input_names]
         fully_known = all(d is not None and s is not None and None not in s for d, s in expected)
         self._expected = expected if fully_known else None
+        self._named = any(opdef.name for opdef in graph.op)
 
     def _with_releases(self, steps, slot):
         """``steps`` with ``del`` statements dropping each op output after its last read.
@@ -226,6 +227,8 @@ class CompiledGraph:
         try:
             results = self._plan(self._kernels, self._buffers, self._consts, np.asarray, feeds)
         except VfwError:
+            if self._named:
+                self._interpret(feeds)  # names the failing op (an imported graph's ops carry node names)
             raise
         except Exception:
             # Re-run op by op through the validating Op wrappers to name the failing op.
@@ -245,6 +248,11 @@ class CompiledGraph:
         values = dict(zip(self.input_names, feeds))
         values.update({t.name: proto_to_tensor(t) for t in self.graph.initializer})
         for op, opdef in zip(self._ops, self.graph.op):
-            result = op(*[values[n] if n else None for n in opdef.input])
+            try:
+                result = op(*[values[n] if n else None for n in opdef.input])
+            except VfwError as exc:
+                if not opdef.name or str(exc).startswith(opdef.name):
+                    raise
+                raise type(exc)(f"{opdef.name}: {exc}") from exc
             results = result if isinstance(result, tuple) else (result,)
             values.update({n: r for n, r in zip(opdef.output, results) if n})

@@ -40,6 +40,7 @@ from vfw.core.graph.trace import Trace, current_trace
 from vfw.core.proto import GraphDef
 from vfw.core.registry import Attr, OpSchema, register
 from vfw.core.tensor import Tensor
+from vfw.core.values import is_container
 from vfw.core.workspace import current_workspace
 
 _ANY = dt.ALL | {dt.string}
@@ -61,8 +62,8 @@ class _ControlFlowSchema(OpSchema):
             raise OpInputError(f"{self.op_type}: expected at least {self.min_inputs} inputs, got {len(inputs)}")
         names = self.input_names(len(inputs))
         for i, x in enumerate(inputs):
-            if x is None and i < len(self.fixed) and self.optional:
-                continue
+            if (x is None and i < len(self.fixed) and self.optional) or (i >= len(self.fixed) and is_container(x)):
+                continue  # sequences and optionals pass through bodies as any value
             if x is None or not (hasattr(x, "dtype") and hasattr(x, "shape")):
                 raise DTypeError(f"{self.op_type}: input '{names[i]}' must be a numpy array, got "
                                  f"{type(x).__name__}")
@@ -80,8 +81,11 @@ def _scalar(x, op_type, what):
 
 
 def _own(array, inputs):
-    """``array``, copied when it is (a view of) an input or read-only (a constant of the subgraph)."""
-    if not array.flags.writeable or any(np.may_share_memory(array, x) for x in inputs):
+    """``array``, copied when it is (a view of) an input or read-only (a constant of the subgraph); containers
+    (sequences, optionals) are immutable and returned as they are."""
+    if is_container(array):
+        return array
+    if not array.flags.writeable or any(np.may_share_memory(array, x) for x in inputs if isinstance(x, np.ndarray)):
         return array.copy()
     return array
 

@@ -16,6 +16,7 @@ from vfw.frontends.torch import (  # noqa: F401
     jit,
     linalg,  # noqa: F401
     nn,
+    onnx,
     optim,
     random,
     serialization,

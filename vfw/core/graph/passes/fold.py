@@ -136,8 +136,8 @@ class _Folder:
             return False
         results = results if isinstance(results, tuple) else (results,)
         named = [(name, results[i] if i < len(results) else None) for i, name in enumerate(opdef.output) if name]
-        if any(value is None for _, value in named):
-            return False
+        if any(not isinstance(value, np.ndarray) for _, value in named):
+            return False  # absent outputs, and sequences or optionals (no initializer holds them)
         if sum(value.nbytes for _, value in named) > limit:
             return False
         if not all(value.flags.c_contiguous for _, value in named):

@@ -1,0 +1,173 @@
+"""GraphDef -> ONNX conversion: older opsets, graph outputs and names, dynamic-axis formulas."""
+
+import numpy as np
+import onnx
+import pytest
+
+from tests.onnx.export_helpers import export_engine, op_types, run_model
+from vfw.core import execute
+from vfw.core.ir import make_opdef, tensor_to_proto
+from vfw.core.proto import GraphDef, ValueInfo
+from vfw.onnx_io import ExportError, UnsupportedOpError
+from vfw.onnx_io._export import graph_to_model
+from vfw.onnx_io._export_dynamic import _fit
+
+torch = pytest.importorskip("torch")
+RNG = np.random.default_rng(0)
+
+
+def _attrs(node):
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+# -- older opsets ------------------------------------------------------------------------------------------
+def test_reduce_axes_become_an_attribute_before_opset_18():
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    model = export_engine(lambda a: execute("ReduceMean", a, np.array([0, 2]), keepdims=0), [x], opset=17)
+    node, = model.graph.node
+    assert _attrs(node)["axes"] == [0, 2] and len(node.input) == 1
+    np.testing.assert_allclose(run_model(model, [x])[0], x.mean((0, 2)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("size", [6, 7])
+def test_split_into_num_outputs_before_opset_18(size):
+    x = RNG.standard_normal((2, size)).astype(np.float32)
+    model = export_engine(lambda a: execute("Split", a, axis=1, num_outputs=3), [x], opset=17)
+    got = run_model(model, [x])
+    chunk = -(-size // 3)
+    for k, part in enumerate(got):
+        np.testing.assert_array_equal(part, x[:, k * chunk:(k + 1) * chunk])
+
+
+def test_shape_start_and_end_before_opset_15():
+    x = np.zeros((2, 3, 4, 5), np.float32)
+    model = export_engine(lambda a: execute("Shape", a, start=1, end=-1), [x], opset=13)
+    assert op_types(model) == ["Shape", "Slice"]
+    np.testing.assert_array_equal(run_model(model, [x])[0], [3, 4])
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_is_decomposed_before_opset_20(approximate):
+    x = np.linspace(-5, 5, 41, dtype=np.float32)
+    model = export_engine(lambda a: execute("Gelu", a, approximate=approximate), [x], opset=17)
+    assert "Gelu" not in op_types(model)
+    with torch.no_grad():
+        want = torch.nn.functional.gelu(torch.from_numpy(x), approximate=approximate).numpy()
+    np.testing.assert_allclose(run_model(model, [x])[0], want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("opset, decomposed", [(18, True), (23, False)])
+def test_rms_normalization(opset, decomposed):
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    scale = RNG.standard_normal(4).astype(np.float32)
+    model = export_engine(lambda a, s: execute("RMSNormalization", a, s, epsilon=1e-3), [x, scale], opset=opset)
+    assert ("RMSNormalization" not in op_types(model)) == decomposed
+    with torch.no_grad():
+        want = torch.nn.functional.rms_norm(torch.from_numpy(x), (4,), torch.from_numpy(scale), eps=1e-3).numpy()
+    np.testing.assert_allclose(run_model(model, [x, scale])[0], want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opset", [17, 18, 21])
+def test_group_normalization_takes_per_channel_scales_at_every_opset(opset):
+    x = RNG.standard_normal((2, 4, 5)).astype(np.float32)
+    scale, bias = RNG.standard_normal(4).astype(np.float32), RNG.standard_normal(4).astype(np.float32)
+    model = export_engine(lambda a, s, b: execute("GroupNormalization", a, s, b, num_groups=2), [x, scale, bias],
+                          opset=opset)
+    assert ("GroupNormalization" in op_types(model)) == (opset >= 21)
+    with torch.no_grad():
+        want = torch.nn.functional.group_norm(torch.from_numpy(x), 2, torch.from_numpy(scale),
+                                              torch.from_numpy(bias)).numpy()
+    np.testing.assert_allclose(run_model(model, [x, scale, bias])[0], want, rtol=1e-5, atol=1e-5)
+
+
+def test_grid_sample_mode_names_before_opset_20():
+    x = RNG.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    grid = RNG.uniform(-1, 1, (1, 3, 3, 2)).astype(np.float32)
+    model = export_engine(lambda a, g: execute("GridSample", a, g, mode="linear"), [x, grid], opset=16)
+    assert _attrs(model.graph.node[0])["mode"] == b"bilinear"
+    with torch.no_grad():
+        want = torch.nn.functional.grid_sample(torch.from_numpy(x), torch.from_numpy(grid), align_corners=False)
+    np.testing.assert_allclose(run_model(model, [x, grid])[0], want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn, shape, opset, match", [
+    (lambda a: execute("AveragePool", a, kernel_shape=[2], dilations=[2]), (1, 1, 4), 18, "dilations needs opset 19"),
+    (lambda a: execute("CumProd", a, np.array(0)), (4,), 25, "CumProd .*needs opset 26"),
+    (lambda a: execute("Reshape", a, np.array([0, 4]), allowzero=1), (0, 4), 13, "holding 0 needs opset 14"),
+    (lambda a: execute("Pad", a, np.array([1, 1]), mode="wrap"), (4,), 18, "wrap'? needs opset 19"),
+])
+def test_what_an_older_opset_cannot_express_is_refused(fn, shape, opset, match):
+    with pytest.raises(UnsupportedOpError, match=match):
+        export_engine(fn, [np.zeros(shape, np.float32)], opset=opset)
+
+
+# -- graphs, names ----------------------------------------------------------------------------------------
+def _graph(ops, inputs, outputs, infos, initializers=()):
+    graph = GraphDef(name="g")
+    graph.op.extend(ops)
+    graph.input.extend(inputs)
+    graph.output.extend(outputs)
+    graph.initializer.extend(tensor_to_proto(a, n) for n, a in initializers)
+    graph.value_info.extend(ValueInfo(name=n, data_type=1, dims=d) for n, d in infos)
+    return graph
+
+
+def test_outputs_that_are_inputs_constants_or_repeated_get_identities():
+    graph = _graph([make_opdef("Relu", ["x"], ["y"])], ["x"], ["x", "y", "y", "c"],
+                   [("x", [2]), ("y", [2]), ("c", [1])], [("c", np.ones(1, np.float32))])
+    model = graph_to_model(graph)
+    assert [o.name for o in model.graph.output][:2] == ["x_out", "y"] and len({o.name for o in model.graph.output}) == 4
+    x = np.array([-1.0, 2.0], np.float32)
+    got = run_model(model, [x])
+    for g, w in zip(got, [x, [0, 2], [0, 2], [1]]):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_value_infos_unknown_dims_and_unread_constants():
+    graph = _graph([make_opdef("Relu", ["x"], ["h"]), make_opdef("Neg", ["h"], ["y"])], ["x"], ["y"],
+                   [("x", [-1, 3]), ("h", [-1, 3]), ("y", [-1, 3])], [("unused", np.ones(2, np.float32))])
+    model = graph_to_model(graph, dim_names={"x": {0: "n"}})
+    assert [vi.name for vi in model.graph.value_info] == ["h"]
+    assert [d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim] == ["n", 3]
+    assert not model.graph.initializer and model.producer_name == "vfw"
+
+
+def test_an_invalid_graph_is_reported_as_an_export_error():
+    graph = _graph([make_opdef("Add", ["x", "x"], ["y"])], ["x"], ["y"], [("x", [2]), ("y", [3])])
+    with pytest.raises(ExportError, match="not valid ONNX"):
+        graph_to_model(graph)
+
+
+# -- dynamic axes --------------------------------------------------------------------------------------------
+def _samples(formula, base, steps=(1, 2)):
+    rows = [dict(base)] + [dict(base, **{s: v + d}) for s, v in base.items() for d in steps]
+    return [(r, formula(r)) for r in rows]
+
+
+@pytest.mark.parametrize("formula, expected", [
+    (lambda s: s["B"], ("prod", 1, 0, ["B"])),
+    (lambda s: 4 * s["B"] * s["L"] - 3, ("prod", 4, -3, ["B", "L"])),
+    (lambda s: 2 * s["B"] + 3 * s["L"] + 1, ("sum", {"B": 2, "L": 3}, 1)),
+    (lambda s: s["L"] - 1, ("prod", 1, -1, ["L"])),
+    (lambda s: (s["L"] + 2) // 3, None),
+    (lambda s: s["B"] * s["B"], None),
+])
+def test_size_formulas(formula, expected):
+    assert _fit(_samples(formula, {"B": 2, "L": 5}), ["B", "L"]) == expected
+
+
+def test_size_dependent_constants_follow_the_inputs():
+    import vfw.torch as vt
+
+    def fn(x):  # a reshape to (B * L, -1), a filled tensor and a ramp sized by L, a mean's 1 / L
+        flat = x.reshape(x.shape[0] * x.shape[1], -1)
+        ramp = vt.arange(x.shape[1], dtype=vt.float32)
+        return flat * 2, vt.full((x.shape[1], 2), 3.0) + ramp[:, None], x.sum(1) * (1.0 / x.shape[1])
+
+    model = export_engine(fn, [np.ones((2, 5, 3), np.float32)], dynamic={0: {0: "B", 1: "L"}}, tensor_class=vt.Tensor)
+    for shape in ((1, 2, 3), (4, 7, 3)):
+        x = RNG.standard_normal(shape).astype(np.float32)
+        flat, filled, mean = run_model(model, [x])
+        np.testing.assert_array_equal(flat, 2 * x.reshape(-1, 3))
+        np.testing.assert_array_equal(filled, 3 + np.arange(shape[1], dtype=np.float32)[:, None].repeat(2, 1))
+        np.testing.assert_allclose(mean, x.mean(1), rtol=1e-6)

@@ -1,0 +1,176 @@
+"""``vfw.onnx_io.export``: TensorFlow-style code (functions, ``tf.function``, Keras models) to ONNX.
+
+The function is traced on example tensors made from ``input_signature`` (``tf.TensorSpec``s):
+``None`` dims become symbolic dims of the ONNX inputs (a ``None`` first dim is the shared
+``batch`` axis, other ``None`` dims are named ``<input>_dim<axis>``) and are generalized as
+:mod:`vfw.onnx_io._export_dynamic` describes.  A plain function is run as a ``tf.function`` (so
+``tf.cond`` / ``tf.while_loop`` become ONNX ``If`` / ``Loop``); a Keras model is called with
+``training=False`` (its input signature defaults to ``model.inputs``).  Variables become
+initializers named after the variables (Keras weights by their paths), with their values before
+the export (the tracing runs' assignments are undone).
+"""
+
+import inspect
+
+import numpy as np
+
+from vfw.onnx_io._export_trace import export_function
+
+BATCH = "batch"
+"""Symbol of ``None`` first dims."""
+
+EXAMPLE_SIZE = 2
+"""Size of ``None`` dims in the example inputs the model is traced with."""
+
+
+def _tf():
+    import vfw.tensorflow as tf
+
+    return tf
+
+
+def _is_keras_model(obj):
+    return hasattr(obj, "layers") and hasattr(obj, "weights") and callable(obj)
+
+
+def _signature_of(target):
+    """The input signature a callable carries (a tf.function's, or a Keras model's inputs)."""
+    signature = getattr(target, "input_signature", None)
+    if signature is not None:
+        return list(signature)
+    inputs = getattr(target, "inputs", None)
+    if _is_keras_model(target) and inputs:
+        tf = _tf()
+        return [tf.TensorSpec(tuple(i.shape), getattr(i, "dtype", "float32"), name=getattr(i, "name", None))
+                for i in inputs]
+    return None
+
+
+def _example(spec, rng):
+    """An example tensor for ``spec`` (``None`` dims take :data:`EXAMPLE_SIZE`)."""
+    tf = _tf()
+    dtype = np.dtype(tf.as_dtype(spec.dtype).as_numpy_dtype)
+    shape = [EXAMPLE_SIZE if d is None else int(d) for d in list(spec.shape)]
+    if dtype.kind == "f" or dtype.name == "bfloat16":
+        value = rng.standard_normal(shape)
+    elif dtype.kind in "iu":
+        value = rng.integers(0, 10, shape)
+    elif dtype.kind == "b":
+        value = rng.random(shape) < 0.5
+    else:
+        raise TypeError(f"vfw.onnx_io.export: cannot make example inputs of dtype {dtype} (input {spec.name!r})")
+    return tf.constant(np.asarray(value).astype(dtype))
+
+
+def _input_names(target, signature):
+    try:
+        params = [p.name for p in inspect.signature(getattr(target, "python_function", target)).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, spec in enumerate(signature):
+        name = spec.name or (params[i] if i < len(params) and not _is_keras_model(target) else f"input_{i}")
+        names.append(name if name not in names else f"{name}_{i}")
+    return names
+
+
+def _variables_in(obj):
+    """Variables held by ``obj``: itself, a Keras model's or tf.Module's variables, or those in a list/dict."""
+    if _storage_of(obj) is not None and hasattr(obj, "assign"):
+        return [obj]
+    held = getattr(obj, "variables", None) if not isinstance(obj, type) else None
+    if isinstance(held, (list, tuple)):
+        return list(held)
+    if isinstance(obj, (list, tuple)):
+        return [v for item in obj for v in _variables_in(item)]
+    if isinstance(obj, dict):
+        return [v for item in obj.values() for v in _variables_in(item)]
+    return []
+
+
+def _reachable_variables(target):
+    """``{id(storage tensor): (name, storage)}`` of the variables the code can reach: a Keras model's or a
+    tf.Module method's owner's, and those a function's closure and globals refer to."""
+    function = getattr(target, "python_function", target)
+    found = _variables_in(target) if _is_keras_model(target) else _variables_in(getattr(function, "__self__", None))
+    try:
+        refs = inspect.getclosurevars(function)
+        for value in list(refs.nonlocals.values()) + list(refs.globals.values()):
+            found.extend(_variables_in(value))
+    except (TypeError, ValueError):
+        pass  # not a Python function (a callable object)
+    variables = {}
+    for v in found:
+        name = getattr(v, "path", None) or getattr(v, "name", None)
+        storage = _storage_of(v)
+        if isinstance(name, str) and storage is not None:
+            variables.setdefault(id(storage), (name.split(":")[0], storage))
+    return variables
+
+
+def _storage_of(variable):
+    """The tensor a graph trace captures for a variable: a tf.Variable's storage, or that of the tf.Variable a
+    Keras variable holds."""
+    for candidate in (variable, getattr(variable, "_value", None)):
+        storage = getattr(candidate, "_storage", None)
+        if storage is not None:
+            return storage
+    return None
+
+
+def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input_names=None, output_names=None):
+    """Export TensorFlow-style code to an ONNX model.
+
+    Parameters
+    ----------
+    fn_or_keras_model : callable, tf.function or Keras model
+        Computes with ``vfw.tensorflow`` on its tensor arguments.
+    input_signature : list of tf.TensorSpec, optional
+        One spec per argument (``None`` dims are symbolic in the model); default: the
+        ``tf.function``'s signature or the Keras model's inputs.
+    path : str or os.PathLike, optional
+        Where to save the model.
+    opset : int, optional
+        Default-domain opset (default: the newest the installed onnxruntime supports).
+    input_names, output_names : list of str, optional
+        Names of the graph inputs (default: the specs' names, else the function's parameter
+        names) and outputs (default ``output`` / ``output_<k>``).
+
+    Returns
+    -------
+    onnx.ModelProto
+    """
+    import onnx
+
+    tf = _tf()
+    signature = list(input_signature) if input_signature is not None else _signature_of(fn_or_keras_model)
+    if not signature:
+        raise ValueError("vfw.onnx_io.export: give an input_signature (a list of tf.TensorSpec), or a tf.function "
+                         "or Keras model that carries one")
+    if not all(isinstance(s, tf.TensorSpec) for s in signature):
+        raise TypeError("vfw.onnx_io.export: input_signature must be a list of tf.TensorSpec, got "
+                        f"{[type(s).__name__ for s in signature]}")
+    target = fn_or_keras_model
+    if _is_keras_model(target):
+        def call(*tensors):
+            return target(tensors[0] if len(tensors) == 1 else list(tensors), training=False)
+    else:
+        call = target if hasattr(target, "python_function") else tf.function(target)
+    rng = np.random.default_rng(0)
+    examples = [_example(spec, rng) for spec in signature]
+    names = list(input_names or []) + _input_names(target, signature)[len(input_names or []):]
+    dynamic = {}
+    for i, spec in enumerate(signature):
+        axes = {a: (BATCH if a == 0 else f"{names[i]}_dim{a}") for a, d in enumerate(list(spec.shape)) if d is None}
+        if axes:
+            dynamic[i] = axes
+    graph_name = getattr(target, "name", None) or getattr(target, "__name__", None) or "main_graph"
+    variables = _reachable_variables(target)
+    # The variables' values before the export are the weights: what the traced runs assign is undone.
+    model = export_function(call, examples, names, output_names, dynamic,
+                            weight_names={k: name for k, (name, _) in variables.items()}, opset=opset,
+                            name=graph_name, state=[storage for _, storage in variables.values()])
+    if path is not None:
+        onnx.save_model(model, path)
+    return model

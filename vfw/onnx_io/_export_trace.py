@@ -1,0 +1,302 @@
+"""Tracing a model into the self-contained inference GraphDef an ONNX file holds.
+
+:func:`traced_graph` runs the model under the engine's tracer
+(:class:`~vfw.core.graph.function.ConcreteFunction`, which runs it eagerly once), turns the
+tensors it read (weights, buffers) into initializers named after the model's parameters, drops
+the state updates (an inference snapshot: running statistics stay what they are), generalizes
+dynamic axes by tracing again at other sizes (:mod:`vfw.onnx_io._export_dynamic`), and runs the
+engine's pruning, common-subexpression and constant-folding passes.  Frontends (``torch.onnx``,
+``vfw.onnx_io.export``) only prepare the inputs and the names.
+"""
+
+import numpy as np
+
+from vfw.core.errors import TraceError
+from vfw.core.graph.function import Function
+from vfw.core.graph.passes import eliminate_common_subexpressions, fold_constants, prune
+from vfw.core.ir import tensor_to_proto
+from vfw.core.proto import GraphDef
+from vfw.onnx_io._export import ExportError
+from vfw.onnx_io._export_dynamic import (
+    check_value_independent,
+    generalize,
+    global_pools,
+    perturbed_sizes,
+    symbol_dims,
+)
+
+
+def rename(graph, mapping):
+    """Rename values of ``graph`` in place (ops, inputs, outputs, initializers, value infos)."""
+    if not mapping:
+        return graph
+    for op in graph.op:
+        op.input[:] = [mapping.get(n, n) for n in op.input]
+        op.output[:] = [mapping.get(n, n) for n in op.output]
+    graph.input[:] = [mapping.get(n, n) for n in graph.input]
+    graph.output[:] = [mapping.get(n, n) for n in graph.output]
+    for t in graph.initializer:
+        t.name = mapping.get(t.name, t.name)
+    for vi in graph.value_info:
+        vi.name = mapping.get(vi.name, vi.name)
+    return graph
+
+
+class _Tracer:
+    """Traces ``fn`` on inputs, leaving the program state (``state`` tensors) as it found it.
+
+    Parameters
+    ----------
+    fn, name, weight_names, weights_as_inputs
+        See :func:`traced_graph`.
+    state : list[Tensor]
+        Tensors the model may write while it runs (running statistics...): their arrays and
+        contents are restored after every trace, so each trace (and the weights exported) starts
+        from the model's state before the export.
+    """
+
+    def __init__(self, fn, name, weight_names, weights_as_inputs, state):
+        self.fn = fn
+        self.name = name
+        self.weight_names = weight_names
+        self.weights_as_inputs = weights_as_inputs
+        self.state = [(t, t.array, t.array.copy()) for t in state]
+
+    def __call__(self, tensors):
+        """``(graph, weights)``: one trace of ``fn(*tensors)``; the tensors it read (``weights``: name -> array)
+        are initializers, or inputs after the arguments with ``weights_as_inputs``."""
+        def body(*inputs):
+            return self.fn(*inputs)
+
+        body.__name__ = self.name
+        try:
+            concrete = Function(body, opt_level=0).get_concrete_function(*tensors)
+        except TraceError as e:
+            raise ExportError(f"ONNX export: the model cannot be traced into a graph: {e}") from None
+        finally:
+            for tensor, array, content in self.state:
+                tensor.array = array
+                if array.flags.writeable:  # read-only storage (a tf.Variable's) is replaced, never written
+                    np.copyto(array, content)
+        raw = concrete.raw_graph
+        graph = GraphDef()
+        graph.CopyFrom(raw)
+        captured = {n for n, _ in concrete.captures}
+        del graph.input[:]
+        graph.input.extend(n for n in raw.input if n not in captured)
+        used = {n for op in raw.op for n in list(op.input) + list(op.output)} | set(raw.input)
+        renames, weights = {}, {}
+        for capture, tensor in concrete.captures:
+            if self.weights_as_inputs:
+                graph.input.append(capture)
+            else:
+                graph.initializer.append(tensor_to_proto(tensor.array, capture))
+            wanted = self.weight_names.get(id(tensor))
+            if wanted and wanted not in used and wanted not in renames.values():
+                renames[capture] = wanted
+            weights[renames.get(capture, capture)] = tensor.array
+        return global_pools(rename(graph, renames)), weights
+
+
+def _resized(tensor, axes, size):
+    """``tensor`` with each axis in ``axes`` resized to ``size`` (its entries repeated cyclically)."""
+    array = tensor.array
+    for axis in axes:
+        array = np.take(array, np.arange(size) % array.shape[axis], axis=axis)
+    return tensor.result_class.wrap(np.ascontiguousarray(array))
+
+
+def _symbol_sizes(tensors, dynamic):
+    """``(sources, sizes)``: where each symbol is read (first input and axis naming it) and its example size."""
+    sources, sizes = {}, {}
+    for index, axes in sorted(dynamic.items()):
+        shape = tensors[index].array.shape
+        for axis, symbol in sorted(axes.items()):
+            if not -len(shape) <= axis < len(shape):
+                raise ExportError(f"ONNX export: dynamic axis {axis} ({symbol!r}) is out of range for input {index} "
+                                  f"of shape {list(shape)}")
+            axis %= len(shape)
+            if symbol in sizes and sizes[symbol] != shape[axis]:
+                raise ExportError(f"ONNX export: dynamic axis {symbol!r} names dims of different sizes "
+                                  f"({sizes[symbol]} and {shape[axis]}) in the example inputs")
+            sources.setdefault(symbol, (index, axis))
+            sizes[symbol] = shape[axis]
+    return sources, sizes
+
+
+def _check_values(trace, tensors, base):
+    """Trace again with the float inputs' elements shuffled and scaled by 3/4 (same shapes and signs, within the
+    same range): refuse constants that changed (values computed outside the graph, which it would replay frozen)."""
+    rng = np.random.default_rng(0)
+    shuffled, changed = [], False
+    for t in tensors:
+        array = t.array
+        if array.dtype.kind == "f" and array.size > 1:
+            array = (rng.permutation(array.reshape(-1)) * array.dtype.type(0.75)).reshape(array.shape)
+            changed = True
+        shuffled.append(t.result_class.wrap(np.ascontiguousarray(array)))
+    if changed:
+        other, _ = trace(shuffled)
+        check_value_independent(base, other)
+
+
+def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="main_graph", weights_as_inputs=False,
+                 state=()):
+    """Trace ``fn(*tensors)`` into a self-contained inference GraphDef.
+
+    Parameters
+    ----------
+    fn : callable
+        Takes the tensors positionally; returns a tensor or a nested tuple/list/dict of them.
+    tensors : list[Tensor]
+        Example inputs (engine or frontend tensors).
+    dynamic : dict[int, dict[int, str]], optional
+        Symbolic dims: ``{input index: {axis: symbol}}``.
+    weight_names : dict[int, str], optional
+        ``id(tensor) -> name`` for the tensors the model reads (parameters and buffers): their
+        initializers take these names.
+    fold : bool
+        Fold ops whose inputs are all constants (and prune, and merge common subexpressions).
+    name : str
+    weights_as_inputs : bool
+        Make the tensors the model reads graph inputs (after the arguments) instead of constants.
+    state : iterable of Tensor
+        Tensors the model may write (buffers, variables): restored after each trace.
+
+    Returns
+    -------
+    graph : GraphDef
+        Inputs in the order of ``tensors`` (one per distinct tensor), outputs the flattened
+        tensor results.
+    dim_names : dict[str, dict[int, str]]
+        The symbolic dims of the graph's inputs and outputs.
+    weights : dict[str, numpy.ndarray]
+        The tensors the model reads, by their name in the graph (initializers, or inputs with
+        ``weights_as_inputs``), those the passes pruned left out.
+    """
+    dynamic = {k: v for k, v in (dynamic or {}).items() if v}
+    weight_names = weight_names or {}
+    trace = _Tracer(fn, name, weight_names, weights_as_inputs, state)
+    base, weights = trace(tensors)
+    if len(base.input) - (len(weights) if weights_as_inputs else 0) != len(tensors):
+        raise ExportError("ONNX export: the same tensor is passed as several inputs; pass distinct tensors")
+    _check_values(trace, tensors, base)
+    dim_names = {base.input[i]: dict(axes) for i, axes in dynamic.items()}
+    if dynamic:
+        sources, sizes = _symbol_sizes(tensors, dynamic)
+        traces, all_sizes = [], [sizes]
+        for symbol, size in perturbed_sizes(sizes):
+            changed = [_resized(t, [a % t.array.ndim for a, s in dynamic.get(i, {}).items() if s == symbol], size)
+                       for i, t in enumerate(tensors)]
+            try:
+                graph, _ = trace(changed)
+            except Exception as e:  # noqa: BLE001 - the model's own error, reported with the size that caused it
+                raise ExportError(f"ONNX export: tracing the model again with dynamic axis {symbol!r} = {size} (the "
+                                  f"example has {sizes[symbol]}) failed: {type(e).__name__}: {e}") from e
+            traces.append((graph, dict(sizes, **{symbol: size})))
+            all_sizes.append(traces[-1][1])
+        found = symbol_dims(base, [g for g, _ in traces], sizes, all_sizes, list(base.output))
+        for output, axes in found.items():
+            dim_names.setdefault(output, {}).update(axes)
+        base = generalize(base, traces, {s: (base.input[i], a) for s, (i, a) in sources.items()}, sizes)
+    keep = list(base.output)
+    if fold:  # named weights stay distinct initializers (CSE would merge equal ones, such as zero biases)
+        base = fold_constants(eliminate_common_subexpressions(prune(base, keep), keep + list(weights)), keep)
+    base = prune(base, keep)
+    read = {n for op in base.op for n in op.input} | set(base.output)
+    if weights_as_inputs:  # inputs nothing reads any more are dropped (the user's arguments stay)
+        n_args = len(tensors)
+        base.input[:] = list(base.input[:n_args]) + [n for n in base.input[n_args:] if n in read]
+    return base, dim_names, {n: a for n, a in weights.items() if n in read}
+
+
+def _assign_names(graph, wanted):
+    """Rename values to the names in ``wanted`` (old -> new), moving any other value that holds a wanted name."""
+    taken = {n for op in graph.op for n in list(op.input) + list(op.output) if n} | set(graph.input) | \
+        {t.name for t in graph.initializer}
+    targets = set(wanted.values())
+    if len(targets) != len(wanted):
+        raise ValueError(f"ONNX export: input and output names must be distinct, got {sorted(wanted.values())}")
+    mapping = dict(wanted)
+    for name in taken:
+        if name in targets and name not in wanted:
+            k = 0
+            while f"{name}_{k}" in taken or f"{name}_{k}" in targets:
+                k += 1
+            mapping[name] = f"{name}_{k}"
+            taken.add(mapping[name])
+    return rename(graph, {k: v for k, v in mapping.items() if k != v})
+
+
+def export_function(fn, tensors, input_names, output_names=None, dynamic=None, output_dims=None, weight_names=None,
+                    opset=None, fold=True, weights="constant", doc_string="", name="main_graph", state=()):
+    """Trace ``fn(*tensors)`` and write it as an ONNX ModelProto.
+
+    Parameters
+    ----------
+    fn : callable
+    tensors : list[Tensor]
+        The example inputs, one per graph input.
+    input_names : list[str]
+        One name per tensor.
+    output_names : list[str], optional
+        Names of the first outputs (the others: ``output_<k>``).
+    dynamic : dict[int, dict[int, str]], optional
+        Symbolic dims of the inputs: ``{input index: {axis: name}}``.
+    output_dims : dict[str, dict[int, str]], optional
+        Symbolic dim names to declare for outputs (by output name).
+    weight_names : dict[int, str], optional
+        ``id(tensor) -> name`` for the weights the model reads.
+    opset : int, optional
+    fold : bool
+        Constant folding.
+    weights : str
+        ``"constant"`` (initializers), ``"default"`` (graph inputs with their values as
+        initializers) or ``"input"`` (graph inputs only, values left out of the file).
+    doc_string, name : str
+    state : iterable of Tensor
+        Tensors the model may write while it runs, restored after each trace.
+
+    Returns
+    -------
+    onnx.ModelProto
+    """
+    from vfw.onnx_io._export import graph_to_model
+
+    graph, dim_names, values = traced_graph(fn, tensors, dynamic, weight_names, fold=fold and weights == "constant",
+                                            name=name, weights_as_inputs=weights != "constant", state=state)
+    n_outputs = len(graph.output)
+    output_names = list(output_names or [])
+    if len(output_names) > n_outputs:
+        raise ValueError(f"ONNX export: {len(output_names)} output names given for {n_outputs} outputs")
+    outputs = output_names + [("output" if n_outputs == 1 else f"output_{k}") for k in
+                              range(len(output_names), n_outputs)]
+    wanted = dict(zip(graph.input[:len(tensors)], input_names))
+    duplicated = [k for k, o in enumerate(graph.output) if o in wanted or list(graph.output).index(o) != k]
+    for k, o in enumerate(graph.output):
+        if k not in duplicated:
+            wanted[o] = outputs[k]
+    dim_names = {wanted.get(n, n): axes for n, axes in dim_names.items()}
+    _assign_names(graph, wanted)
+    if duplicated:  # an output that is an input, or repeats another: an Identity of its own
+        for k in duplicated:
+            graph.op.add().CopyFrom(_identity(graph.output[k], outputs[k]))
+            _copy_value_info(graph, graph.output[k], outputs[k])
+            graph.output[k] = outputs[k]
+    for output, axes in (output_dims or {}).items():
+        dim_names.setdefault(output, {}).update(axes)
+    return graph_to_model(graph, opset, dim_names, defaults=values if weights == "default" else None,
+                          doc_string=doc_string)
+
+
+def _identity(source, target):
+    from vfw.core.ir import make_opdef
+
+    return make_opdef("Identity", [source], [target])
+
+
+def _copy_value_info(graph, source, target):
+    for vi in list(graph.value_info):
+        if vi.name == source:
+            graph.value_info.add(name=target, data_type=vi.data_type, dims=list(vi.dims))
+            return

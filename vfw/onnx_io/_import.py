@@ -1,0 +1,280 @@
+"""``vfw.onnx_io.load``: an ONNX model as an engine GraphDef, runnable by the graph executor.
+
+The import keeps ONNX's calling convention: inputs are the graph inputs that are not
+initializers (in order), outputs the graph outputs.  Tensors are numpy arrays; a sequence is a
+list of arrays and an optional is ``None`` or its value, on the way in and out.
+"""
+
+import os
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+
+from vfw.core.errors import DTypeError, OpInputError, VfwError
+from vfw.core.graph import CompiledGraph, optimize, validate_graph
+from vfw.core.values import OptionalValue, TensorSequence
+from vfw.onnx_io import _import_ops, _import_quant  # noqa: F401  (they fill the handler table)
+from vfw.onnx_io._import_graph import OPTIONAL, SEQUENCE, TENSOR, Converter, element_type, kind_of, tensor_type
+from vfw.onnx_io._import_tensors import OnnxModelError, check_feed
+
+MIN_IR_VERSION = 3
+MIN_OPSET = 1
+DEFAULT_OPT_LEVEL = 1
+"""Imported graphs are pruned, deduplicated and constant-folded; the in-place and buffer-pool levels
+assume value shapes that an ONNX graph need not declare."""
+
+
+class InputSpec:
+    """What a graph input or output holds: name, kind (tensor/sequence/optional), element dtype, dims."""
+
+    __slots__ = ("name", "kind", "dtype", "shape")
+
+    def __init__(self, name, kind, dtype, shape):
+        self.name = name
+        self.kind = kind
+        self.dtype = dtype
+        self.shape = shape
+
+    def __repr__(self):
+        shape = "?" if self.shape is None else f"({', '.join('?' if d is None else str(d) for d in self.shape)})"
+        dtype = "?" if self.dtype is None else self.dtype.name
+        return f"{self.name}: {self.kind}<{dtype}> {shape}" if self.kind != TENSOR else f"{self.name}: {dtype} {shape}"
+
+
+def _spec(vi, where):
+    kind = kind_of(vi.type)
+    if kind == TENSOR:
+        dtype, shape = tensor_type(vi.type, f"{where} {vi.name!r}")
+    else:
+        dtype, shape = element_type(vi.type, f"{where} {vi.name!r}"), None
+    return InputSpec(vi.name, kind, dtype, shape)
+
+
+class ImportedModel:
+    """An imported ONNX model: its engine graph and what it takes and returns.
+
+    Call it (or :meth:`run`) with the inputs, positionally or as a dict by name.
+
+    Attributes
+    ----------
+    graph : GraphDef
+        The engine graph (optimized at ``opt_level``).
+    inputs, outputs : list[InputSpec]
+        The model's inputs (graph inputs that are not initializers) and outputs.
+    ir_version : int
+    opset_imports : dict[str, int]
+        Opset version per domain (``""`` is the default domain).
+    producer_name, producer_version, domain, doc_string : str
+    metadata : dict[str, str]
+    """
+
+    def __init__(self, model, graph, weights, opsets, opt_level):
+        where = "model input"
+        self.inputs = [_spec(vi, where) for vi in model.graph.input
+                       if vi.name not in {t.name for t in model.graph.initializer}]
+        self.outputs = [_spec(vi, "model output") for vi in model.graph.output]
+        self.ir_version = model.ir_version
+        self.opset_imports = dict(opsets)
+        self.producer_name = model.producer_name
+        self.producer_version = model.producer_version
+        self.domain = model.domain
+        self.doc_string = model.doc_string
+        self.metadata = {p.key: p.value for p in model.metadata_props}
+        self.opt_level = opt_level
+        self.graph = graph
+        self._weights = list(weights.values())
+        self._compiled = CompiledGraph(graph)
+
+    def __repr__(self):
+        return (f"ImportedModel({self.graph.name!r}, inputs=[{', '.join(map(repr, self.inputs))}], "
+                f"outputs=[{', '.join(map(repr, self.outputs))}], opset={self.opset_imports.get('', '?')})")
+
+    @property
+    def input_names(self):
+        """list[str]: names of the inputs, in the order :meth:`run` takes them."""
+        return [s.name for s in self.inputs]
+
+    @property
+    def output_names(self):
+        """list[str]: names of the outputs, in the order :meth:`run` returns them."""
+        return [s.name for s in self.outputs]
+
+    def _feeds(self, inputs):
+        if isinstance(inputs, dict):
+            unknown = sorted(set(inputs) - set(self.input_names))
+            if unknown:
+                raise OpInputError(f"model {self.graph.name!r}: unknown input(s) {unknown}; inputs are "
+                                   f"{self.input_names}")
+            missing = [n for n in self.input_names if n not in inputs]
+            if missing:
+                raise OpInputError(f"model {self.graph.name!r}: missing input(s) {missing}")
+            values = [inputs[n] for n in self.input_names]
+        else:
+            values = list(inputs)
+            if len(values) != len(self.inputs):
+                raise OpInputError(f"model {self.graph.name!r} takes {len(self.inputs)} input(s) "
+                                   f"({', '.join(self.input_names)}), got {len(values)}")
+        return [_to_engine(spec, value, f"model {self.graph.name!r}") for spec, value in zip(self.inputs, values)]
+
+    def run(self, inputs):
+        """Run the model.
+
+        Parameters
+        ----------
+        inputs : list or dict
+            One value per input (by position or name): arrays, lists of arrays for sequences,
+            None or a value for optionals.
+
+        Returns
+        -------
+        list
+            One value per output (arrays; lists for sequences; None for an empty optional).
+        """
+        feeds = self._feeds(inputs)
+        results = self._compiled(*feeds, *self._weights)
+        return [_from_engine(r) for r in results]
+
+    def __call__(self, *inputs, **named):
+        """``model(x, y)`` or ``model(x=..., y=...)``; one output is returned bare, several as a tuple."""
+        if named and inputs:
+            raise OpInputError("give the model's inputs either by position or by name, not both")
+        results = self.run(named if named else list(inputs))
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def _to_engine(spec, value, where):
+    if spec.kind == OPTIONAL:
+        if value is None:
+            return OptionalValue(None)
+        inner = _to_engine(InputSpec(spec.name, SEQUENCE if isinstance(value, (list, tuple)) else TENSOR,
+                                     spec.dtype, None), value, where)
+        return OptionalValue(inner)
+    if spec.kind == SEQUENCE:
+        if not isinstance(value, (list, tuple)):
+            raise DTypeError(f"{where}: input {spec.name!r} is a sequence: give a list of arrays, got "
+                             f"{type(value).__name__}")
+        items = [np.asarray(v) for v in value]
+        for item in items:
+            check_feed(spec.name, item, spec.dtype, None, where)
+        return TensorSequence(items, spec.dtype if spec.dtype is not None else (items[0].dtype if items else None))
+    if value is None or isinstance(value, (list, tuple)) and not value:
+        raise DTypeError(f"{where}: input {spec.name!r} must be an array, got {value!r}")
+    array = np.asarray(value)
+    check_feed(spec.name, array, spec.dtype, spec.shape, where)
+    return array
+
+
+def _from_engine(value):
+    if isinstance(value, OptionalValue):
+        return None if value.value is None else _from_engine(value.value)
+    if isinstance(value, TensorSequence):
+        return list(value)
+    # A kernel the graph calls directly may give a numpy scalar for a 0-d result.
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+def _read_model(model):
+    """``(ModelProto, folder)`` from a path, bytes, a binary file object or a ModelProto."""
+    if isinstance(model, onnx.ModelProto):
+        return model, None
+    base_dir = None
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise OnnxModelError(f"no ONNX model file at {path!r}")
+        with open(path, "rb") as f:
+            data = f.read()
+        base_dir = os.path.dirname(os.path.abspath(path))
+        what = path
+    elif isinstance(model, (bytes, bytearray, memoryview)):
+        data, what = bytes(model), "bytes"
+    elif hasattr(model, "read"):
+        data = model.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise OnnxModelError("the file object must be opened in binary mode")
+        name = getattr(model, "name", None)
+        base_dir = os.path.dirname(os.path.abspath(name)) if isinstance(name, str) and os.path.isfile(name) else None
+        what = name if isinstance(name, str) else "file object"
+    else:
+        raise TypeError(f"load: expected a path, bytes, a binary file object or an onnx.ModelProto, got "
+                        f"{type(model).__name__}")
+    proto = onnx.ModelProto()
+    try:
+        proto.ParseFromString(bytes(data))
+    except (DecodeError, ValueError, RuntimeError) as exc:
+        raise OnnxModelError(f"{what}: not an ONNX model (malformed protobuf: {exc})") from None
+    if not proto.HasField("graph"):
+        raise OnnxModelError(f"{what}: not an ONNX model (no graph)")
+    return proto, base_dir
+
+
+def _check_text(graph, where):
+    """Raise when a name, op type or domain of ``graph`` (its subgraphs included) is not valid UTF-8 text (the
+    protobuf's proto2 string fields are not checked when parsed and come back as bytes)."""
+    fields = [graph.name] + [vi.name for vi in list(graph.input) + list(graph.output) + list(graph.value_info)]
+    fields += [t.name for t in graph.initializer]
+    for node in graph.node:
+        fields += [node.op_type, node.domain, node.name, *node.input, *node.output]
+        for attr in node.attribute:
+            fields += [attr.name, attr.ref_attr_name]
+            for sub in [attr.g] if attr.HasField("g") else list(attr.graphs):
+                _check_text(sub, where)
+    if not all(isinstance(text, str) for text in fields):
+        raise OnnxModelError(f"{where}: a name, op type or domain is not valid UTF-8 text")
+
+
+def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
+    """Import an ONNX model.
+
+    Parameters
+    ----------
+    model : str, os.PathLike, bytes, binary file object or onnx.ModelProto
+    base_dir : str, optional
+        Folder holding external data files (default: the model file's folder).  Data files
+        must lie inside it.
+    opt_level : int
+        Graph optimization level of the imported graph (0 or 1; see ``vfw.core.graph.optimize``).
+
+    Returns
+    -------
+    ImportedModel
+
+    Raises
+    ------
+    OnnxModelError
+        Malformed protobuf, unsupported IR version, invalid graph (cycles, undefined values),
+        unsafe external data.
+    UnknownOpError
+        An operator or domain vfw does not support (the node is named).
+    DTypeError
+        An element type the engine lacks (float8, int4, complex...).
+    """
+    proto, found_dir = _read_model(model)
+    base_dir = base_dir if base_dir is not None else found_dir
+    if proto.ir_version < MIN_IR_VERSION:
+        raise OnnxModelError(f"model IR version {proto.ir_version} is not supported (vfw reads IR {MIN_IR_VERSION} "
+                             f"to {onnx.IR_VERSION})")
+    if proto.ir_version > onnx.IR_VERSION:
+        raise OnnxModelError(f"model IR version {proto.ir_version} is newer than the installed onnx "
+                             f"({onnx.IR_VERSION})")
+    if opt_level not in (0, 1):
+        raise ValueError(f"load: opt_level must be 0 or 1, got {opt_level!r}")
+    _check_text(proto.graph, "model")
+    for function in proto.functions:
+        _check_text(onnx.GraphProto(node=function.node), f"function {function.name!r}")
+    converter = Converter(proto, base_dir)
+    opsets = converter.opsets
+    newest = onnx.defs.onnx_opset_version()
+    default = opsets.get("")
+    if default is not None and not MIN_OPSET <= default <= newest:
+        raise OnnxModelError(f"model opset {default} is outside the opsets vfw imports ({MIN_OPSET} to {newest})")
+    builder = converter.graph_level(proto.graph, None, opsets, f"graph {proto.graph.name!r}")
+    graph = builder.graph
+    try:
+        validate_graph(graph)
+    except VfwError as exc:
+        raise type(exc)(f"imported graph: {exc}") from None
+    if opt_level:
+        graph = optimize(graph, opt_level)
+    return ImportedModel(proto, graph, builder.weights, opsets, opt_level)

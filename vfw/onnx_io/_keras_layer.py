@@ -1,0 +1,83 @@
+"""An imported ONNX model as a Keras layer with trainable weights.
+
+:func:`to_keras_layer` imports the model (without constant folding: the weights stay the file's
+initializers) and wraps its engine graph in a ``keras.layers.Layer``: each initializer becomes a
+weight of the layer (float ones trainable, others not), named after the initializer with ``.``
+and ``/`` replaced by ``_`` (Keras forbids ``/`` in weight names).  ``call`` runs the graph op by
+op through the eager executor with the weights' values, so a ``tf.GradientTape`` differentiates
+it, Keras trains it, and ``vfw.onnx_io.export`` traces a model holding it again.
+"""
+
+import re
+
+import vfw.tensorflow as tf
+from vfw.core.graph.subgraph import run_graph
+from vfw.core.ir import proto_to_tensor
+from vfw.core.proto import GraphDef
+
+
+class OnnxLayer(tf.keras.layers.Layer):
+    """An ONNX graph as a Keras layer (see :func:`vfw.onnx_io.to_keras_layer`).
+
+    Calling it takes one tensor per model input (a list when the model has several) and returns
+    one tensor per output (a list when several).
+
+    Attributes
+    ----------
+    input_names, output_names : list[str]
+        The model's input and output names.
+    initializer_names : list[str]
+        The ONNX name of each weight, in the order of ``weights``.
+    """
+
+    def __init__(self, graph, input_names, output_names, **kwargs):
+        super().__init__(**kwargs)
+        runnable = GraphDef()
+        runnable.CopyFrom(graph)
+        del runnable.initializer[:]
+        self._held = []
+        taken = set()
+        for proto in graph.initializer:
+            value = proto_to_tensor(proto)
+            name = re.sub(r"[./]", "_", proto.name) or "initializer"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            self._held.append(self.add_weight(shape=value.shape, initializer=lambda shape, dtype=None, v=value: v,
+                                              dtype=value.dtype.name, trainable=value.dtype.kind == "f", name=name))
+            runnable.input.append(proto.name)
+        self._graph = runnable
+        self.input_names = list(input_names)
+        self.output_names = list(output_names)
+        self.initializer_names = [t.name for t in graph.initializer]
+
+    def call(self, inputs):
+        """Run the graph on ``inputs`` (a tensor, or a list with one tensor per model input)."""
+        feeds = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if len(feeds) != len(self.input_names):
+            raise ValueError(f"OnnxLayer {self.name!r} takes {len(self.input_names)} input(s) "
+                             f"({', '.join(self.input_names)}), got {len(feeds)}")
+        feeds = [tf.convert_to_tensor(x) for x in feeds] + [tf.convert_to_tensor(w) for w in self._held]
+        results = run_graph(self._graph, feeds)
+        return results[0] if len(results) == 1 else list(results)
+
+
+def to_keras_layer(model, name=None):
+    """Wrap an ONNX model as a Keras layer whose initializers are weights.
+
+    Parameters
+    ----------
+    model : str, os.PathLike, bytes, file object, onnx.ModelProto or ImportedModel
+        An :class:`~vfw.onnx_io.ImportedModel` is wrapped as it is; anything else is imported
+        without folding.
+    name : str, optional
+        The layer's name.
+
+    Returns
+    -------
+    OnnxLayer
+    """
+    from vfw.onnx_io._import import ImportedModel, load
+
+    imported = model if isinstance(model, ImportedModel) else load(model, opt_level=0)
+    return OnnxLayer(imported.graph, imported.input_names, imported.output_names, name=name)

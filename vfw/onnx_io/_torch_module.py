@@ -1,0 +1,121 @@
+"""An imported ONNX model as a trainable ``vfw.torch.nn.Module``.
+
+:func:`to_torch_module` imports the model (``vfw.onnx_io.load`` without constant folding, so
+the weights stay the file's initializers) and wraps its engine graph: float initializers become
+``Parameter``\\s and the others (shapes, indices) non-persistent buffers, under their ONNX
+names (a dotted name such as ``encoder.0.weight`` becomes nested submodules, so ``state_dict()``
+keys are the initializer names and a model exported from vfw.torch loads its original
+``state_dict``).  ``forward`` runs the graph op by op through the eager executor, so autograd
+records it: gradients reach the parameters, ``vfw.torch.optim`` trains them, and
+``torch.onnx.export`` traces the module again.
+"""
+
+import numpy as np
+
+import vfw.torch as torch
+from vfw.core.graph.subgraph import run_graph
+from vfw.core.ir import proto_to_tensor
+from vfw.core.proto import GraphDef
+
+
+def _owner(root, name, taken):
+    """``(module, attribute)`` to hold the initializer ``name``: nested submodules along its dotted path, or the
+    root with the dots replaced when the path cannot be used (an empty part, or a part already holding a tensor)."""
+    parts = name.split(".")
+    module = root
+    usable = all(parts)
+    for part in parts[:-1] if usable else ():
+        child = module._modules.get(part)
+        if child is None:
+            if part in module._parameters or part in module._buffers or hasattr(type(module), part):
+                usable = False
+                break
+            child = torch.nn.Module()
+            module.add_module(part, child)
+        module = child
+    leaf = parts[-1]
+    if usable and leaf not in module._modules and leaf not in taken.get(id(module), set()) and \
+            not hasattr(type(module), leaf):
+        return module, leaf
+    flat = name.replace(".", "_") or "initializer"
+    while flat in root._modules or flat in taken.get(id(root), set()) or hasattr(type(root), flat):
+        flat += "_"
+    return root, flat
+
+
+class OnnxModule(torch.nn.Module):
+    """An ONNX graph with trainable initializers (see :func:`vfw.onnx_io.to_torch_module`).
+
+    Attributes
+    ----------
+    input_names, output_names : list[str]
+    graph : GraphDef
+        The engine graph run by ``forward`` (initializers moved to inputs after the model's
+        inputs, one per parameter or buffer).
+    """
+
+    def __init__(self, graph, input_names, output_names):
+        super().__init__()
+        runnable = GraphDef()
+        runnable.CopyFrom(graph)
+        del runnable.initializer[:]
+        taken = {}
+        tensors = []
+        for proto in graph.initializer:
+            array = proto_to_tensor(proto)
+            module, attr = _owner(self, proto.name, taken)
+            taken.setdefault(id(module), set()).add(attr)
+            if array.dtype.kind == "f" or array.dtype.name == "bfloat16":
+                module.register_parameter(attr, torch.nn.Parameter(torch.from_numpy(array)))
+            else:
+                module.register_buffer(attr, torch.from_numpy(array), persistent=False)
+            tensors.append((module, attr))
+            runnable.input.append(proto.name)
+        object.__setattr__(self, "_held", tensors)
+        self.graph = runnable
+        self.input_names = list(input_names)
+        self.output_names = list(output_names)
+
+    def forward(self, *inputs, **named):
+        """Run the graph on the inputs (tensors or arrays, by position or by input name)."""
+        if named:
+            if inputs:
+                raise TypeError("OnnxModule.forward: give the inputs by position or by name, not both")
+            missing = [n for n in self.input_names if n not in named]
+            unknown = sorted(set(named) - set(self.input_names))
+            if missing or unknown:
+                raise TypeError(f"OnnxModule.forward: inputs are {self.input_names}; missing {missing}, "
+                                f"unknown {unknown}")
+            inputs = [named[n] for n in self.input_names]
+        if len(inputs) != len(self.input_names):
+            raise TypeError(f"OnnxModule.forward() takes {len(self.input_names)} input(s) "
+                            f"({', '.join(self.input_names)}), got {len(inputs)}")
+        feeds = [x if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x)) for x in inputs]
+        held = [getattr(module, attr) for module, attr in self._held]
+        results = run_graph(self.graph, feeds + held)
+        results = [r if isinstance(r, torch.Tensor) else torch.Tensor.wrap(r.array) for r in results]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def extra_repr(self):
+        return f"inputs={self.input_names}, outputs={self.output_names}, ops={len(self.graph.op)}"
+
+
+def to_torch_module(model):
+    """Wrap an ONNX model as a ``vfw.torch.nn.Module`` whose initializers are trainable parameters.
+
+    Parameters
+    ----------
+    model : str, os.PathLike, bytes, file object, onnx.ModelProto or ImportedModel
+        An :class:`~vfw.onnx_io.ImportedModel` is wrapped as it is (its graph may have been
+        constant-folded at import); anything else is imported without folding.
+
+    Returns
+    -------
+    OnnxModule
+        Call it with the model's inputs (by position or by name); one output is returned bare,
+        several as a tuple.
+    """
+    from vfw.onnx_io._import import ImportedModel, load
+
+    imported = model if isinstance(model, ImportedModel) else load(model, opt_level=0)
+    return OnnxModule(imported.graph, imported.input_names, imported.output_names)
