@@ -78,9 +78,10 @@ NAMES = ["float16", "float32", "float64", "bfloat16", "int8", "int16", "int32", 
 def test_dtype_objects(name):
     def case(tf):
         d = getattr(tf, name)
-        props = [d.name, repr(d), d.as_datatype_enum, d.is_floating, d.is_integer, d.is_unsigned, d.is_complex,
-                 d.is_bool, d.is_quantized, d.is_numpy_compatible, d == name if name != "double" else True,
-                 d.base_dtype.name, d.real_dtype.name, hash(d) == hash(tf.as_dtype(d.name))]
+        props = [d.name, repr(d), str(d), f"{d}", d.as_datatype_enum, d.is_floating, d.is_integer, d.is_unsigned,
+                 d.is_complex, d.is_bool, d.is_quantized, d.is_numpy_compatible,
+                 d == name if name != "double" else True, d.base_dtype.name, d.real_dtype.name,
+                 hash(d) == hash(tf.as_dtype(d.name))]
         for attr in ("size", "min", "max", "limits"):
             try:
                 props.append(getattr(d, attr))
