@@ -436,6 +436,40 @@ def test_clone_is_differentiable_and_owns_memory():
     check(fn, arrays((2, 3)))
 
 
+@pytest.mark.parametrize("view", [
+    lambda x: x, lambda x: x.t(), lambda x: x.permute(2, 0, 1), lambda x: x.transpose(0, 2)[1:],
+    lambda x: x[:, ::2], lambda x: x[:, ::2].transpose(0, 1), lambda x: x[1].t(), lambda x: x[:, :1].expand(2, 3, 4),
+    lambda x: x[:1].expand(3, 3, 4).transpose(0, 2), lambda x: x.permute(1, 2, 0)[:, 1:, ::2],
+    lambda x: x.reshape(2, 1, 3, 4).permute(0, 2, 3, 1), lambda x: x[:, 1, :].unsqueeze(0).transpose(0, 2),
+    lambda x: x.diagonal(0, 1, 2), lambda x: x[0, 0, 0],
+], ids=range(14))
+def test_clone_keeps_torchs_strides(view):
+    def fn(torch, x):
+        v = view(x)
+        copies = (v.clone(), torch.clone(v), v.clone(memory_format=torch.contiguous_format), v.contiguous())
+        return [v.stride()] + [(c.stride(), c) for c in copies]
+
+    check(fn, arrays((2, 3, 4)))
+    nchw = arrays((2, 3, 4, 5))
+    check(lambda torch, x: [(c.stride(), c) for c in (x.clone(memory_format=torch.channels_last),
+                                                       x.permute(0, 2, 3, 1).clone(), x[:, :, ::2].clone())], nchw)
+    check(lambda torch, x: x.clone(memory_format=torch.channels_last_3d), nchw)  # rank 4: RuntimeError
+    check(lambda torch, x: x.clone(memory_format=1), nchw)  # TypeError
+
+
+def test_writes_through_views_of_a_transposed_clone_under_autograd():
+    def fn(torch, x):
+        x.requires_grad_()
+        c = (x * 2).t().clone()
+        strides = c.stride()
+        c[1].mul_(3)
+        c[:, 0] = 7.0
+        (c * torch.arange(1.0, 7.0).reshape(3, 2)).sum().backward()
+        return strides, c, x.grad
+
+    check(fn, arrays((2, 3)))
+
+
 @pytest.mark.parametrize("expr", ["x * 2", "x + y", "x @ y", "x.relu()", "x.sum()", "x.mean()", "x.exp()", "x ** 2",
                                   "x.view(-1)", "x.cumsum(0)", "x.sigmoid()", "x.softmax(0)", "torch.cat([x, y])"])
 def test_grad_fn_class_names(expr):

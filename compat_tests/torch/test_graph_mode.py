@@ -270,3 +270,61 @@ def test_optimizer_steps_and_backward_are_refused_with_a_clear_error():
         function(with_optimizer)(x)
     for p, q in zip(model.parameters(), before):  # the tracing call ran eagerly: one step was taken
         np.testing.assert_allclose(as_numpy(p), as_numpy(q) - 0.1, rtol=1e-6)
+
+
+# -- values computed from the data (once numpy in the frontend, frozen by traces) -------------------------------
+def logical_reductions(torch, x, b):
+    return ((x > 0).all(1), (x > -0.5).any(0), (x > 0).all(), (x.round() * b).any(), torch.count_nonzero(x > 0, dim=1),
+            torch.count_nonzero(x.round()), (x > 0).to(torch.uint8).all(1), torch.logaddexp(x, b),
+            torch.logaddexp2(x, b * 40))
+
+
+def selections(torch, x, b):
+    with_nan = x.masked_fill(x < -0.5, float("nan"))
+    return (x.median(), x.median(1), x.nanmedian(0), with_nan.median(), with_nan.nanmedian(), with_nan.median(1),
+            with_nan.nanmedian(1, keepdim=True), x.mode(1), x.kthvalue(2, 1), torch.quantile(x, 0.3, dim=1),
+            torch.nanquantile(with_nan, torch.tensor([0.25, 0.5]), dim=1, keepdim=True))
+
+
+def integer_and_bool_pointwise(torch, x, b):
+    ints = (x * 3).long()
+    small = (x.abs() * 10).to(torch.uint8)
+    return ((x > 0).sign(), (x > 0).sgn(), ints.round(), ints.floor(), ints.ceil(), ints.trunc(), small.relu(),
+            torch.signbit(x * b), torch.signbit(ints), torch.signbit(x.half() * b.half()), torch.nan_to_num(ints))
+
+
+def orders_among_ties(torch, x, b):
+    ties = (x * 1.5).round().repeat(1, 6)  # rows of 24 with ties: torch's introsort order, replayed
+    return (torch.sort(ties), torch.sort(ties, dim=0, descending=True), torch.topk(ties, 5), torch.topk(ties, 3, 0),
+            torch.topk(ties, 4, largest=False, sorted=False), torch.mode(ties), torch.argsort(ties, stable=True))
+
+
+def counting(torch, x, b):
+    halves = (x * 2).round()
+    return (torch.unique(halves), *torch.unique(halves, return_inverse=True, return_counts=True),
+            *torch.unique_consecutive(halves.reshape(-1), return_counts=True), torch.unique(halves, dim=1),
+            torch.histc(x, bins=5), torch.histc(x, 4, min=-1, max=1))
+
+
+def mask_and_index_writes(torch, x, b):
+    picks = (b.abs() * 10).long() % 3
+    y = x.clone()
+    y[x > 0] = 0.5
+    y[:, b > 0] = -1.0
+    z = x.clone()
+    z[x < 0] = x[x < 0] * 2
+    z[picks] = x[picks] * 3
+    w = torch.zeros(3, 4).index_put_((picks,), torch.tensor(2.0), accumulate=True)
+    v = x.clone()
+    v[picks, picks + 1] = 7.0
+    u = x.masked_scatter(x > 0, b.repeat(3) * 10)
+    t = x.clone().put_(picks - 2, b, accumulate=True)
+    return (y, z, w, v, u, t, x[x > 0.2], x[x > 0].sum(), x[picks[:1], b > 0], torch.masked_select(x, x < 0),
+            torch.nonzero(x > 0), torch.nonzero(b > 0, as_tuple=True)[0], torch.where(x > 0)[1])
+
+
+@pytest.mark.parametrize("fn", [logical_reductions, selections, orders_among_ties, integer_and_bool_pointwise,
+                                counting, mask_and_index_writes], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("level", LEVELS)
+def test_values_computed_from_the_data_follow_each_call(fn, level):
+    check(fn, level, rtol=1e-5)

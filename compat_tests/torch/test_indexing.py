@@ -569,10 +569,9 @@ def test_nonzero(x):
 
 
 def test_where_single_argument_is_nonzero_as_tuple():
-    from vfw.frontends.torch._indexing import _where_nonzero
-    for x in (arrays((3, 4), dtype="bool"), np.array(1), np.array([1, 0])):
+    for x in (arrays((3, 4), dtype="bool"), np.array(1), np.array([1, 0]), np.array(0)):
         want = real.where(real.from_numpy(x))
-        got = _where_nonzero(vt.from_numpy(x))
+        got = vt.where(vt.from_numpy(x))
         assert len(want) == len(got)
         for w, g in zip(want, got):
             np.testing.assert_array_equal(g.numpy(), w.numpy())

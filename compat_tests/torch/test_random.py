@@ -880,6 +880,25 @@ def test_seeded_draws_match_torch(draw, seed):
     check(_seeded(draw, seed))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("draw", [
+    lambda torch, d: torch.rand(5000, dtype=d),
+    lambda torch, d: torch.empty(3000, dtype=d).uniform_(0.1, 0.7),
+    lambda torch, d: torch.empty(3000, dtype=d).uniform_(-0.3, 1e-3),
+    lambda torch, d: torch.empty(3000, dtype=d).uniform_(-6e4, 3.7),
+    lambda torch, d: torch.empty(3000, dtype=d).uniform_(1.0, 1.0 + 2.0 ** -20),  # draws rounding up to `to`
+    lambda torch, d: torch.empty(30, 100, dtype=d).t().uniform_(1.3, 7.9),
+    lambda torch, d: torch.empty(3000, dtype=d).exponential_(),
+    lambda torch, d: torch.empty(3000, dtype=d).exponential_(1.5),
+    lambda torch, d: torch.empty(30, 100, dtype=d).t().exponential_(0.01),
+], ids=["rand", "uniform", "uniform_narrow", "uniform_wide", "uniform_to", "uniform_view", "exponential",
+        "exponential_rate", "exponential_view"])
+def test_uniform_and_exponential_draws_are_torchs_to_the_last_bit(draw, dtype):
+    for seed in (0, 5):
+        want, got = (_seeded(lambda torch: draw(torch, getattr(torch, dtype)), seed)(lib) for lib in (real, vt))
+        np.testing.assert_array_equal(got.double().numpy(), want.double().numpy())
+
+
 def test_generators_follow_torch_streams():
     def fn(torch):
         g = torch.Generator().manual_seed(3)

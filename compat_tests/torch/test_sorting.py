@@ -2,9 +2,10 @@
 median, nanmedian, mode, quantile, nanquantile, unique, unique_consecutive, searchsorted, bucketize,
 bincount, histc.
 
-Inputs with ties are used only where torch's choice among equal elements is defined (stable
-sorts, max/mode/median rules); for topk/kthvalue indices vfw picks ties in stable order, which
-torch's selection algorithms do not promise.
+Among equal elements sort(stable=False), topk and mode follow torch's CPU algorithms (libstdc++'s
+introsort, introselect and heap selection, replayed), so their indices are compared with ties too
+(test_indices_among_ties_are_torchs); kthvalue picks ties in stable order, which torch's own
+quickselect does not promise.
 """
 
 import numpy as np
@@ -50,6 +51,35 @@ def test_sort_and_topk_distinct(dtype):
                             torch.topk(x, 2), torch.topk(x, 3, 0, largest=False), x.topk(k=1, dim=-1),
                             torch.topk(x, 6, sorted=True), torch.topk(x, 0), torch.kthvalue(x, 2),
                             torch.kthvalue(x, 4, 0, True), x.kthvalue(k=6, dim=1)), x)
+
+
+def tie_rows(shape, dtype, seed, levels):
+    """Rows of few distinct values (a NaN among them for floats), so ties reach every partitioning step."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, shape).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[rng.random(shape) < 0.05] = NAN
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "uint8", "float16", "bool"])
+@pytest.mark.parametrize("n,levels", [(12, 3), (17, 2), (40, 5), (300, 4), (1500, 7)])
+def test_indices_among_ties_are_torchs(dtype, n, levels):
+    x = tie_rows((3, n), dtype, n, levels)
+    k, small_k = max(1, n // 3), max(1, n // 70)  # nth_element then a sort; a heap (64 * k <= n)
+
+    def fn(torch, x):
+        picks = [torch.sort(x), torch.sort(x, dim=0, descending=True), torch.sort(x, stable=False, descending=True),
+                 torch.argsort(x), torch.msort(x.t().contiguous())]
+        if dtype != "bool":  # torch's topk has no bool kernel
+            picks += [torch.topk(x, k), torch.topk(x, small_k), torch.topk(x, k, largest=False),
+                      torch.topk(x, small_k, largest=False), torch.topk(x, k, sorted=False),
+                      torch.topk(x, k, largest=False, sorted=False), x.t().topk(2, dim=0)]
+        if dtype not in ("float32", "float64", "float16"):  # torch's mode has no order among NaN
+            picks += [torch.mode(x), torch.mode(x.t(), 0)]
+        return picks
+
+    check(fn, x)
 
 
 def test_sort_nan_and_special_values():

@@ -30,6 +30,7 @@ from vfw.frontends.torch._pointwise import (
     operand,
     tensor_arg,
 )
+from vfw.frontends.torch._searching import nonzero
 from vfw.frontends.torch._tensor import Tensor
 
 _new = object.__new__
@@ -385,7 +386,7 @@ def where(condition, input=None, other=None, *, out=None):
     """
     cond = tensor_arg(condition, "where", "condition", 1)
     if input is None and other is None:
-        return tuple(_result(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(cond.array)))
+        return nonzero(cond, as_tuple=True)
     if cond.array.dtype != _BOOL:
         if cond.array.dtype != _U8:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "

@@ -27,7 +27,7 @@ from vfw.core.graph.trace import current_trace
 from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
-from vfw.frontends.torch import _dtype
+from vfw.frontends.torch import _dtype, _memory_layout
 
 _new = object.__new__
 _FLOATS = dt.FLOATS
@@ -403,14 +403,16 @@ def _live_aliases(t):
 
 
 def flat_positions(root, view, name):
-    """For each element of ``view``, its flat (C-order) position in ``root``'s memory."""
+    """For each element of ``view``, its flat (C-order) position in ``root``, whose elements fill their memory
+    densely (in C order, or in another dim order: a clone of a transposed tensor)."""
     arr, mem = view.array, root.array
-    if not mem.flags.c_contiguous or arr.itemsize != mem.itemsize:
+    dense = mem.flags.c_contiguous or _memory_layout.is_dense(mem.shape, _memory_layout.element_strides(mem))
+    if not dense or arr.itemsize != mem.itemsize:
         raise RuntimeError(f"{name}: in-place writes under autograd into a view of a non-contiguous tensor (or a "
                            "dtype view) are not supported by vfw.torch; clone() the base first")
     item = mem.itemsize
     offset = (arr.__array_interface__["data"][0] - mem.__array_interface__["data"][0]) // item
-    flat = np.arange(mem.size, dtype=np.int64)
+    flat = np.arange(mem.size, dtype=np.int64) if mem.flags.c_contiguous else _memory_layout.memory_positions(mem)
     steps = tuple(s // item * flat.itemsize for s in arr.strides)
     return np.lib.stride_tricks.as_strided(flat[offset:], arr.shape, steps).copy()
 

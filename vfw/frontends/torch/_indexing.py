@@ -1,4 +1,4 @@
-"""Indexing: ``x[key]``, ``x[key] = value``, nonzero/argwhere, and the helpers the gather/scatter family shares.
+"""Indexing: ``x[key]``, ``x[key] = value``, and the helpers the gather/scatter family shares.
 
 A torch index is split into a *basic* part (ints, slices, None, Ellipsis: a view) and an
 *advanced* part (integer and boolean tensors, applied to that view: a copy).  Torch applies
@@ -22,8 +22,9 @@ from vfw.core.graph import trace as _trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._dispatch import call, op, wrap
+from vfw.frontends.torch._traced import value_shaped
 
-__all__ = ["nonzero", "argwhere"]
+__all__ = []
 
 _is_grad_enabled = _autograd.is_grad_enabled
 
@@ -318,8 +319,13 @@ def _advanced_key(adv):
 
 
 def positions(shape, basic, adv):
-    """Flat positions (int64) of the elements a parsed index selects, shaped like the selection."""
-    return numpy_index(np.arange(int(np.prod(shape, dtype=np.int64)), dtype=_INT64).reshape(shape), basic, adv)
+    """Flat positions (int64) of the elements a parsed index selects, shaped like the selection: an array, or
+    under a graph trace (when index tensors take part) a tensor computed from them with engine ops, so that
+    graphs recompute it from the index values of each run."""
+    grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=_INT64).reshape(shape)
+    if not (adv and tracing()):
+        return numpy_index(grid, basic, adv)
+    return _engine_advanced(_dispatch.new_tensor(np.ascontiguousarray(numpy_index(grid, basic, []))), adv)
 
 
 # -- engine path (autograd, tracing) ------------------------------------------------------
@@ -377,29 +383,40 @@ def _engine_advanced(t, adv):
         k = a.ndim
         if k != 1:
             t = reshape(t, shape[:d] + (int(np.prod(shape[d:d + k], dtype=np.int64)),) + shape[d + k:])
-        return call("Compress", t, a.reshape(-1), axis=d)
-    dims, arrays = [], []
-    for d, a in adv:
-        if a.dtype == _BOOL:
-            coords = np.nonzero(a)
-            dims.extend(range(d, d + a.ndim))
-            arrays.extend(coords)
-        else:
-            dims.append(d)
-            arrays.append(a)
-    arrays = np.broadcast_arrays(*arrays)
+        return value_shaped(call("Compress", t, a.reshape(-1), axis=d), (d,))
+    dims, index = _stacked_index(adv)
     rest = [i for i in range(len(shape)) if i not in dims]
     perm = dims + rest
     if perm != sorted(perm):
         t = call("Transpose", t, perm=perm)
-    index = np.stack([a.astype(_INT64, copy=False) for a in arrays], axis=-1)
     t = call("GatherND", t, index)
     first = dims[0]
     if first and dims == list(range(first, first + len(dims))):  # adjacent: the result dims stay in place
-        nb = arrays[0].ndim
+        nb = index.array.ndim - 1
         rank = t.array.ndim
         t = call("Transpose", t, perm=list(range(nb, nb + first)) + list(range(nb)) + list(range(nb + first, rank)))
     return t
+
+
+def _stacked_index(adv):
+    """``(dims, index)``: the dims several advanced indices address and their coordinates, broadcast together
+    and stacked along a new last axis (a GatherND index), with engine ops: under a graph trace they are
+    recomputed from the index values (a mask's true positions included) on every run."""
+    dims, columns = [], []
+    for d, a in adv:
+        if a.dtype == _BOOL:
+            coords = value_shaped(call("NonZero", a), (1,))
+            dims.extend(range(d, d + a.ndim))
+            columns.extend(call("Gather", coords, np.asarray(i, _INT64), axis=0) for i in range(a.ndim))
+        else:
+            dims.append(d)
+            columns.append(_dispatch.cast(wrap(a), _INT64))
+    common = columns[0]
+    for c in columns[1:]:  # Expand broadcasts both ways: the shape all of them broadcast to
+        common = call("Expand", common, call("Shape", c))
+    shape = call("Shape", common)
+    last = int64s([-1])
+    return dims, call("Concat", *[call("Unsqueeze", call("Expand", c, shape), last) for c in columns], axis=-1)
 
 
 def engine_index(t, basic, adv):
@@ -500,8 +517,9 @@ def _value_for(self, value, name):
     raise TypeError(f"can't assign a {kind} to a {self.type()}")
 
 
-def _broadcast_into(value, shape, name):
-    """``value`` (tensor) broadcast to ``shape`` as torch's copy_ does (extra leading 1-dims dropped)."""
+def _broadcast_into(value, shape, name, like=None):
+    """``value`` (tensor) broadcast to ``shape`` as torch's copy_ does (extra leading 1-dims dropped): to the
+    shape of the tensor ``like`` when given (a shape a graph may change from run to run)."""
     vshape = value.array.shape
     extra = len(vshape) - len(shape)
     if extra > 0 and all(d == 1 for d in vshape[:extra]):
@@ -515,17 +533,20 @@ def _broadcast_into(value, shape, name):
         raise RuntimeError(f"{name}: shape mismatch: value tensor of shape {list(value.array.shape)} cannot be "
                            f"broadcast to indexing result of shape {list(shape)}")
     if vshape != tuple(shape):
-        value = call("Expand", value, int64s(shape))
+        value = call("Expand", value, int64s(shape) if like is None else call("Shape", like))
     return value
 
 
 def scatter_positions(self, pos, value, reduction, name):
-    """``self`` (engine path) with ``value`` written (or added) at flat positions ``pos``: the new tensor."""
+    """``self`` (engine path) with ``value`` written (or added) at flat positions ``pos`` (an array, or a tensor
+    from ``positions``): the new tensor."""
     value = _dispatch.cast(_dispatch.to_tensor(value), self.array.dtype)
-    value = _broadcast_into(value, pos.shape, name)
+    traced = isinstance(pos, CoreTensor)
+    value = _broadcast_into(value, pos.array.shape if traced else pos.shape, name, pos if traced else None)
     shape = self.array.shape
     flat = reshape(self, (int(np.prod(shape, dtype=np.int64)),))
-    new = call("ScatterND", flat, pos.reshape(-1, 1), reshape(value, (pos.size,)), reduction=reduction)
+    column = reshape(pos, (-1, 1)) if traced else pos.reshape(-1, 1)
+    new = call("ScatterND", flat, column, reshape(value, (-1,)), reduction=reduction)
     return reshape(new, shape)
 
 
@@ -581,35 +602,4 @@ def _overlaps(target, v, adv):
     return not same and np.shares_memory(target, v)
 
 
-# -- nonzero --------------------------------------------------------------------------------
-def nonzero(input, *, out=None, as_tuple=False):
-    """Indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or (``as_tuple``) one 1-D tensor per dim."""
-    if not isinstance(input, CoreTensor):
-        raise TypeError(f"nonzero(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    x = input.array
-    if as_tuple:
-        if x.ndim == 0:
-            return (wrap(np.zeros(int(bool(x)), _INT64)),)
-        return tuple(call("NonZero", input)[i] for i in range(x.ndim)) if tracing() else \
-            tuple(wrap(c.astype(_INT64, copy=False)) for c in np.nonzero(x))
-    if x.ndim == 0:
-        return finish(wrap(np.zeros((int(bool(x)), 0), _INT64)), out, "nonzero")
-    if not tracing():
-        return finish(wrap(np.array(np.nonzero(x)).T.copy()), out, "nonzero")
-    return finish(call("Transpose", call("NonZero", input), perm=[1, 0]), out, "nonzero")
-
-
-def argwhere(input):
-    """Indices of the non-zero elements as an ``(n, ndim)`` int64 tensor."""
-    return nonzero(input)
-
-
-def _where_nonzero(condition):
-    """``torch.where(condition)``: ``nonzero(condition, as_tuple=True)``."""
-    return nonzero(condition, as_tuple=True)
-
-
-TENSOR_METHODS = {
-    "__getitem__": getitem, "__setitem__": setitem,
-    "nonzero": method(nonzero), "argwhere": argwhere,
-}
+TENSOR_METHODS = {"__getitem__": getitem, "__setitem__": setitem}

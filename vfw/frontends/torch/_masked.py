@@ -19,8 +19,10 @@ from vfw.frontends.torch._indexing import (
     method,
     reshape,
     scatter_positions,
+    tracing,
 )
 from vfw.frontends.torch._pointwise import tensor_arg
+from vfw.frontends.torch._traced import value_shaped
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter"]
 
@@ -88,7 +90,7 @@ def masked_select(input, mask, *, out=None):
     if x.shape != shape:
         input = call("Expand", input, int64s(shape))
     m = np.broadcast_to(m, shape).reshape(-1)
-    return finish(call("Compress", input, m), out, "masked_select")
+    return finish(value_shaped(call("Compress", input, m), (0,)), out, "masked_select")
 
 
 def masked_scatter(input, mask, source):
@@ -100,13 +102,19 @@ def masked_scatter(input, mask, source):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
                            f"{_tname(input.array.dtype)} and {_tname(source.array.dtype)}")
     shape = broadcast_shape(input.array.shape, mask.array.shape)
-    pos = np.flatnonzero(np.broadcast_to(mask.array, shape))
+    flat_mask = np.broadcast_to(mask.array, shape).reshape(-1)
+    pos = np.flatnonzero(flat_mask)
     n = pos.size
     if source.array.size < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     if input.array.shape != shape:
         input = call("Expand", input, int64s(shape))
     src = reshape(source, (source.array.size,))
+    if tracing():  # positions and count from the mask of each graph run
+        traced_mask = reshape(call("Expand", mask, int64s(shape)), (-1,))
+        pos = value_shaped(call("Compress", np.arange(flat_mask.size, dtype=np.int64), traced_mask), (0,))
+        return scatter_positions(input, pos, call("Slice", src, int64s([0]), call("Shape", pos)), "none",
+                                 "masked_scatter")
     if src.array.shape[0] != n:
         src = call("Slice", src, int64s([0]), int64s([n]))
     return scatter_positions(input, pos, src, "none", "masked_scatter")

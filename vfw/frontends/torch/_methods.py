@@ -18,6 +18,7 @@ from vfw.frontends.torch import (
     _reduction,
     _scan,
     _scatter,
+    _searching,
     _shape,
     _sorting,
     _special_functions,
@@ -31,7 +32,7 @@ from vfw.frontends.torch import (
 # (name -> function taking the tensor first).
 FAMILIES = [
     _creation, _random, _tensor_str, _pointwise, _arithmetic, _comparison,
-    _indexing, _scatter, _masked, _reduction, _scan, _sorting, _statistics,
+    _indexing, _scatter, _masked, _reduction, _scan, _sorting, _searching, _statistics,
     _linalg, _linalg_decomp, _linalg_norms,
     _special_functions, _numeric,
     _shape, _joining, _layout, _typing, _index_builders, _strided,

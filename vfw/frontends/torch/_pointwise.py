@@ -38,6 +38,7 @@ from vfw.frontends.torch._dispatch import (
     type_name,
 )
 from vfw.frontends.torch._tensor import Tensor
+from vfw.frontends.torch._traced import own_memory
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -49,6 +50,7 @@ _FLOATS = frozenset(dt.FLOATS)
 _NATIVE_FLOATS = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64))
 _INTS = frozenset(np.dtype(d) for d in (np.uint8, np.int8, np.int16, np.int32, np.int64))
 _NUMBERS = (int, float, np.number, np.bool_)
+_SAME_WIDTH_INT = {n: np.dtype(f"int{8 * n}") for n in (2, 4, 8)}
 _INT64_MIN, _INT64_END = -2 ** 63, 2 ** 63
 
 
@@ -281,10 +283,15 @@ def _square(x):
     return _run(_op("Mul"), x, x)
 
 
+def _copied(x):
+    """A new tensor holding ``x``'s values (a graph trace knows it for ``x``'s value)."""
+    return own_memory(_result(x.array))
+
+
 def _sign(x):
     d = x.array.dtype
     if d == _BOOL:
-        return _result(x.array.copy())
+        return _copied(x)
     y = _run(_op("Sign"), x)
     if d in _FLOATS:  # torch's sign(nan) is 0
         y = _run(_op("Where"), _run(_op("IsNaN"), x), _scalar(0, d), y)
@@ -298,7 +305,7 @@ def _rounding(op_type, fn):
             return _run(_op(op_type), x)
         if d == _BOOL:
             raise not_implemented(fn, d)
-        return _result(x.array.copy())  # integers are already whole
+        return _copied(x)  # integers are already whole
 
     return compute
 
@@ -366,8 +373,13 @@ def signbit(input, *, out=None):
     x = tensor_arg(input, "signbit")
     if isinstance(out, CoreTensor) and out.array.dtype != _BOOL:
         raise RuntimeError("signbit does not support non-boolean outputs.")
-    # A bool result never needs a gradient: numpy directly.
-    return finish(_result(np.signbit(x.array)), out, "signbit")
+    d = x.array.dtype
+    if not _tracing or d.kind in "bu":  # a bool result never needs a gradient: numpy directly
+        return finish(_result(np.signbit(x.array)), out, "signbit")
+    # Under a graph trace with engine ops: the sign bit is the sign of the same bits read as an integer.
+    if d in _FLOATS:
+        x = _run(_op("BitCast", to=dt.onnx_code(_SAME_WIDTH_INT[d.itemsize])), x)
+    return finish(_run(_op("Less"), x, _scalar(0, x.array.dtype)), out, "signbit")
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
@@ -376,7 +388,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     d = x.array.dtype
     exact_out(out, d, "nan_to_num: dtype of out: {got} should be same as input: {want}")
     if d not in _FLOATS:
-        return finish(_result(x.array.copy()), out, "nan_to_num")
+        return finish(_copied(x), out, "nan_to_num")
     info = ml_dtypes.finfo(d)
     nan = 0.0 if nan is None else nan
     if posinf is None and neginf is None:
@@ -414,7 +426,7 @@ def relu(input):
     if d == _BOOL:
         raise RuntimeError("Boolean inputs not supported for relu")
     if d.kind == "u":
-        return _result(x.array.copy())
+        return _copied(x)
     return _run(_RELU, x)
 
 

@@ -20,7 +20,6 @@ from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import check_inplace, finish, type_name, wrap
 from vfw.frontends.torch._random_draws import (
-    F64,
     FLOATS,
     I64,
     LIMITS,
@@ -50,6 +49,7 @@ from vfw.frontends.torch._random_draws import (
     size_of,
     tensor_arg,
     tracked,
+    uniform,
     unit,
     walk_order,
 )
@@ -349,9 +349,11 @@ def uniform_(self, *args, generator=None, **kwargs):
     gen = rng_of(generator, "uniform_")
 
     def draw(shape):
+        if d not in REAL:
+            return uniform(gen, shape, d, a, b)
         u = unit(gen, shape, d)
-        if a != 0.0 or b != 1.0:  # scaled in float64, as torch does, then rounded once
-            wide = u.astype(F64 if d not in REAL else np.complex128)
+        if a != 0.0 or b != 1.0:  # each part scaled in float64, then rounded once
+            wide = u.astype(np.complex128)
             wide *= b - a
             wide += a
             u = wide.astype(d)
@@ -463,9 +465,9 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
     out = direct(self)
     if out is not None:
-        out[...] = exponential(gen, shape, lambd)  # rounded once
+        out[...] = exponential(gen, shape, lambd, d)
         return done(self)
-    return fill(self, replayed(in_memory_order(self.array, lambda walked: exponential(gen, walked, lambd).astype(d))),
+    return fill(self, replayed(in_memory_order(self.array, lambda walked: exponential(gen, walked, lambd, d))),
                 "Exponential")
 
 

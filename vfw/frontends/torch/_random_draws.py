@@ -203,7 +203,8 @@ _LOW53 = np.uint64((1 << 53) - 1)
 def unit(gen, shape, d):
     """Uniform draws in [0, 1) of dtype ``d`` (real and imaginary parts each for complex dtypes).
 
-    As torch: float32 takes 24 bits of one word, float64 53 bits of two.
+    As torch: float32 takes 24 bits of one word, float64 53 bits of two; halves round float32 draws to
+    nearest, a draw rounded up to 1 becoming 0.
     """
     n = math.prod(shape)
     if d == F32:
@@ -214,13 +215,83 @@ def unit(gen, shape, d):
         u = (_words64(gen, n) & _LOW53).astype(F64)
         u *= 2.0 ** -53
         return u.reshape(shape)
-    if d in WORK:  # float32 draws rounded down (to nearest could reach 1)
-        u = unit(gen, shape, F32)
-        h = u.astype(d)
-        return np.where(h.astype(np.float32) > u, np.nextafter(h, d.type(0)), h)
+    if d in WORK:
+        return _wrapped(unit(gen, shape, F32).astype(d), d, 0.0, 1.0)
     if d in REAL:
         return unit(gen, shape + (2,), REAL[d]).view(d).reshape(shape)
     raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
+
+
+def uniform(gen, shape, d, low, high):
+    """Uniform draws in ``[low, high)`` of dtype ``d`` (a real float dtype), as torch makes them.
+
+    A unit draw of the working precision (float64 for float64, else float32) times ``high - low`` plus
+    ``low``, with both bounds and their difference in that precision and one rounding (torch's compiled
+    kernel fuses the multiply-add), then rounded to ``d``; a value rounded up to ``high`` becomes ``low``.
+    """
+    if low == 0.0 and high == 1.0:
+        return unit(gen, shape, d)
+    work = F64 if d == F64 else F32
+    lo, hi = work.type(low), work.type(high)
+    x = fused_multiply_add(unit(gen, shape, work), hi - lo, lo)
+    return _wrapped(x.astype(d, copy=False), d, low, high)
+
+
+def _wrapped(y, d, low, high):
+    """``y`` (draws of dtype ``d``) with values rounded up to ``high`` set to ``low``, as torch's samplers do."""
+    top = d.type(high)
+    if (y == top).any():
+        y[y == top] = d.type(low)
+    return y
+
+
+def fused_multiply_add(a, b, c):
+    """``a * b + c`` rounded once, for a float32 or float64 array ``a`` and numbers ``b`` and ``c`` of its dtype.
+
+    float32: the product is exact in float64, and the float64 sum, rounded to odd, rounds to float32 as the exact
+    value would.  float64: Boldo and Melquiond's emulation of a fused multiply-add (an exact product split in two
+    by Dekker's algorithm, an exact sum, the low parts added with rounding to odd, one last rounding).
+    """
+    if a.dtype == F32:
+        return _odd_sum(a.astype(F64) * F64.type(b), F64.type(c)).astype(F32)
+    if not abs(b) < 2.0 ** 995:  # Dekker's splitting would overflow: one multiply and add, rounded twice
+        return a * b + c
+    high, low = _exact_product(a, b)
+    total = high + c
+    error = _sum_error(high, c, total)
+    return total + _odd_sum(error, low)
+
+
+def _exact_product(a, b):
+    """``(p, e)`` with ``p + e == a * b`` exactly (Dekker's product with Veltkamp's splitting)."""
+    p = a * b
+    a_high, a_low = _halves(a)
+    b_high, b_low = _halves(np.asarray(b, F64))
+    return p, ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+def _halves(x):
+    """``x`` split into two float64 parts of 26 significant bits each (Veltkamp)."""
+    scaled = x * 134217729.0  # 2**27 + 1
+    high = scaled - (scaled - x)
+    return high, x - high
+
+
+def _sum_error(x, y, total):
+    """The rounding error of ``total = x + y`` (Knuth's two-sum): ``x + y == total + error`` exactly."""
+    y_part = total - x
+    return (x - (total - y_part)) + (y - y_part)
+
+
+def _odd_sum(x, y):
+    """``x + y`` (float64 arrays or numbers) rounded to odd: inexact sums take the neighbour with an odd last bit."""
+    total = np.asarray(x + y, F64)
+    error = _sum_error(x, y, total)
+    fix = (error != 0) & ((total.view(np.int64) & 1) == 0)
+    if fix.any():
+        total = total.copy()
+        total[fix] = np.nextafter(total[fix], np.where(np.broadcast_to(error, total.shape)[fix] > 0, np.inf, -np.inf))
+    return total
 
 
 def normal_fill(gen, shape, d, mean, std, out=None, serial=False):
@@ -400,11 +471,20 @@ def bernoulli_scalar(gen, shape, p):
     return unit(gen, shape, F64) < p
 
 
-def exponential(gen, shape, lambd):
-    """Exponential draws of rate ``lambd`` as float64, as torch: ``-log(1 - u) / lambd`` from 53-bit uniforms."""
-    e = np.log1p(-unit(gen, shape, F64))
+def exponential(gen, shape, lambd, d):
+    """Exponential draws of rate ``lambd`` and dtype ``d``, as torch: ``(-1 / lambd) * log1p(-u)`` in float64 from
+    53-bit uniforms, rounded to ``d`` (halves through float32).
+
+    float64 draws take the C library's ``log1p`` (torch's), element by element: numpy's own differs in the
+    last bit on a few percent of them, which only float64 results keep.
+    """
+    u = unit(gen, shape, F64)
+    if d == F64:
+        e = np.fromiter(map(math.log1p, (-u).ravel().tolist()), F64, u.size).reshape(shape)
+    else:
+        e = np.log1p(-u)
     e *= -1.0 / lambd
-    return e
+    return e.astype(F32).astype(d) if d in WORK else e.astype(d, copy=False)
 
 
 def walk_order(a):

@@ -30,7 +30,7 @@ def _races(gen, rows, k):
     if (rows == 0).all(axis=1).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     with np.errstate(divide="ignore", invalid="ignore"):  # a zero exponential: inf, or nan for a zero weight
-        ratio = rows / exponential(gen, rows.shape, 1.0).astype(rows.dtype)
+        ratio = rows / exponential(gen, rows.shape, 1.0, rows.dtype)
     if k == 1:
         return np.argmax(ratio, axis=1, keepdims=True).astype(I64, copy=False)  # first maximum, NaN above all
     return topk_indices(ratio.astype(F64), k)

@@ -517,34 +517,50 @@ def argmin(input, dim=None, keepdim=False, *, out=None, **aliases):
 
 
 # -- logical reductions ------------------------------------------------------------------
-def _logical(input, dim, keepdim, out, ufunc, name):
-    # Boolean results never carry gradients: numpy directly.
+def _nonzero_mask(x):
+    """Engine ops: where ``x`` is non-zero (NaN included), as a bool tensor."""
+    if x.array.dtype == np.bool_:
+        return x
+    return call(bound("Not"), call(bound("Equal"), x, np.zeros((), x.array.dtype)))
+
+
+def _logical(input, dim, keepdim, out, ufunc, op_type, name):
+    # Boolean results never carry gradients: numpy directly, unless a graph trace must see the values.
     x = tensor_arg(input, name)
     arr = x.array
     axis = None if dim is None else reduced_dims(x, dim, name) if arr.ndim else ()
-    truth = arr if arr.dtype == np.bool_ else arr != 0
-    result = np.asarray(ufunc.reduce(truth, axis=axis, keepdims=bool(keepdim)))
-    if keepdim and axis is None:
-        result = result.reshape((1,) * arr.ndim)
-    if arr.dtype == np.uint8:  # torch keeps uint8 for uint8 inputs
-        result = result.astype(np.uint8)
-    if out is not None and isinstance(out, CoreTensor) and out.array.dtype != result.dtype:
+    if _tracing:
+        result = _nonzero_mask(x)
+        if axis != ():
+            axes = () if axis is None else (axes_array(axis),)
+            result = call(bound(op_type, keepdims=1 if keepdim else 0), result, *axes)
+        if arr.dtype == np.uint8:  # torch keeps uint8 for uint8 inputs
+            result = cast(result, np.dtype(np.uint8))
+    else:
+        truth = arr if arr.dtype == np.bool_ else arr != 0
+        values = np.asarray(ufunc.reduce(truth, axis=axis, keepdims=bool(keepdim)))
+        if keepdim and axis is None:
+            values = values.reshape((1,) * arr.ndim)
+        if arr.dtype == np.uint8:  # torch keeps uint8 for uint8 inputs
+            values = values.astype(np.uint8)
+        result = wrap(values)
+    if out is not None and isinstance(out, CoreTensor) and out.array.dtype != result.array.dtype:
         raise RuntimeError(f"{name} only supports bool tensor for result, got: {type_name(out.array.dtype)}")
-    return finish(wrap(result), out, name)
+    return finish(result, out, name)
 
 
 def all(input, dim=None, keepdim=False, *, out=None, **aliases):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero: bool (uint8 for uint8 input)."""
     if aliases:
         dim, keepdim = dim_aliases("all", aliases, dim, keepdim)
-    return _logical(input, dim, keepdim, out, np.logical_and, "all")
+    return _logical(input, dim, keepdim, out, np.logical_and, "ReduceMin", "all")
 
 
 def any(input, dim=None, keepdim=False, *, out=None, **aliases):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero: bool (uint8 for uint8 input)."""
     if aliases:
         dim, keepdim = dim_aliases("any", aliases, dim, keepdim)
-    return _logical(input, dim, keepdim, out, np.logical_or, "any")
+    return _logical(input, dim, keepdim, out, np.logical_or, "ReduceMax", "any")
 
 
 def count_nonzero(input, dim=None, **aliases):
@@ -554,6 +570,9 @@ def count_nonzero(input, dim=None, **aliases):
     x = tensor_arg(input, "count_nonzero")
     arr = x.array
     axis = None if dim is None else reduced_dims(x, dim, "count_nonzero") if arr.ndim else None
+    if _tracing:  # engine ops, so graphs recompute it from the values
+        axes = () if axis is None else (axes_array(axis),)
+        return call(bound("ReduceSum", keepdims=0), cast(_nonzero_mask(x), _INT64), *axes)
     return wrap(np.asarray(np.count_nonzero(arr, axis=axis), _INT64))
 
 

@@ -27,6 +27,7 @@ from vfw.frontends.torch._indexing import (
     positions,
     reshape,
     scatter_positions,
+    tracing,
 )
 from vfw.frontends.torch._masked import broadcast_shape, fill_value, select
 
@@ -471,7 +472,11 @@ def put(input, index, source, accumulate=False):
     if source.array.size != a.size:
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.array.size}, index.numel() = {a.size}")
-    pos = np.where(a < 0, a + n, a).reshape(-1)
+    if tracing():  # the positions of each graph run's index
+        flat = reshape(index, (a.size,))
+        pos = call("Where", call("Less", flat, np.zeros((), _INT64)), call("Add", flat, np.asarray(n, _INT64)), flat)
+    else:
+        pos = np.where(a < 0, a + n, a).reshape(-1)
     return scatter_positions(input, pos, reshape(source, (a.size,)), "add" if accumulate else "none", "put_")
 
 

@@ -535,7 +535,7 @@ def ravel(input):
     tensor_arg(input, "ravel")
     if input.array.flags.c_contiguous:
         return reshape_to(input, (input.array.size,))
-    return reshape_to(input.clone(), (input.array.size,))
+    return reshape_to(input.contiguous(), (input.array.size,))
 
 
 # -- in-place shape changes -------------------------------------------------------------------

@@ -1,23 +1,26 @@
-"""Sorting and selection (sort, argsort, topk, kthvalue, median, mode, quantile) and searching/counting
-(unique, searchsorted, bucketize, bincount, histc).
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, quantile, nanquantile
+(searching and counting: ``_searching``).
 
-Sorted values come from the engine's TopK (stable: ties keep their order, NaN sorts as the
-largest value), so their gradients scatter back to the sorted positions.  Selections by
-position (median/mode/kthvalue with ``dim``, quantile) pick their indices with numpy,
-which never needs a gradient, and gather the values with an engine op, so the gradient
-goes to the returned index as in torch.  Integer results (unique, searchsorted, counts)
-are computed with numpy directly.
+Stable sorts come from the engine's TopK (ties keep their order, NaN sorts as the largest
+value), so their gradients scatter back to the sorted positions.  ``sort(stable=False)``,
+``topk`` and ``mode`` order equal values as torch's CPU algorithms do (``_topk_order``).
+Selections by position (sort/topk in torch's order, mode, quantile; median with engine ops)
+pick their indices with numpy, which never needs a gradient, and gather the values with an
+engine op, so the gradient goes to the returned index as in torch.  Under a graph trace the
+numpy parts run as PyFunc ops (recomputed from each run's values).
 
-Where torch's choice among tied elements is an artifact of its selection algorithm
-(``kthvalue``/``topk``/``median`` indices of equal values), vfw returns the first in
-stable sorted order; the values are the same.
+``kthvalue`` returns the first of equal values in stable sorted order, where torch's own
+quickselect picks another; the values are the same.
 """
+
+import math
 
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.torch import _dispatch, return_types
-from vfw.frontends.torch._dispatch import call, cast, finish, type_name, wrap
+from vfw.frontends.torch._dispatch import call, cast, finish, wrap
 from vfw.frontends.torch._reduction import (
     axes_array,
     bound,
@@ -28,9 +31,10 @@ from vfw.frontends.torch._reduction import (
     requires_grad,
     tensor_arg,
 )
+from vfw.frontends.torch._topk_order import sort_indices, topk_indices
+from vfw.frontends.torch._traced import replayed
 
-__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "quantile", "nanquantile",
-           "unique", "unique_consecutive", "searchsorted", "bucketize", "bincount", "histc"]
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "quantile", "nanquantile"]
 
 _INT64 = np.dtype(np.int64)
 _F32 = np.dtype(np.float32)
@@ -38,6 +42,9 @@ _U8 = np.dtype(np.uint8)
 _FLOATS = dt.FLOATS
 _HALF = frozenset({dt.float16, dt.bfloat16})
 _NO = object()
+# The most elements sort/topk replay torch's algorithms on (rows with ties): longer rows with ties keep the
+# stable order, as the replay runs a few numpy passes per partitioning level (docs/TORCH.md).
+_REPLAY_LIMIT = 1 << 16
 
 
 def _int_arg(value, name, arg, position):
@@ -72,6 +79,39 @@ def _sorted_along(x, d, k, largest):
     return call(bound("TopK", axis=d, largest=int(largest), sorted=1), x, axes_array((k,)))
 
 
+def _in_torch_order(x, d, select, largest, k=None):
+    """``(values, indices)`` along ``d`` at the positions ``select(rows)`` gives (per row, as ``(rows, k)``): torch's
+    order among equal values (see ``_topk_order``).
+
+    The positions are computed from the values with numpy (under a graph trace a PyFunc, recomputed on every
+    run); the values are gathered with an engine op when autograd or a trace records, so the gradient reaches
+    the elements they came from.  An ONNX export records TopK instead (ONNX's order among equal values).
+    """
+    arr = x.array
+    n = arr.shape[d]
+    if _tracing and _exporting_onnx():
+        return _sorted_along(x, d, n if k is None else k, largest)
+
+    lead = arr.shape[:d] + arr.shape[d + 1:]
+
+    def positions(a):
+        picked = select(np.moveaxis(_keys(a), d, -1).reshape(math.prod(lead), n))
+        return np.ascontiguousarray(np.moveaxis(picked.reshape(lead + picked.shape[-1:]), -1, d))
+
+    if idle(x):
+        order = positions(arr)
+        return new_tensor(np.take_along_axis(arr, order, d)), new_tensor(order)
+    order = _computed(positions, x)
+    index = order if isinstance(order, _dispatch.Tensor) else wrap(order)
+    return call(bound("GatherElements", axis=d), x, index), index
+
+
+def _exporting_onnx():
+    from vfw.frontends.torch.onnx import is_in_onnx_export  # the exporter imports the whole frontend
+
+    return is_in_onnx_export()
+
+
 def _keys(arr):
     """An array numpy sorts like torch: halves as float32 (NaN last either way)."""
     return arr.astype(_F32) if arr.dtype in _HALF else arr
@@ -101,8 +141,10 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None, **aliase
     d = dim_index(dim, x.array.ndim, "sort")
     if not x.array.ndim:
         result = (call(bound("Identity"), x), _zero_index())
-    else:
+    elif stable:
         result = _sorted_along(x, d, x.array.shape[d], descending)
+    else:
+        result = _in_torch_order(x, d, lambda rows: sort_indices(rows, descending, _REPLAY_LIMIT), descending)
     if out is not None:
         return return_types.sort_out(finish(result, out, "sort"))
     return return_types.sort(result)
@@ -113,7 +155,7 @@ def argsort(input, *args, stable=None, dim=-1, descending=False, **aliases):
     if aliases:
         dim, _ = dim_aliases("argsort", aliases, dim, None)
     dim, descending = _sort_args("argsort", args, stable, dim, descending)
-    return sort(input, dim=dim, descending=descending)[1]
+    return sort(input, stable=stable, dim=dim, descending=descending)[1]
 
 
 def msort(input, *, out=None):
@@ -134,7 +176,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None, **aliases):  
     if not x.array.ndim:
         result = (call(bound("Identity"), x), _zero_index())
     else:
-        result = _sorted_along(x, d, k, largest)
+        result = _in_torch_order(x, d, lambda rows: topk_indices(rows, k, largest, sorted, _REPLAY_LIMIT), largest, k)
     if out is not None:
         return return_types.topk_out(finish(result, out, "topk"))
     return return_types.topk(result)
@@ -147,17 +189,18 @@ def _finish_selection(kind, values, indices, out):
 
 
 def _pick(x, d, positions, keepdim):
-    """Values and indices at ``positions`` (int64 array shaped like ``x`` with ``d`` of size 1)."""
+    """Values and indices at ``positions`` (int64 shaped like ``x`` with ``d`` of size 1: an array, or a tensor
+    computed under a graph trace)."""
     if idle(x):
         values = np.take_along_axis(x.array, positions, d)
         if not keepdim:
             values, positions = values.squeeze(d), positions.squeeze(d)
         return new_tensor(values), new_tensor(positions)
-    idx = wrap(positions)
+    idx = positions if isinstance(positions, _dispatch.Tensor) else wrap(positions)
     values = call(bound("GatherElements", axis=d), x, idx)
     if not keepdim:
         values = call(bound("Squeeze"), values, axes_array((d,)))
-        idx = wrap(positions.reshape(values.array.shape))
+        idx = call(bound("Squeeze"), idx, axes_array((d,)))
     return values, idx
 
 
@@ -175,12 +218,10 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, **aliases):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not x.array.ndim:
         return _finish_selection("kthvalue", call(bound("Identity"), x), _zero_index(), out)
-    values, indices = _sorted_along(x, d, k, False)
-    values = call(bound("Slice"), values, axes_array((k - 1,)), axes_array((k,)), axes_array((d,)))
-    indices = wrap(np.ascontiguousarray(indices.array[(slice(None),) * d + (slice(k - 1, k),)]))
+    window = (axes_array((k - 1,)), axes_array((k,)), axes_array((d,)))
+    values, indices = (call(bound("Slice"), t, *window) for t in _sorted_along(x, d, k, False))
     if not keepdim:
-        values = call(bound("Squeeze"), values, axes_array((d,)))
-        indices = wrap(indices.array.reshape(values.array.shape))
+        values, indices = (call(bound("Squeeze"), t, axes_array((d,))) for t in (values, indices))
     return _finish_selection("kthvalue", values, indices, out)
 
 
@@ -201,42 +242,72 @@ def _median_dim(input, dim, keepdim, out, name, skip_nan):
     d = dim_index(dim, arr.ndim, name)
     if not arr.ndim:
         return _finish_selection(name, call(bound("Identity"), x), _zero_index(), out)
-    if not arr.shape[d]:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     n = arr.shape[d]
-    nans = _nan_count(arr, d)
-    if skip_nan:  # the lower median of the non-NaN values (of all, when all are NaN)
-        pos = np.where(nans == n, (n - 1) // 2, (n - nans - 1) // 2)
-    else:  # any NaN makes the median NaN: the first NaN
-        pos = np.where(nans > 0, n - nans, (n - 1) // 2)
-    positions = np.take_along_axis(_order(arr, d), pos.astype(_INT64), d)
-    return _finish_selection(name, *_pick(x, d, positions, keepdim), out)
+    if not n:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if not _tracing:
+        nans = _nan_count(arr, d)
+        if skip_nan:  # the lower median of the non-NaN values (of all, when all are NaN)
+            pos = np.where(nans == n, (n - 1) // 2, (n - nans - 1) // 2)
+        else:  # any NaN makes the median NaN: the first NaN
+            pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+        positions = np.take_along_axis(_order(arr, d), pos.astype(_INT64), d)
+        return _finish_selection(name, *_pick(x, d, positions, keepdim), out)
+    # Under a graph trace the same with engine ops, so that graphs recompute it from the values: the median's
+    # place in TopK's sorted order (stable, NaN last), the value there (its gradient reaches the element it
+    # came from) and its index.
+    # (The length along d is read with Shape, so that ONNX exports with dynamic axes follow it too.)
+    ranked, order = _sorted_along(x, d, n, False)
+    one, two = np.ones((), _INT64), np.asarray(2, _INT64)
+    last = call(bound("Sub"), call(bound("Gather", axis=0), call(bound("Shape"), x), axes_array((d,))), one)
+    row_shape = call(bound("Shape"), call(bound("Slice"), order, axes_array((0,)), axes_array((1,)), axes_array((d,))))
+    pos = call(bound("Expand"), call(bound("Div"), last, two), row_shape)
+    if arr.dtype in _FLOATS:
+        nans = call(bound("ReduceSum", keepdims=1), cast(call(bound("IsNaN"), wrap(arr)), _INT64), axes_array((d,)))
+        if skip_nan:  # the lower median of the non-NaN values (of all, when all are NaN)
+            lower = call(bound("Div"), call(bound("Sub"), last, nans), two)
+            pos = call(bound("Where"), call(bound("Greater"), nans, last), pos, lower)
+        else:  # any NaN makes the median NaN: the first NaN
+            first_nan = call(bound("Sub"), call(bound("Add"), last, one), nans)
+            pos = call(bound("Where"), call(bound("Greater"), nans, np.zeros((), _INT64)), first_nan, pos)
+    values, indices = (call(bound("GatherElements", axis=d), t, pos) for t in (ranked, order))
+    if not keepdim:
+        values, indices = (call(bound("Squeeze"), t, axes_array((d,))) for t in (values, indices))
+    return _finish_selection(name, values, indices, out)
+
+
+def _median_value(x, skip_nan):
+    """The lower median of all elements of ``x`` (not empty): a 0-d array, or under a graph trace a tensor
+    computed with engine ops."""
+    arr = x.array
+    floating = arr.dtype in _FLOATS
+    if not _tracing:
+        flat = _keys(arr).reshape(-1)
+        n = flat.size
+        nans = int(np.count_nonzero(np.isnan(flat))) if floating else 0
+        if nans and not skip_nan:
+            return np.asarray(np.nan, arr.dtype)
+        k = (n - nans - 1) // 2  # -1 (the last, a NaN) when every element is NaN
+        return np.asarray(np.partition(flat, k)[k] if not nans else np.sort(flat)[k], arr.dtype)
+    column = call(bound("Reshape"), wrap(arr), axes_array((-1, 1)))
+    return call(bound("Reshape"), _median_dim(column, 0, False, None, "median", skip_nan)[0], axes_array(()))
 
 
 def _median_all(input, name, skip_nan):
     """The lower median of all elements; the gradient is split evenly among the elements equal to it."""
     x = tensor_arg(input, name)
     arr = x.array
-    flat = _keys(arr).reshape(-1)
-    n = flat.size
-    nans = int(np.count_nonzero(np.isnan(flat))) if flat.dtype.kind == "f" else 0
-    if not n or (skip_nan and nans == n):
-        value = np.asarray(np.nan, arr.dtype) if arr.dtype in _FLOATS else None
-        if value is None:
+    if not arr.size:
+        if arr.dtype not in _FLOATS:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        return wrap(value)
-    if nans and not skip_nan:
-        value = np.asarray(np.nan, arr.dtype)
-    else:
-        k = (n - nans - 1) // 2
-        value = np.asarray(np.partition(flat, k)[k] if not nans else np.sort(flat)[k], arr.dtype)
+        return wrap(np.asarray(np.nan, arr.dtype))
+    value = _median_value(x, skip_nan)
     if not requires_grad(x):
-        return wrap(value)
-    if np.isnan(value):  # NaN propagates through ReduceMax too, and the result stays in the graph
-        return call(bound("ReduceMax", keepdims=0), x)
-    # The max over the elements equal to the median is the median itself, with ReduceMax's
-    # gradient: shared evenly among the ties, as torch's median() does.
-    ties = call(bound("Equal"), x, value)
+        return value if isinstance(value, _dispatch.Tensor) else wrap(value)
+    # The max over the elements equal to the median is the median itself, with ReduceMax's gradient:
+    # shared evenly among the ties, as torch's median() does.  A NaN median keeps every element, so
+    # NaN propagates through ReduceMax and the result stays in the graph.
+    ties = call(bound("Or"), call(bound("Equal"), x, value), call(bound("IsNaN"), value))
     masked = call(bound("Where"), ties, x, np.asarray(-np.inf, arr.dtype))
     return call(bound("ReduceMax", keepdims=0), masked)
 
@@ -279,8 +350,15 @@ def mode(input, dim=-1, keepdim=False, *, out=None, **aliases):
     n = arr.shape[d]
     if not n:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return _finish_selection("mode", *_pick(x, d, _computed(lambda a: _mode_positions(a, d), x), keepdim), out)
+
+
+def _mode_positions(arr, d):
+    """Per row along ``d``: the last index of the first longest run of equal values in the order torch's sort
+    leaves them (int64, shaped like ``arr`` with ``d`` of size 1)."""
+    n = arr.shape[d]
     rows = np.moveaxis(_keys(arr), d, -1).reshape(-1, n)
-    order = np.argsort(rows, axis=1, kind="stable")
+    order = sort_indices(rows, False, _REPLAY_LIMIT)
     ranked = np.take_along_axis(rows, order, 1)
     starts = np.ones(ranked.shape, bool)
     starts[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
@@ -291,8 +369,13 @@ def mode(input, dim=-1, keepdim=False, *, out=None, **aliases):
     positions = order[np.arange(len(rows)), last]
     shape = list(arr.shape)
     shape[d] = 1
-    positions = np.moveaxis(positions.reshape(shape[:d] + shape[d + 1:] + [1]), -1, d)
-    return _finish_selection("mode", *_pick(x, d, np.ascontiguousarray(positions), keepdim), out)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(shape[:d] + shape[d + 1:] + [1]), -1, d))
+
+
+def _computed(fn, x):
+    """``fn(x.array)`` (an array computed from the values with numpy): under a graph trace a PyFunc tensor, which
+    graphs compute again from the values of each run."""
+    return replayed(fn, x) if _tracing else fn(x.array)
 
 
 # -- quantiles -----------------------------------------------------------------------------
@@ -335,26 +418,31 @@ def _quantile(input, q, dim, keepdim, interpolation, out, name, skip_nan):
         return finish(wrap(np.empty(tuple(q_shape) + out_shape, arr.dtype)), out, name)
     n = x.array.shape[d]
     values = _sorted_along(x, d, n, False)[0]  # NaN last
-    nans = _nan_count(x.array, d)
-    valid = (n - nans) if skip_nan else np.where(nans > 0, 1, n)
-    # Ranks per q (leading axis) and row; rows whose median is NaN point at the last (NaN) element.
-    ranks = qs.reshape((-1,) + (1,) * x.array.ndim) * (valid - 1)
-    nan_rows = (valid == 0) if skip_nan else (nans > 0)
-    ranks = np.where(nan_rows, n - 1, ranks)
-    if interpolation == "nearest":
-        ranks = np.round(ranks)
-    below = np.floor(ranks).astype(_INT64)
-    above = np.ceil(ranks).astype(_INT64)
-    if interpolation == "lower":
-        above = below
-    elif interpolation == "higher":
-        below = above
-    weight = np.where(below == above, 0.5 if interpolation == "midpoint" else 0.0,
-                      ranks - below if interpolation == "linear" else 0.5).astype(arr.dtype)
-    # All q at once: their positions side by side along d, then q moved to the front.
-    lo = call(bound("GatherElements", axis=d), values, np.concatenate(below, axis=d))
-    hi = call(bound("GatherElements", axis=d), values, np.concatenate(above, axis=d))
-    mixed = call(bound("Add"), lo, call(bound("Mul"), call(bound("Sub"), hi, lo), np.concatenate(weight, axis=d)))
+
+    def interpolation_points(a):  # computed from the values: under a graph trace, again on every run
+        nans = _nan_count(a, d)
+        valid = (n - nans) if skip_nan else np.where(nans > 0, 1, n)
+        # Ranks per q (leading axis) and row; rows whose median is NaN point at the last (NaN) element.
+        ranks = qs.reshape((-1,) + (1,) * a.ndim) * (valid - 1)
+        nan_rows = (valid == 0) if skip_nan else (nans > 0)
+        ranks = np.where(nan_rows, n - 1, ranks)
+        if interpolation == "nearest":
+            ranks = np.round(ranks)
+        below = np.floor(ranks).astype(_INT64)
+        above = np.ceil(ranks).astype(_INT64)
+        if interpolation == "lower":
+            above = below
+        elif interpolation == "higher":
+            below = above
+        weight = np.where(below == above, 0.5 if interpolation == "midpoint" else 0.0,
+                          ranks - below if interpolation == "linear" else 0.5).astype(arr.dtype)
+        # All q at once: their positions side by side along d.
+        return tuple(np.concatenate(p, axis=d) for p in (below, above, weight))
+
+    below, above, weight = replayed(interpolation_points, x, outputs=3)
+    lo = call(bound("GatherElements", axis=d), values, below)
+    hi = call(bound("GatherElements", axis=d), values, above)
+    mixed = call(bound("Add"), lo, call(bound("Mul"), call(bound("Sub"), hi, lo), weight))  # then q to the front
     perm = (d,) + tuple(i for i in range(mixed.array.ndim) if i != d)
     result = call(bound("Transpose", perm=perm), mixed)
     result = call(bound("Reshape", allowzero=1), result, axes_array(tuple(q_shape) + out_shape))
@@ -375,212 +463,4 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     return _quantile(input, q, dim, keepdim, interpolation, out, "nanquantile", True)
 
 
-# -- unique values -------------------------------------------------------------------------
-def _runs(rows):
-    """Where runs of equal consecutive values (1-D) or rows (2-D) start (NaN never equals NaN)."""
-    starts = np.ones(len(rows), bool)
-    if len(rows) > 1:
-        differs = rows[1:] != rows[:-1]
-        starts[1:] = differs if rows.ndim == 1 else differs.any(axis=1)
-    return starts
-
-
-def _unique(input, dim, sort_first, return_inverse, return_counts, name):
-    x = tensor_arg(input, name)
-    arr = x.array
-    order = None
-    if dim is None:
-        rows, other = arr.reshape(-1), ()
-        if sort_first:
-            if return_inverse:
-                order = np.argsort(_keys(rows), kind="stable")
-                rows = rows[order]
-            else:
-                rows = np.sort(_keys(rows)).astype(arr.dtype, copy=False)
-    else:
-        if not arr.ndim:
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        d = dim_index(dim, arr.ndim, name)
-        moved = np.moveaxis(arr, d, 0)
-        rows, other = moved.reshape(moved.shape[0], -1), moved.shape[1:]
-        if sort_first:  # rows in lexicographic order (stable; NaN last)
-            order = np.lexsort(_keys(rows).T[::-1])
-            rows = rows[order]
-    starts = _runs(rows)
-    values = rows[starts]
-    results = [wrap(values if dim is None else np.ascontiguousarray(np.moveaxis(values.reshape((-1,) + other), 0, d)))]
-    if return_inverse:
-        run = np.cumsum(starts) - 1
-        inverse = run if order is None else np.empty(len(rows), _INT64)
-        if order is not None:
-            inverse[order] = run
-        results.append(wrap(inverse.reshape(arr.shape) if dim is None else inverse))
-    if return_counts:
-        results.append(wrap(np.diff(np.append(np.flatnonzero(starts), len(rows)))))
-    return results[0] if len(results) == 1 else tuple(results)
-
-
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """The distinct values (or slices along ``dim``) in ascending order, with optional inverse indices and counts."""
-    return _unique(input, dim, True, return_inverse, return_counts, "unique")
-
-
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapse runs of equal consecutive values (or slices along ``dim``)."""
-    return _unique(input, dim, False, return_inverse, return_counts, "unique_consecutive")
-
-
-# -- searching -----------------------------------------------------------------------------
-def _side(right, side, name):
-    if side is None:
-        return "right" if right else "left"
-    if side not in ("left", "right"):
-        raise RuntimeError(f"torch.{name}(): side can only be 'left' or 'right' but got {side}")
-    if right and side == "left":
-        raise RuntimeError(f"torch.{name}(): side and right can't be set to opposites, got side of left while right "
-                           "was True")
-    return side
-
-
-def _search_arrays(boundaries, values, name):
-    """Boundaries and values as ndarrays of their promoted dtype (and whether values was a number)."""
-    scalar = not isinstance(values, _dispatch.Tensor)
-    (b, v), np_dtype = _dispatch.promoted(boundaries, values)
-    if np_dtype == np.bool_:
-        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
-    b_arr = b.array if isinstance(b, _dispatch.Tensor) else b
-    v_arr = v.array if isinstance(v, _dispatch.Tensor) else v
-    return _keys(b_arr), _keys(v_arr), scalar
-
-
-def _batched_search(seq, values, side):
-    """Row-wise searchsorted of ``values`` (R, m) in the sorted rows of ``seq`` (R, n), by one stable merge sort."""
-    rows, n = seq.shape
-    m = values.shape[1]
-    # Equal keys keep their concatenation order: values first counts the elements strictly
-    # below each value (left), sequence first counts those below or equal (right).
-    merged = np.concatenate([values, seq] if side == "left" else [seq, values], axis=1)
-    order = np.argsort(merged, axis=1, kind="stable")
-    is_value = order < m if side == "left" else order >= n
-    values_before = np.cumsum(is_value, axis=1) - is_value
-    below = np.arange(n + m) - values_before
-    which = (order if side == "left" else order - n)[is_value].reshape(rows, m)
-    result = np.empty((rows, m), _INT64)
-    np.put_along_axis(result, which, below[is_value].reshape(rows, m), axis=1)
-    return result
-
-
-def _bisect(seq, values, side):
-    """Row-wise binary search with torch's comparisons, for sequences holding NaN.
-
-    A NaN in the sequence compares false both ways, so the result depends on the search path;
-    torch moves right whenever ``not seq[mid] >= value`` (``>`` for the right side), and so do
-    all the searches here, one halving step at a time for every value at once.
-    """
-    n = seq.shape[1]
-    rows = np.arange(len(seq))[:, None]
-    start = np.zeros(values.shape, _INT64)
-    end = np.full(values.shape, n, _INT64)
-    active = start < end
-    while active.any():
-        mid = (start + end) >> 1
-        probe = seq[rows, np.minimum(mid, n - 1)]
-        right = ~(probe >= values) if side == "left" else ~(probe > values)
-        start = np.where(active & right, mid + 1, start)
-        end = np.where(active & ~right, mid, end)
-        active = start < end
-    return start
-
-
-def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, out=None, sorter=None):
-    """Indices where ``values`` would be inserted into the innermost dim of ``sorted_sequence`` to keep it sorted."""
-    seq_t = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")
-    side = _side(right, side, "searchsorted")
-    if not seq_t.array.ndim:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
-                           "dimension")
-    seq, vals, scalar = _search_arrays(seq_t, values, "searchsorted")
-    if sorter is not None:
-        seq = np.take_along_axis(seq, tensor_arg(sorter, "searchsorted", "sorter").array, -1)
-    if seq.ndim > 1 and (scalar or seq.shape[:-1] != vals.shape[:-1]):
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                           "dimensions of boundaries tensor and input value tensor must match, but we got "
-                           f"boundaries tensor {list(seq.shape)} and input value tensor {list(np.shape(vals))}")
-    if seq.dtype.kind == "f" and np.isnan(seq).any():
-        rows = seq.reshape(-1, seq.shape[-1])
-        result = _bisect(rows, np.reshape(vals, (len(rows), -1)), side).reshape(np.shape(vals))
-    elif seq.ndim == 1:
-        result = np.searchsorted(seq, vals, side=side)
-    else:
-        rows = int(np.prod(seq.shape[:-1]))
-        result = _batched_search(seq.reshape(rows, seq.shape[-1]), vals.reshape(rows, vals.shape[-1]), side)
-        result = result.reshape(vals.shape)
-    result = np.asarray(result, np.int32 if out_int32 else _INT64)
-    return finish(wrap(result), out, "searchsorted")
-
-
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    """Index of the bucket of each element of ``input``: ``boundaries[i-1] < x <= boundaries[i]``
-    (``<=``/``<`` swapped with ``right=True``)."""
-    b = tensor_arg(boundaries, "bucketize", "boundaries")
-    if b.array.ndim != 1:
-        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.array.ndim})")
-    seq, vals, _ = _search_arrays(b, input, "bucketize")
-    side = "right" if right else "left"
-    if seq.dtype.kind == "f" and np.isnan(seq).any():
-        result = _bisect(seq.reshape(1, -1), np.reshape(vals, (1, -1)), side).reshape(np.shape(vals))
-    else:
-        result = np.searchsorted(seq, vals, side=side)
-    result = np.asarray(result, np.int32 if out_int32 else _INT64)
-    return finish(wrap(result), out, "bucketize")
-
-
-# -- counting ------------------------------------------------------------------------------
-def bincount(input, weights=None, minlength=0):
-    """Occurrences of each non-negative integer in the 1-D ``input`` (or the sums of ``weights`` there)."""
-    x = tensor_arg(input, "bincount")
-    arr = x.array
-    if arr.dtype.kind not in "iu":
-        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{type_name(arr.dtype)}\'')
-    minlength = int(minlength)
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if arr.ndim != 1 or (arr.size and arr.min() < 0):
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is None:
-        return wrap(np.bincount(arr, minlength=minlength).astype(_INT64))
-    w = tensor_arg(weights, "bincount", "weights").array
-    if w.ndim != 1 or w.shape != arr.shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    out_dtype = w.dtype if w.dtype in (np.float32, np.float64) else np.dtype(np.float64)
-    return wrap(np.bincount(arr, w.astype(np.float64), minlength=minlength).astype(out_dtype))
-
-
-def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002
-    """Histogram of ``input`` in ``bins`` equal bins over ``[min, max]`` (the data's range when both are 0)."""
-    x = tensor_arg(input, "histc")
-    arr = x.array
-    if arr.dtype not in _FLOATS:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{type_name(arr.dtype)}\'')
-    bins = int(bins)
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    work = arr.reshape(-1)
-    lo, hi = np.asarray(min, work.dtype), np.asarray(max, work.dtype)
-    if lo == hi and work.size:
-        lo, hi = work.min(), work.max()
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    inside = work[(work >= lo) & (work <= hi)]
-    # The bin of each element, computed in the input's precision (rounding after each step, also
-    # for halves) as torch does; the top edge belongs to the last bin.
-    pos = ((inside - lo) * bins / (hi - lo)).astype(_INT64)
-    counts = np.bincount(np.minimum(pos, bins - 1), minlength=bins)
-    return finish(wrap(counts.astype(arr.dtype)), out, "histc")
-
-
-TENSOR_METHODS = {name: globals()[name] for name in __all__ if name not in ("searchsorted", "bucketize")}
+TENSOR_METHODS = {name: globals()[name] for name in __all__}

@@ -42,14 +42,17 @@ def _binary_float(name, kernel, input, other):
 
 
 # -- log-sum-exp pairs -------------------------------------------------------------------------------
+def _values(x):
+    """``x``'s values without its autograd history (arrays pass through)."""
+    return wrap(x.array) if isinstance(x, CoreTensor) else x
+
+
 def _logaddexp(name, input, other, base_two):
     a, b, d = _binary_float(name, f"{name}_cpu", input, other)
-    arr_a = a.array if isinstance(a, CoreTensor) else a
-    arr_b = b.array if isinstance(b, CoreTensor) else b
-    # The shift is a constant (no gradient): d/da = base**(a - result) exactly, ties split evenly.
-    with np.errstate(invalid="ignore"):
-        m = np.maximum(arr_a, arr_b)
-    m = np.where(np.isinf(m), np.zeros((), d), m).astype(d)
+    # The shift is a constant (no gradient: it is computed from the values alone, with engine ops so
+    # that graph traces recompute it): d/da = base**(a - result) exactly, ties split evenly.
+    m = run(_op("Max"), _values(a), _values(b))
+    m = run(_op("Where"), run(_op("IsInf"), m), _c(0, d), m)
     pow_op, log_op = (_op("Pow"), _op("Log2")) if base_two else (None, _op("Log"))
 
     def power(x):

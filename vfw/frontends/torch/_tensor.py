@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _traced
+from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _memory_layout, _traced
 from vfw.frontends.torch._size import Size
 
 _new = object.__new__
@@ -349,15 +349,18 @@ class Tensor(CoreTensor):
         return _dispatch.cast(self, _dtype.bool.np)
 
     def clone(self, *, memory_format=None):
-        """A copy with its own memory (differentiable)."""
+        """A copy with its own memory (differentiable), laid out as ``memory_format`` says: by default
+        (``torch.preserve_format``) with this tensor's strides when its elements fill their memory densely in
+        some dim order, else densely in the order of its strides; ``torch.contiguous_format``: row-major."""
+        layout = _memory_format_name(memory_format, "clone")
         out = _dispatch.call("Identity", self)
         if out.array is self.array:
-            _traced.own_memory(out)
+            _traced.own_memory(out, _memory_layout.cloned(self.array, layout))
         return out
 
     def contiguous(self, memory_format=None):
         """This tensor, or a row-major copy of it."""
-        return self if self.array.flags.c_contiguous else self.clone()
+        return self if self.array.flags.c_contiguous else self.clone(memory_format=_config.contiguous_format)
 
     # -- autograd ----------------------------------------------------------------------
     @property
@@ -488,6 +491,16 @@ _TYPE_NAMES = {np.dtype(k): v for k, v in [
     (np.int64, "torch.LongTensor"), (np.int32, "torch.IntTensor"), (np.int16, "torch.ShortTensor"),
     (np.int8, "torch.CharTensor"), (np.uint8, "torch.ByteTensor"), (np.bool_, "torch.BoolTensor")]}
 _TYPE_NAMES[_dtype.bfloat16.np] = "torch.BFloat16Tensor"
+
+
+def _memory_format_name(memory_format, fn):
+    """The name of a ``memory_format`` argument (``torch.preserve_format`` when None), or torch's TypeError."""
+    if memory_format is None:
+        return "preserve_format"
+    if not isinstance(memory_format, _config.memory_format):
+        raise TypeError(f"{fn}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(memory_format).__name__}")
+    return memory_format._name
 
 
 def _dim(dim, ndim, fn):

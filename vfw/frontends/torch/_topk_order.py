@@ -1,204 +1,125 @@
-"""The order torch's CPU ``topk`` (largest, sorted) gives equal values, for draws that must match torch.
+"""The order torch's CPU ``sort`` and ``topk`` give their results, equal values included.
 
-torch selects the k largest (value, index) pairs of a row with the C++ standard library: a partial
-sort when ``64 * k <= n``, else ``nth_element`` at ``k - 1`` followed by a sort of the first
-``k - 1``; pairs compare by value only (NaN above everything), so among equal values the result is
-whatever order those algorithms leave.  Distinct values need none of this (any exact selection
-agrees); rows with ties are replayed here with the GNU implementations of the three algorithms
-(introselect, introsort with a final insertion sort, heap select and heap sort), written from their
-published behaviour.
+torch sorts a row (``sort(stable=False)``, ``mode``) with ``std::sort`` and selects the k best of a row
+(``topk``) with the C++ standard library, comparing values only (NaN above every number for the largest,
+below for the smallest): for ``topk`` a partial sort (a heap of the k best, then a heap sort) when
+``64 * k <= n``, else ``nth_element`` at ``k - 1`` followed, for sorted results, by a sort of the first
+``k - 1``.  Distinct values sorted need none of this (any exact sort agrees, and numpy's stable one is
+used); rows with ties, and unsorted selections, are replayed with the GNU implementations of those
+algorithms (introselect and introsort: ``_sort_order``, vectorized over rows; heap select and heap
+sort), written from their published behaviour.  Rows of 16 or fewer elements need no replay for a sort
+(an insertion sort is stable).
 """
 
 import numpy as np
 
-_THRESHOLD = 16  # introsort hands ranges this short to insertion sort
+from vfw.frontends.torch._sort_order import (
+    Heap,
+    depth_limit,
+    flat_rows,
+    introsort_order,
+    partition,
+    ranks,
+    sort_range,
+    stable_sort_segments,
+)
+
+_I64 = np.dtype(np.int64)
+_SORTED_BY_INSERTION = 16
 
 
-def _before(a, b):
-    """torch's comparator for ``largest=True``: NaN first, then larger values."""
-    return (a != a and b == b) or a > b
+def stable_order(rows, descending):
+    """Per row of ``rows`` (a float or integer array ``(n, m)``), the stable sort's permutation (int64): ascending
+    with NaN last, or descending with NaN first."""
+    if not descending:
+        return np.argsort(rows, axis=1, kind="stable")
+    m = rows.shape[1]
+    flipped = np.argsort(rows[:, ::-1], axis=1, kind="stable")[:, ::-1]  # ties by lower index, NaN first
+    return np.ascontiguousarray((m - 1) - flipped)
 
 
-class _Row:
-    """A row of (value, index) pairs being reordered in place, with libstdc++'s helpers."""
-
-    def __init__(self, values):
-        self.v = [float(x) for x in values]
-        self.i = list(range(len(self.v)))
-
-    def less(self, a, b):
-        return _before(self.v[a], self.v[b])
-
-    def swap(self, a, b):
-        v, i = self.v, self.i
-        v[a], v[b] = v[b], v[a]
-        i[a], i[b] = i[b], i[a]
-
-    def move(self, dst, src):
-        self.v[dst], self.i[dst] = self.v[src], self.i[src]
-
-    # -- insertion sorts --------------------------------------------------------------
-    def linear_insert(self, last, value, index):
-        """Shift ``value`` down from ``last`` while it comes before its left neighbour (unguarded)."""
-        nxt = last - 1
-        while _before(value, self.v[nxt]):
-            self.move(last, nxt)
-            last, nxt = nxt, nxt - 1
-        self.v[last], self.i[last] = value, index
-
-    def insertion_sort(self, first, last):
-        for k in range(first + 1, last):
-            value, index = self.v[k], self.i[k]
-            if _before(value, self.v[first]):
-                for m in range(k, first, -1):
-                    self.move(m, m - 1)
-                self.v[first], self.i[first] = value, index
-            else:
-                self.linear_insert(k, value, index)
-
-    def final_insertion_sort(self, first, last):
-        if last - first > _THRESHOLD:
-            self.insertion_sort(first, first + _THRESHOLD)
-            for k in range(first + _THRESHOLD, last):
-                self.linear_insert(k, self.v[k], self.i[k])
-        else:
-            self.insertion_sort(first, last)
-
-    # -- partitioning -----------------------------------------------------------------
-    def median_to_first(self, result, a, b, c):
-        if self.less(a, b):
-            if self.less(b, c):
-                self.swap(result, b)
-            elif self.less(a, c):
-                self.swap(result, c)
-            else:
-                self.swap(result, a)
-        elif self.less(a, c):
-            self.swap(result, a)
-        elif self.less(b, c):
-            self.swap(result, c)
-        else:
-            self.swap(result, b)
-
-    def partition_pivot(self, first, last):
-        """Median of three moved to ``first``, then Hoare's unguarded partition of the rest."""
-        self.median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
-        lo, hi, pivot = first + 1, last, first
-        while True:
-            while self.less(lo, pivot):
-                lo += 1
-            hi -= 1
-            while self.less(pivot, hi):
-                hi -= 1
-            if not lo < hi:
-                return lo
-            self.swap(lo, hi)
-            lo += 1
-
-    # -- heaps --------------------------------------------------------------------------
-    def adjust_heap(self, first, hole, length, value, index):
-        top = hole
-        child = hole
-        while child < (length - 1) // 2:
-            child = 2 * (child + 1)
-            if self.less(first + child, first + child - 1):
-                child -= 1
-            self.move(first + hole, first + child)
-            hole = child
-        if length % 2 == 0 and child == (length - 2) // 2:
-            child = 2 * (child + 1)
-            self.move(first + hole, first + child - 1)
-            hole = child - 1
-        parent = (hole - 1) // 2
-        while hole > top and _before(self.v[first + parent], value):
-            self.move(first + hole, first + parent)
-            hole = parent
-            parent = (hole - 1) // 2
-        self.v[first + hole], self.i[first + hole] = value, index
-
-    def make_heap(self, first, last):
-        length = last - first
-        if length < 2:
-            return
-        for parent in range((length - 2) // 2, -1, -1):
-            self.adjust_heap(first, parent, length, self.v[first + parent], self.i[first + parent])
-
-    def pop_heap(self, first, last, result):
-        value, index = self.v[result], self.i[result]
-        self.move(result, first)
-        self.adjust_heap(first, 0, last - first, value, index)
-
-    def heap_select(self, first, middle, last):
-        self.make_heap(first, middle)
-        for k in range(middle, last):
-            if self.less(k, first):
-                self.pop_heap(first, middle, k)
-
-    def sort_heap(self, first, last):
-        while last - first > 1:
-            last -= 1
-            self.pop_heap(first, last, last)
-
-    # -- the three algorithms -----------------------------------------------------------
-    def nth_element(self, first, nth, last):
-        if first == last or nth == last:
-            return
-        depth = 2 * ((last - first).bit_length() - 1)
-        while last - first > 3:
-            if depth == 0:
-                self.heap_select(first, nth + 1, last)
-                self.swap(first, nth)
-                return
-            depth -= 1
-            cut = self.partition_pivot(first, last)
-            if cut <= nth:
-                first = cut
-            else:
-                last = cut
-        self.insertion_sort(first, last)
-
-    def sort(self, first, last):
-        if first == last:
-            return
-        self.introsort_loop(first, last, 2 * ((last - first).bit_length() - 1))
-        self.final_insertion_sort(first, last)
-
-    def introsort_loop(self, first, last, depth):
-        while last - first > _THRESHOLD:
-            if depth == 0:
-                self.heap_select(first, last, last)
-                self.sort_heap(first, last)
-                return
-            depth -= 1
-            cut = self.partition_pivot(first, last)
-            self.introsort_loop(cut, last, depth)
-            last = cut
-
-    def partial_sort(self, first, middle, last):
-        self.heap_select(first, middle, last)
-        self.sort_heap(first, middle)
+def _tied(ranked):
+    """Per row of values in sorted order, whether two of them are equal (NaNs are equal to each other)."""
+    if ranked.shape[1] < 2:
+        return np.zeros(len(ranked), bool)
+    same = ranked[:, 1:] == ranked[:, :-1]
+    if ranked.dtype.kind == "f":
+        same |= np.isnan(ranked[:, 1:]) & np.isnan(ranked[:, :-1])
+    return same.any(axis=1)
 
 
-def _torch_topk_row(values, k):
-    """Indices of torch's ``topk(values, k)`` (largest, sorted) for one row, ties in torch's order."""
-    row = _Row(values)
-    n = len(row.v)
-    if 64 * k <= n:
-        row.partial_sort(0, k, n)
+def sort_indices(rows, descending, limit=None):
+    """``std::sort``'s permutation of each row of ``rows`` (int64, ``(n, m)``).
+
+    ``limit``: the most elements (rows times length) replayed; beyond it rows with ties keep the stable order.
+    """
+    order = stable_order(rows, descending)
+    m = rows.shape[1]
+    if m > _SORTED_BY_INSERTION:
+        replay = np.flatnonzero(_tied(np.take_along_axis(rows, order, axis=1)))
+        if replay.size and (limit is None or replay.size * m <= limit):
+            order[replay] = introsort_order(ranks(rows[replay], descending))
+    return order
+
+
+def topk_indices(rows, k, largest=True, sorted=True, limit=None):  # noqa: A002  (torch's name)
+    """Indices (int64, ``(n, k)``) of the ``k`` largest (smallest) values of each row of ``rows``, best first when
+    ``sorted``, in the order torch's CPU ``topk`` gives them.
+
+    ``limit``: the most elements (rows times length) replayed; beyond it the rows keep the stable order.
+    """
+    m = rows.shape[1]
+    ordered = stable_order(rows, largest)
+    order = ordered[:, :k].copy()
+    heap = 64 * k <= m
+    if sorted or heap:
+        # a row needs the replay when one of its k best equals the next one (the first one left out included)
+        replay = np.flatnonzero(_tied(np.take_along_axis(rows, ordered[:, :k + 1], axis=1)))
+    else:  # nth_element leaves the k best in its own order
+        replay = np.arange(len(rows))
+    if not replay.size or (limit is not None and replay.size * m > limit):
+        return order
+    keys = ranks(rows[replay], largest)
+    if heap:  # heap select and heap sort: sorted either way
+        for r, row in zip(replay.tolist(), keys):
+            heap_row = Heap(row, np.arange(m, dtype=_I64), 0, m)
+            heap_row.select(k)
+            heap_row.sort(k)
+            order[r] = heap_row.i[:k]
     else:
-        row.nth_element(0, k - 1, n)
-        row.sort(0, k - 1)
-    return row.i[:k]
+        order[replay] = _selected(keys, k, sorted)
+    return order
 
 
-def topk_indices(rows, k):
-    """Indices (int64, ``(n, k)``) of the ``k`` largest values of each row of ``rows`` in descending order,
-    equal values ordered as torch's CPU ``topk`` orders them (NaN counts as the largest)."""
-    keys = np.where(np.isnan(rows), np.inf, rows)  # NaN above everything (and tied with inf: replayed)
-    ranked = np.argsort(-keys, axis=1, kind="stable")
-    order = ranked[:, :k].copy()
-    # a row needs the replay when one of its k largest equals the next one (the first one left out included)
-    top = np.take_along_axis(keys, ranked[:, :k + 1], axis=1)
-    for r in np.flatnonzero((top[:, 1:] == top[:, :-1]).any(axis=1)):
-        order[r] = _torch_topk_row(rows[r], k)
-    return order.astype(np.int64, copy=False)
+def _selected(keys, k, sort_first):
+    """``nth_element`` at ``k - 1`` on each row of ``keys`` (ranks), then (``sort_first``) ``std::sort`` of the first
+    ``k - 1``: the first ``k`` positions of each row."""
+    rows, n = keys.shape
+    values, index, starts = flat_rows(keys)
+    first, last, nth = starts.copy(), starts + n, starts + k - 1
+    depth = np.full(rows, depth_limit(n), _I64)
+    done = np.zeros(rows, bool)
+    while True:
+        active = ~done & (last - first > 3)
+        spent = active & (depth == 0)
+        for r in np.flatnonzero(spent).tolist():  # worst cases only: heap select, the nth to the front
+            f, at = int(first[r]), int(nth[r] - first[r])
+            heap = Heap(values, index, f, int(last[r]))
+            heap.select(at + 1)
+            heap.v[0], heap.v[at] = heap.v[at], heap.v[0]
+            heap.i[0], heap.i[at] = heap.i[at], heap.i[0]
+            heap.store()
+        done |= spent
+        active &= ~spent
+        if not active.any():
+            break
+        depth[active] -= 1
+        cut = partition(values, index, first[active], last[active])
+        right = cut <= nth[active]
+        first[active] = np.where(right, cut, first[active])
+        last[active] = np.where(right, last[active], cut)
+    small = ~done  # ranges of 3 or fewer around the nth: an insertion sort
+    stable_sort_segments(values, index, first[small], last[small])
+    if sort_first and k > 1:
+        sort_range(values, index, starts, starts + k - 1)
+    return index.reshape(rows, n)[:, :k]

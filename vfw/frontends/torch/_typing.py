@@ -59,7 +59,7 @@ def numel(input):
 
 def clone(input, *, memory_format=None):
     """Tensor: a copy of ``input`` with its own memory (differentiable)."""
-    return input.clone()
+    return input.clone(memory_format=memory_format)
 
 
 def conj(input):

@@ -165,6 +165,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
                       "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
         weight, input = input, weight
+    listed_bags = input.array.ndim == 1  # 2-D input: offsets made here, the last one the number of entries
     input, offsets, per_sample_weights = _bag_arguments(input, weight, offsets, per_sample_weights, mode,
                                                         scale_grad_by_freq, sparse, bool(include_last_offset))
     if max_norm is not None:
@@ -180,13 +181,33 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                            f"Long, Int; but got torch.{type_name(offsets.array.dtype)}Tensor instead (while checking "
                            f"arguments for embedding_bag)")
     _check_table_dtypes(weight, per_sample_weights)
-    bag = op("EmbeddingBag", mode=mode, padding_idx=pad, include_last_offset=int(bool(include_last_offset)),
-             scale_grad_by_freq=int(bool(scale_grad_by_freq)))
+    offsets = cast(offsets, input.array.dtype)  # the op takes one index dtype for both
+    # torch's CPU kernels read a last offset below the number of entries their own way: with a padding
+    # index, for max or for float64 weights the last bag runs to the end of the entries (the last offset is
+    # only checked); else a mean divides the last bag's sum by its count up to the end.
+    last_offset = include_last_offset and listed_bags and offsets.array.size > 1
+    to_end = last_offset and (pad >= 0 or mode == "max" or weight.array.dtype == np.float64)
+    divide = last_offset and not to_end and mode == "mean" and offsets.array[-1] < input.array.size
+    if to_end:
+        if offsets.array[-1] > input.array.size:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {input.array.size} but got "
+                               f"offsets[-1] of {offsets.array[-1]}")
+        offsets, include_last_offset = _offsets_slice(offsets, 0, -1), False
+    bag = op("EmbeddingBag", mode="sum" if divide else mode, padding_idx=pad,
+             include_last_offset=int(bool(include_last_offset)), scale_grad_by_freq=int(bool(scale_grad_by_freq)))
     try:
-        # The op takes one index dtype for both.
-        return call(bag, weight, input, cast(offsets, input.array.dtype), per_sample_weights)[0]
+        out = call(bag, weight, input, offsets, per_sample_weights)[0]
     except IndexError as e:  # torch reports an index outside the table as a RuntimeError here
         raise RuntimeError(str(e)) from None
+    if divide:  # the bags' counts, the last one up to the end of the entries
+        ends = call("Concat", _offsets_slice(offsets, 1, -1), cast(call("Shape", input), offsets.array.dtype), axis=0)
+        counts = call("Max", call("Sub", ends, _offsets_slice(offsets, 0, -1)), np.ones((), offsets.array.dtype))
+        out = call("Div", out, call("Unsqueeze", cast(counts, out.array.dtype), np.array([1], _I64)))
+    return out
+
+
+def _offsets_slice(offsets, start, end):
+    return call("Slice", offsets, np.array([start], _I64), np.array([end], _I64))
 
 
 def _check_table_dtypes(weight, per_sample_weights):

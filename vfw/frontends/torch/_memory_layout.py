@@ -1,0 +1,115 @@
+"""Memory layouts of copies: the strides torch gives ``clone()`` (``memory_format``) and what they need.
+
+torch's default, ``preserve_format``, keeps the strides of a tensor whose elements fill their memory
+without gaps or overlaps (dims of size 1 aside) in any dim order (a transposed or permuted tensor);
+for any other (a strided slice, an expanded tensor) it lays the copy out densely with the dims in the
+order of the source's strides.  Plain numpy, no tensors: ``_dispatch`` uses these too.
+"""
+
+import numpy as np
+
+_LAST_DIM_INNER = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}  # channels_last(_3d): dims from innermost to outermost
+
+
+def element_strides(a):
+    """``a``'s strides counted in elements."""
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def is_dense(shape, strides):
+    """Whether an array of ``shape`` and element ``strides`` covers its memory exactly once, in some dim order.
+
+    Dims of size 1 have no stride that matters; an empty array counts as dense when its other dims do.
+    """
+    step = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d]):
+        if strides[d] != step:
+            return False
+        step *= shape[d]
+    return True
+
+
+def dims_by_stride(shape, strides):
+    """The dims from innermost to outermost, as torch orders a non-dense tensor's copy.
+
+    An insertion sort from the last dim outward: a dim moves inside a dim of larger stride (of equal
+    stride and smaller size); a dim of stride 0 (broadcast) compares with none, so it keeps its place
+    relative to the dims around it unless a later comparison moves a dim past it.
+    """
+    def outer_first(a, b):  # 1: a belongs outside b; -1: inside; 0: no order
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return 1 if strides[a] > strides[b] else -1
+        return 1 if shape[a] > shape[b] else 0
+
+    order = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(order)):
+        moving = i
+        for k in range(i - 1, -1, -1):
+            verdict = outer_first(order[k], order[moving])
+            if verdict > 0:
+                order[k], order[moving] = order[moving], order[k]
+                moving = k
+            elif verdict < 0:
+                break
+    return order
+
+
+def strides_for_order(shape, inner_to_outer):
+    """Dense element strides for ``shape`` with the dims laid out from ``inner_to_outer``."""
+    strides = [0] * len(shape)
+    step = 1
+    for d in inner_to_outer:
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def clone_strides(a, memory_format):
+    """The element strides torch gives a copy of ``a`` for ``memory_format`` (its name), or None for C order."""
+    if memory_format == "contiguous_format":
+        return None
+    if memory_format in ("channels_last", "channels_last_3d"):
+        rank = 4 if memory_format == "channels_last" else 5
+        if a.ndim != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {memory_format} format")
+        return strides_for_order(a.shape, _LAST_DIM_INNER[rank])
+    strides = element_strides(a)
+    if is_dense(a.shape, strides):
+        return strides
+    return strides_for_order(a.shape, dims_by_stride(a.shape, strides))
+
+
+def strided_empty(shape, dtype, strides):
+    """A new array of ``shape`` whose elements lie at the (dense) element ``strides``."""
+    size = int(np.prod(shape, dtype=np.int64))
+    buffer = np.empty(size, dtype)
+    return np.ndarray(shape, dtype, buffer=buffer, strides=tuple(s * buffer.itemsize for s in strides))
+
+
+def cloned(a, memory_format="preserve_format"):
+    """A copy of ``a`` laid out as torch's ``clone(memory_format=...)`` lays it out."""
+    if a.flags.c_contiguous and memory_format in ("preserve_format", "contiguous_format"):
+        copy = a.copy()
+        if memory_format == "contiguous_format" or copy.strides == a.strides:
+            return copy
+        # Dense in C order but with other strides on dims of size 1 (or of an empty array): torch keeps them.
+        return np.ndarray(a.shape, a.dtype, buffer=copy, strides=a.strides) if a.size else \
+            strided_empty(a.shape, a.dtype, element_strides(a))
+    strides = clone_strides(a, memory_format)
+    if strides is None:
+        return np.ascontiguousarray(a)
+    out = strided_empty(a.shape, a.dtype, strides)
+    np.copyto(out, a)
+    return out
+
+
+def memory_positions(a):
+    """For a dense array ``a`` (see :func:`is_dense`), the C-order index of the element at each memory
+    offset from its first element (a flat int64 array)."""
+    positions = np.empty(a.size, np.int64)
+    laid_out = np.ndarray(a.shape, np.int64, buffer=positions,
+                          strides=tuple(s * positions.itemsize for s in element_strides(a)))
+    laid_out[...] = np.arange(a.size, dtype=np.int64).reshape(a.shape)
+    return positions
