@@ -13,6 +13,7 @@ from benchmarks import (
     autograd_step,
     eager_overhead,
     graph_mode,
+    keras_fit,
     tf_conv,
     tf_data,
     tf_frontend,
@@ -33,6 +34,7 @@ ENTRIES = {
                     tf_function.run_benchmark),
     "tf_frontend": ("vfw.tensorflow per-op overhead vs real TF eager", tf_frontend.run_benchmark),
     "tf_data": ("vfw.tensorflow tf.data pipelines vs real TF (one pass)", tf_data.run_benchmark),
+    "keras_fit": ("keras Model.fit epoch time, vfw.tensorflow vs real Keras/TF", keras_fit.run_benchmark),
 }
 
 

@@ -10,6 +10,7 @@ from vfw.frontends.tensorflow.keras import (  # noqa: F401
     callbacks,
     config,
     constraints,
+    dtype_policies,
     initializers,
     layers,
     losses,

@@ -3,3 +3,5 @@
 from vfw.frontends.tensorflow.keras.src import _api
 
 globals().update(_api.names('ops'))
+
+from vfw.frontends.tensorflow.keras.ops import linalg, nn, numpy  # noqa: E402,F401

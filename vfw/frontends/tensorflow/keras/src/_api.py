@@ -8,11 +8,14 @@ import importlib
 
 MODULES = [
     "engine.variables", "engine.layer", "engine.input_layer", "engine.keras_tensor", "engine.model",
-    "engine.sequential", "layers.core", "layers.activations", "layers.convolutional", "layers.pooling",
+    "engine.sequential", "engine.naming", "engine.dtype_policy", "engine.input_spec", "engine.operation",
+    "layers.core", "layers.activations", "layers.convolutional", "layers.convolutional_depthwise", "layers.pooling",
+    "layers.upsampling",
     "layers.normalization", "layers.regularization", "layers.reshaping", "layers.merging", "layers.rnn",
-    "layers.attention", "layers.preprocessing", "losses", "metrics", "optimizers", "callbacks",
-    "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
-    "saving.api", "saving.serialization", "ops",
+    "layers.attention", "layers.multi_head_attention",
+    "layers.preprocessing", "losses", "metrics", "optimizers", "optimizers.schedules",
+    "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
+    "saving.api", "ops",
 ]
 
 

@@ -1,0 +1,5 @@
+"""keras.ops.numpy."""
+
+from vfw.frontends.tensorflow.keras.src import _api
+
+globals().update(_api.names("ops.numpy"))

@@ -1,3 +1,0 @@
-"""backend (stub: filled by its owner)."""
-
-API = {}

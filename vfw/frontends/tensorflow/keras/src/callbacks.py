@@ -1,3 +1,0 @@
-"""callbacks (stub: filled by its owner)."""
-
-API = {}

@@ -1,3 +1,0 @@
-"""initializers (stub: filled by its owner)."""
-
-API = {}

@@ -1,3 +1,0 @@
-"""layers.rnn (stub: filled by its owner)."""
-
-API = {}

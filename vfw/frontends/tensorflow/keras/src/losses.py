@@ -1,3 +1,0 @@
-"""losses (stub: filled by its owner)."""
-
-API = {}

@@ -1,3 +1,0 @@
-"""metrics (stub: filled by its owner)."""
-
-API = {}

@@ -1,3 +1,0 @@
-"""ops (stub: filled by its owner)."""
-
-API = {}

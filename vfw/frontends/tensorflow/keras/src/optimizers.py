@@ -1,3 +1,0 @@
-"""optimizers (stub: filled by its owner)."""
-
-API = {}

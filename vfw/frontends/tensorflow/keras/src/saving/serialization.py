@@ -1,3 +1,0 @@
-"""saving.serialization (stub: filled by its owner)."""
-
-API = {}

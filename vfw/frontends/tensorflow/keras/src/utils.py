@@ -1,3 +1,0 @@
-"""utils (stub: filled by its owner)."""
-
-API = {}
