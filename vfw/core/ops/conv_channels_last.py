@@ -11,7 +11,7 @@ an einsum over the window view, and the transposed convolution one einsum per ta
 inputs accumulate in float32.
 
 The three ops are each other's gradients (``Y = Conv(X, W)`` is bilinear): ``dX`` is the transposed
-convolution of ``dY`` by ``W`` (GEMM to columns, then one strided add per kernel tap), ``dW`` is
+convolution of ``dY`` by ``W`` (per kernel tap a GEMM added into the positions it reads), ``dW`` is
 ChannelsLastConvGradFilter (the columns of ``X`` times ``dY``), and their own gradients are these
 ops again, so every order of derivative is available.
 """
@@ -118,12 +118,24 @@ class _Plan:
             for index, tap in zip(self.taps, filters.reshape(self.k, self.c, self.mg)):
                 xp[index] += np.einsum(self.depthwise[1], rows, tap)
             return
+        if self.group == 1:
+            # one GEMM per tap into a batch-slice buffer: the adds then read contiguous rows (a quarter faster
+            # than one GEMM to (rows, K * C) columns whose per-tap slices are strided)
+            filters = w.reshape(self.k, self.c, self.m)
+            for start in range(0, self.n, self.chunk):
+                part = dy[start:start + self.chunk]
+                rows, target = part.reshape(-1, self.m), xp[start:start + self.chunk]
+                buf = np.empty((len(rows), self.c), xp.dtype)
+                shaped = buf.reshape((len(part),) + self.out + (self.c,))
+                for t, index in enumerate(self.taps):
+                    np.matmul(rows, filters[t].T, out=buf)
+                    target[index] += shaped
+            return
         wt = self.grouped_filter(w).transpose(0, 2, 1)
         for start in range(0, self.n, self.chunk):
             part = dy[start:start + self.chunk]
             cols = np.matmul(self.grouped_rows(part), wt)  # (group, rows, K * C/group)
-            if self.group > 1:
-                cols = cols.reshape(self.group, -1, self.k, self.cg).transpose(1, 2, 0, 3)
+            cols = cols.reshape(self.group, -1, self.k, self.cg).transpose(1, 2, 0, 3)
             cols = np.ascontiguousarray(cols).reshape((len(part),) + self.out + (self.k, self.c))
             target = xp[start:start + self.chunk]
             for t, index in enumerate(self.taps):

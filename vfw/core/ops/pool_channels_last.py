@@ -93,8 +93,20 @@ class _Plan:
         xp = self.padded_lowest(x)
         if ties == "all":
             return (self.equal(xp, y, t) for t in range(len(self.taps)))
-        tap = self.winning_taps(xp, y)
-        return (np.equal(tap, t) for t in range(len(self.taps)))
+        return self._first_maxima(xp, y)
+
+    def _first_maxima(self, xp, y):
+        # scanning taps in row-major order, a tap wins the windows where it reads the maximum and no earlier tap
+        # did: two boolean passes per tap instead of winning_taps' unsigned arithmetic and a compare per tap
+        taken = np.zeros(y.shape, bool)
+        last = len(self.taps) - 1
+        for t in range(last + 1):
+            eq = self.equal(xp, y, t)
+            if t:
+                eq &= ~taken
+            if t < last:
+                taken |= eq
+            yield eq
 
     def check(self, op, name, array):
         if array.shape != self.yshape:
