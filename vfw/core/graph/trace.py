@@ -110,6 +110,10 @@ class Trace:
         self._alive = []  # keeps traced tensors and arrays alive so their ids stay unique
         self._used = set()
         self._count = 0
+        self._relaxed = set()  # names of values marked with relax_shape
+        self._varying = set()  # names of values that may differ between runs (ops scanned so far)
+        self._shape_varying = set()  # names of values whose shape may differ between runs (ops scanned so far)
+        self._scanned = 0  # how many ops of the graph _scan has seen
 
     def __enter__(self):
         _local.stack.append(self)
@@ -244,6 +248,7 @@ class Trace:
         if view.flags.c_contiguous:
             name = self._layouts.get((view.__array_interface__["data"][0], view.nbytes, view.dtype))
         if name is not None:
+            self._refuse_varying_shape(name)
             out = self._op("Reshape", [name, self._shape_constant(view.shape)], view.shape, view.dtype)
             self._bind_array(view, out)
             return out
@@ -252,10 +257,19 @@ class Trace:
                 continue
             mine, theirs = common_elements(view, whole)
             if mine.size == view.size:
+                self._refuse_varying_shape(self._arrays[id(whole)])
                 out = self._gathered(self._arrays[id(whole)], theirs, view.shape, view.dtype, whole.size)
                 self._bind_array(view, out)
                 return out
         return None
+
+    def _refuse_varying_shape(self, name):
+        """Refuse a numpy view of the value ``name`` when its shape varies between runs: the Reshape or Gather
+        standing for the view would keep the positions of this run."""
+        self._scan()
+        if name in self._shape_varying:
+            self.refuse("a numpy view was taken of a value whose shape varies from run to run (a frontend "
+                        "computed in numpy what engine ops must compute)")
 
     # -- recording ops ------------------------------------------------------------------------------
     def record(self, op, inputs, outputs):
@@ -414,6 +428,67 @@ class Trace:
                         "another argument or captured tensor that are views of one memory); pass tensors that do "
                         "not share memory (clone() one)")
 
+    # -- what changes from run to run ---------------------------------------------------------------
+    def varies(self, tensor):
+        """Whether the value of ``tensor`` may differ from one run of the graph to the next.
+
+        True for the arguments, the captures (read by reference) and what is computed from them,
+        from a value whose shape varies or by a random or PyFunc op, and for a tensor this trace
+        has not met (it would be captured); False for constants, memory made inside the function
+        (:meth:`mark_fresh`) and what only they feed.  A frontend may read a value in Python (a
+        shape, an axis) and bake it into the graph only when it does not vary.
+        """
+        array = tensor.array
+        name = self._arrays.get(id(array))
+        if name is None:
+            if id(array) in self._fresh:
+                return False
+            name = self._view_of_value(array) if self._is_view_of_value(array) else None
+            if name is None:
+                return True
+        self._scan()
+        return name in self._varying or name in self.captures or name in self.graph.input
+
+    def shape_varies(self, tensor):
+        """Whether the shape of ``tensor`` may differ from one run to the next: it was marked with
+        :meth:`relax_shape`, or an op computed it from such a value, or from values that vary which
+        decide its result's shape (a ``Reshape`` to a computed shape, ``NonZero``)."""
+        name = self._arrays.get(id(tensor.array))
+        if name is None:
+            return False  # a constant, or a capture (whose shape is part of the signature)
+        self._scan()
+        return name in self._shape_varying
+
+    def _scan(self):
+        """Extend :attr:`_varying` and :attr:`_shape_varying` over the ops recorded since the last scan."""
+        from vfw.core.graph.passes.cse import is_random  # the passes import the op registry, which imports this
+
+        ops = self.graph.op
+        if self._scanned == len(ops):
+            return
+        if self._scanned == 0:
+            self._varying = set()
+            self._shape_varying = set(self._relaxed)
+        varying, shaped, relaxed = self._varying, self._shape_varying, self._relaxed
+        external = set(self.graph.input) | set(self.captures)
+        for k in range(self._scanned, len(ops)):
+            opdef = ops[k]
+            names = opdef.input
+            shape = any(n in shaped for n in names)
+            if opdef.type in _SHAPE_READERS:  # a value of fixed shape, varying with its input's shape only
+                if shape:
+                    varying.update(opdef.output)
+                continue
+            values = [i for i, n in enumerate(names) if n in varying or n in external]
+            if values and not shape:
+                shape = _shapes_follow_values(opdef.type, values)
+            if shape or values or is_random(opdef):
+                varying.update(opdef.output)
+            if shape:
+                shaped.update(opdef.output)
+            shaped.update(n for n in opdef.output if n in relaxed)
+        self._scanned = len(ops)
+
     # -- results ------------------------------------------------------------------------------------
     def relax_shape(self, tensor, dims, fixed_results=False):
         """Note that the value ``tensor`` holds may have another shape in later runs (a loop's output).
@@ -425,6 +500,9 @@ class Trace:
         shapes (a loop's stacked history, read by ``Shape`` and by the reverse loop).
         """
         name = self._arrays.get(id(tensor.array))
+        if name not in self._relaxed:
+            self._relaxed.add(name)
+            self._scanned = 0  # ops already scanned may read it: scan again
         for vi in self.graph.value_info:
             if vi.name == name:
                 known = list(vi.dims)
@@ -462,6 +540,25 @@ class Trace:
 
 _active = []
 """Traces recording in any thread (checked by the executor's hot path: empty almost always)."""
+
+_DATA_SHAPED = frozenset({"NonZero", "Unique", "Compress", "StringSplit", "NonMaxSuppression"})
+"""Op types whose results' shapes depend on the values of their data inputs."""
+
+_SHAPE_READERS = frozenset({"Shape", "Size"})
+"""Op types that read only their input's shape (fixed for an argument: shapes are part of the signature)."""
+
+
+def _shapes_follow_values(op_type, positions):
+    """Whether an op of ``op_type`` whose inputs at ``positions`` vary gives results of varying shapes."""
+    if op_type in _DATA_SHAPED:
+        return True
+    from vfw.core.registry import get_schema  # the op registry imports the eager executor, which imports this
+
+    try:
+        schema = get_schema(op_type)
+    except LookupError:  # nothing known of it
+        return True
+    return any(schema.input_slot(i).name in schema.value_inputs for i in positions)
 
 
 def assign(target, value):

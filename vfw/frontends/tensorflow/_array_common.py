@@ -14,6 +14,7 @@ from vfw.frontends.tensorflow._conversion import cannot_convert
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, kernel_type_name, wrap
 from vfw.frontends.tensorflow._op_support import INDEX_DTYPES, attr_error
 from vfw.frontends.tensorflow._shape import TensorShape
+from vfw.frontends.tensorflow._traced_shapes import pinned
 
 _ints = (int, np.integer)
 
@@ -53,7 +54,9 @@ def int_values(value, name, tf_op=None, python_error=TypeError):
         if isinstance(value, CoreTensor) or python_error is not TypeError:
             raise attr_error(tf_op, name, kernel_type_name(_dtypes.of_array(t.array)), "int32, int64")
         raise cannot_convert(value, _dtypes.int32)
-    return tuple(int(v) for v in t.array.reshape(-1))
+    values = tuple(int(v) for v in t.array.reshape(-1))
+    pinned(t, values, name, tf_op)
+    return values
 
 
 def scalar_int(value, name):
@@ -63,4 +66,6 @@ def scalar_int(value, name):
     t = convert_to_tensor(value, dtype_hint=_dtypes.int32)
     if t.array.dtype.kind not in "iu" or t.array.size != 1:
         raise TypeError(f"Argument `{name}` must be an integer scalar, got {value!r}")
-    return int(t.array.reshape(-1)[0])
+    value = int(t.array.reshape(-1)[0])
+    pinned(t, (value,), name, None)
+    return value

@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import errors
+from vfw.frontends.tensorflow import _traced_shapes, errors
 from vfw.frontends.tensorflow._array_common import int_values, scalar_int
 from vfw.frontends.tensorflow._dispatch import (
     call,
@@ -75,6 +76,12 @@ def reshape(tensor, shape, name=None):
         the requested shape has 4").
     """
     x = convert_to_tensor(tensor)
+    if _tracing and (_traced_shapes.varies(shape) or _traced_shapes.shape_varies(x)):
+        # The graph infers the -1 and checks the sizes on each run, from that run's shape values.
+        target = _traced_shapes.dims_tensor(shape, "Reshape", "Tshape")
+        dims = _traced_shapes.resolved(lambda source, wanted: (_reshape_dims(wanted, source),),
+                                       _traced_shapes.shape_of(x), target)
+        return _traced_shapes.value_shaped(call(_RESHAPE, x, dims[0], tf_op="Reshape"))
     values = int_values(shape, "Tshape", "Reshape", python_error=errors.InvalidArgumentError)
     dims = _reshape_dims(values, x.array.shape)
     if recording(x):
@@ -236,10 +243,15 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     if isinstance(num_or_size_splits, CoreTensor) and convert_to_tensor(num_or_size_splits).array.ndim == 0:
         raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. Argument "
                          f"provided: {num_or_size_splits}")
+    run_sizes = None  # the sizes as a tensor the graph computes, when they follow each call's values
     if isinstance(num_or_size_splits, (int, np.integer)):
         count = int(num_or_size_splits)
         tf_op = "Split"
         sizes = None
+    elif _tracing and _traced_shapes.varies(num_or_size_splits):
+        run_sizes = _traced_shapes.dims_tensor(num_or_size_splits, "SplitV", "Tlen")
+        sizes = run_sizes.array.tolist()
+        count, tf_op = len(sizes), "SplitV"
     else:
         sizes = list(int_values(num_or_size_splits, "Tlen", "SplitV", python_error=errors.InvalidArgumentError))
         count, tf_op = len(sizes), "SplitV"
@@ -251,6 +263,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     if not -rank <= axis < rank:
         raise op_error(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis}", tf_op)
     axis %= rank
+    if run_sizes is not None or _tracing and _traced_shapes.shape_varies(x):
+        return _traced_split(x, count, run_sizes, axis, tf_op)
     dim = x.array.shape[axis]
     if sizes is None:
         if dim % count:
@@ -268,6 +282,24 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         return parts
     parts = call("Split", x, int64s(sizes), axis=axis, tf_op=tf_op)
     return list(parts) if isinstance(parts, tuple) else [parts]
+
+
+def _traced_split(x, count, sizes, axis, tf_op):
+    """``split`` of ``x`` along ``axis`` where the graph computes the sizes of the parts at each run, from that run's
+    ``sizes`` (a 1-D int64 tensor, None for ``count`` equal parts) and shape of ``x``, with TF's errors then."""
+    def run_sizes(shape, *given):
+        dim = shape[axis]
+        if given:
+            return (_split_sizes(list(given[0]), dim, tf_op),)
+        if dim % count:
+            raise op_error(f"Number of ways to split should evenly divide the split dimension, but got split_dim "
+                           f"{axis} (size = {dim}) and num_split {count}", tf_op)
+        return ([dim // count] * count,)
+
+    given = () if sizes is None else (sizes,)
+    split_sizes = _traced_shapes.resolved(run_sizes, _traced_shapes.shape_of(x), *given)[0]
+    parts = call("Split", x, split_sizes, axis=axis, tf_op=tf_op)
+    return [_traced_shapes.value_shaped(p) for p in (parts if isinstance(parts, tuple) else (parts,))]
 
 
 def _split_sizes(sizes, dim, tf_op):
@@ -289,14 +321,27 @@ def _split_sizes(sizes, dim, tf_op):
 def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along each dim i."""
     x = convert_to_tensor(input)
+    if _tracing and _traced_shapes.varies(multiples):
+        reps = _traced_shapes.dims_tensor(multiples, "Tile", "Tmultiples")
+        _tile_length(x, reps.array.size)
+        reps = _traced_shapes.resolved(lambda r: (_tile_reps(r),), reps)[0]
+        return _traced_shapes.value_shaped(call(_TILE, x, reps, tf_op="Tile"))
     reps = int_values(multiples, "Tmultiples", "Tile", python_error=errors.InvalidArgumentError)
-    if len(reps) != x.array.ndim:
+    _tile_length(x, len(reps))
+    return call(_TILE, x, int64s(_tile_reps(reps)), tf_op="Tile")
+
+
+def _tile_length(x, length):
+    if length != x.array.ndim:
         raise op_error(f"Expected multiples argument to be a vector of length {x.array.ndim} but got length "
-                       f"{len(reps)}", "Tile")
+                       f"{length}", "Tile")
+
+
+def _tile_reps(reps):
     for i, r in enumerate(reps):
         if r < 0:
             raise op_error(f"Expected multiples[{i}] >= 0, but got {r}", "Tile")
-    return call(_TILE, x, int64s(reps), tf_op="Tile")
+    return reps
 
 
 NAMESPACES = {

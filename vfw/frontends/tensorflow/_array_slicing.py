@@ -14,7 +14,7 @@ import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import errors
+from vfw.frontends.tensorflow import _traced_shapes, errors
 from vfw.frontends.tensorflow._array_common import int_values
 from vfw.frontends.tensorflow._array_gather import boolean_mask
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, recording, wrap
@@ -130,7 +130,10 @@ def _holds_tensor(item):
 def _select(x, items, tf_op="StridedSlice"):
     """``x`` indexed by the normalized ``items``."""
     if _tracing and any(_holds_tensor(i) for i in items):
-        return _traced_select(x, items, tf_op)
+        bounds = [b for i in items if isinstance(i, _PySlice) for b in (i.start, i.stop, i.step)
+                  if isinstance(b, CoreTensor)]  # (a tensor index picks one element: a fixed shape)
+        result = _traced_select(x, items, tf_op)
+        return _traced_shapes.value_shaped(result) if _traced_shapes.varies(*bounds) else result
     if not recording(x):
         try:  # numpy's basic indexing is TF's strided slice; the trailing ... keeps 0-d results arrays
             return wrap(x.array[items if _has_ellipsis(items) else items + (Ellipsis,)])
@@ -242,10 +245,15 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         Bit i set: entry i takes index ``begin[i]`` and removes the dim.
     """
     x = convert_to_tensor(input_)
-    invalid = errors.InvalidArgumentError
-    begin, end = (int_values(v, "Index", "StridedSlice", python_error=invalid) for v in (begin, end))
-    strides = (1,) * len(begin) if strides is None else int_values(strides, "Index", "StridedSlice",
-                                                                   python_error=invalid)
+    if _tracing and _traced_shapes.varies(begin, end, strides):
+        begin, end, strides = (None if v is None else _elements(v, "StridedSlice") for v in (begin, end, strides))
+    else:
+        invalid = errors.InvalidArgumentError
+        begin, end = (int_values(v, "Index", "StridedSlice", python_error=invalid) for v in (begin, end))
+        if strides is not None:
+            strides = int_values(strides, "Index", "StridedSlice", python_error=invalid)
+    if strides is None:
+        strides = (1,) * len(begin)
     if not len(begin) == len(end) == len(strides):
         raise op_error(f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
                        f"[{len(begin)}], [{len(end)}], and [{len(strides)}] instead.", "StridedSlice")
@@ -257,7 +265,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         elif new_axis_mask & bit:
             items.append(None)
         elif shrink_axis_mask & bit:
-            if s < 0:
+            if (s.array if isinstance(s, CoreTensor) else s) < 0:  # (a varying stride's direction is the traced one)
                 raise op_error("only stride 1 allowed on non-range indexing.", "StridedSlice")
             items.append(b)
         else:
@@ -269,19 +277,43 @@ def slice(input_, begin, size, name=None):  # noqa: A001  (tf.slice)
     """The block of ``input_`` starting at ``begin`` with ``size`` (-1: to the end) elements per dim."""
     x = convert_to_tensor(input_)
     shape = x.array.shape
+    if _tracing and (_traced_shapes.varies(begin, size) or _traced_shapes.shape_varies(x)):
+        begin, size = (_traced_shapes.dims_tensor(v, "Slice", "Index") for v in (begin, size))
+        _slice_lengths(begin.array.size, size.array.size, len(shape))
+        # The graph checks the bounds and resolves the -1 sizes on each run, from that run's values.
+        starts, ends = _traced_shapes.resolved(_slice_bounds, begin, size, _traced_shapes.shape_of(x))
+        everything = int64s(range(len(shape)))
+        result = call(_SLICE, x, starts, ends, everything, np.ones(len(shape), I64), tf_op="Slice")
+        return _traced_shapes.value_shaped(result)
     begin, size = (int_values(v, "Index", "Slice", python_error=errors.InvalidArgumentError) for v in (begin, size))
-    if not len(begin) == len(size) == len(shape):
-        raise op_error(f"Expected begin and size arguments to be 1-D tensors of size {len(shape)}, but got shapes "
-                       f"[{len(begin)}] and [{len(size)}] instead.", "Slice")
-    items = []
+    _slice_lengths(len(begin), len(size), len(shape))
+    starts, ends = _slice_bounds(begin, size, shape)
+    return _select(x, tuple(_PySlice(b, e) for b, e in zip(starts, ends)), "Slice")
+
+
+def _slice_lengths(begins, sizes, rank):
+    if not begins == sizes == rank:
+        raise op_error(f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got shapes "
+                       f"[{begins}] and [{sizes}] instead.", "Slice")
+
+
+def _slice_bounds(begin, size, shape):
+    """The starts and ends of ``tf.slice``'s block (-1 sizes reach the end), with TF's errors."""
+    ends = []
     for i, (b, n, d) in enumerate(zip(begin, size, shape)):
         if not 0 <= b <= d:
             raise op_error(f"Expected begin[{i}] in [0, {d}], but got {b}", "Slice")
         n = d - b if n == -1 else n
         if not 0 <= n <= d - b:
             raise op_error(f"Expected size[{i}] in [0, {d - b}], but got {n}", "Slice")
-        items.append(_PySlice(b, b + n))
-    return _select(x, tuple(items), "Slice")
+        ends.append(b + n)
+    return begin, ends
+
+
+def _elements(value, tf_op):
+    """A varying 1-D index argument as its 0-d int64 element tensors (computed by the graph)."""
+    t = _traced_shapes.dims_tensor(value, tf_op, "Index")
+    return [_select(t, (k,), tf_op) for k in range(t.array.size)]
 
 
 NAMESPACES = {"tf": ["slice", "strided_slice"]}

@@ -10,8 +10,9 @@ import builtins
 
 import numpy as np
 
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
+from vfw.frontends.tensorflow import _dispatch, _dtypes, _traced_shapes, errors
 from vfw.frontends.tensorflow._array_common import fresh, int_values, scalar_int
 from vfw.frontends.tensorflow._conversion import MIXED
 from vfw.frontends.tensorflow._dispatch import (
@@ -99,8 +100,27 @@ def _dims(shape, tf_op="Fill"):
     return dims
 
 
+def _nonnegative(dims, tf_op="Fill"):
+    for d in dims:
+        if d < 0:
+            raise op_error(f"Dimension {d} must be >= 0", tf_op)
+    return dims
+
+
+def _run_dims(shape):
+    """A varying ``shape`` argument as the int64 dims the graph computes on each run (TF's errors then)."""
+    return _traced_shapes.resolved(lambda dims: (_nonnegative(dims),), _traced_shapes.dims_tensor(shape, "Fill"))[0]
+
+
+def _expanded(value, dims, tf_op):
+    """The scalar tensor or array ``value`` broadcast to the run-time ``dims`` (a value-shaped result)."""
+    return _traced_shapes.value_shaped(call("Expand", value, dims, tf_op=tf_op))
+
+
 def _filled(shape, dtype, value, fn):
     dtype = _dtypes.as_dtype(dtype)
+    if _tracing and dtype.np is not None and dtype != _dtypes.string and _traced_shapes.varies(shape):
+        return _expanded(np.array(value, dtype.np), _run_dims(shape), "Fill")
     dims = _dims(shape)
     if dtype == _dtypes.string:
         if value:
@@ -132,10 +152,13 @@ def fill(dims, value, name=None, layout=None):
 
     Differentiable in ``value`` (the gradient is the sum of the output gradient), as in TF.
     """
-    shape = _dims(dims)
+    run_dims = _run_dims(dims) if _tracing and _traced_shapes.varies(dims) else None
+    shape = _dims(dims) if run_dims is None else None
     value = convert_to_tensor(value)
     if value.array.ndim:
         raise op_error(f"value must represent a scalar, got shape {list(value.array.shape)}", "Fill")
+    if run_dims is not None:
+        return _expanded(value, run_dims, "Fill")
     if recording(value):
         return call("Expand", value, int64s(shape), tf_op="Fill")
     return fresh(np.full(shape, value.array))
@@ -148,6 +171,8 @@ def _like(input, dtype, value, fn):
         raise op_error("Value for attr 'T' of string is not in the list of allowed values: bfloat16, half, float, "
                        "double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool",
                        "OnesLike")
+    if _tracing and dtype != _dtypes.string and _traced_shapes.shape_varies(x):
+        return _expanded(np.array(value, dtype.np), _traced_shapes.shape_of(x), "Fill")
     return _filled(x.array.shape, dtype, value, fn)
 
 
@@ -210,7 +235,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001  
     if delta < 0 and not start >= limit:
         raise op_error(f"Requires start >= limit when delta < 0: {_text(start)}/{_text(limit)}", "Range")
     if recording(*values):  # a traced tensor argument: the graph computes the range from each run's value
-        return host(lambda *args: _range_values(*(a.reshape(()).astype(dtype.np) for a in args)), *values)
+        result = host(lambda *args: _range_values(*(a.reshape(()).astype(dtype.np) for a in args)), *values)
+        return _traced_shapes.value_shaped(result) if _traced_shapes.varies(*values) else result
     return fresh(_range_values(*arrays))
 
 
@@ -248,15 +274,16 @@ def linspace(start, stop, num, name=None, axis=0):
     if isinstance(num, float) or isinstance(num, CoreTensor) and num.array.dtype.kind not in "iu":
         raise TypeError(f"Argument `tensor` (name: num) must be of type integer. Received `tensor` = {num} of dtype: "
                         f"{_dtypes.of_array(convert_to_tensor(num).array)!r}")
-    n = scalar_int(num, "num")
-    if n < 0:
-        raise op_error(f"Requires start <= limit when delta > 0: 1/{n}", "Range")
+    run_num = _tracing and _traced_shapes.varies(num)  # then the graph computes the values from each call's num
+    n = None if run_num else _linspace_count(scalar_int(num, "num"))
     shape = np.broadcast_shapes(start.array.shape, stop.array.shape)
     rank = len(shape)
     if not -rank - 1 <= axis <= rank:
         raise op_error(f"Tried to expand dim index {axis} for tensor with {rank} dimensions.", "ExpandDims")
     axis = axis % (rank + 1)
     first, last = (_at_axis(v, shape, axis) for v in (start, stop))
+    if run_num:
+        return _traced_linspace(first, last, _traced_shapes.scalar_int64(num, "Range"), axis, rank)
     if n <= 1:  # stop stays connected (a zero gradient), as in TF
         both = call("Concat", first, last, axis=axis, tf_op="ConcatV2")
         return call("Slice", both, int64s([0]), int64s([n]), int64s([axis]), tf_op="StridedSlice")
@@ -264,6 +291,26 @@ def linspace(start, stop, num, name=None, axis=0):
     delta = call("Div", call("Sub", last, first), np.array(n - 1, start.array.dtype))
     middle = call("Add", first, call("Mul", delta, steps))
     return call("Concat", first, middle, last, axis=axis, tf_op="ConcatV2")
+
+
+def _linspace_count(n):
+    if n < 0:
+        raise op_error(f"Requires start <= limit when delta > 0: 1/{n}", "Range")
+    return n
+
+
+def _traced_linspace(first, last, n, axis, rank):
+    """``linspace`` from ``first`` to ``last`` (size 1 at ``axis``) for the int64 count tensor ``n`` of each run:
+    ``[first, first + delta * k for k in 1..n-2, last]`` cut to ``n`` values, as eagerly for any ``n``."""
+    _traced_shapes.checked_at_run(lambda count: _linspace_count(int(count)), n)
+    one = np.array(1, np.int64)
+    steps = call("Cast", call("Range", one, call("Sub", n, one), one, tf_op="Range"), to=first.array.dtype)
+    steps = call("Reshape", steps, int64s((-1,) + (1,) * (rank - axis)), tf_op="Reshape")
+    intervals = call("Cast", call("Max", call("Sub", n, one), one), to=first.array.dtype)  # (unused when n < 3)
+    middle = call("Add", first, call("Mul", call("Div", call("Sub", last, first), intervals), steps))
+    both = call("Concat", first, middle, last, axis=axis, tf_op="ConcatV2")
+    values = call("Slice", both, int64s([0]), call("Reshape", n, int64s([1])), int64s([axis]), tf_op="StridedSlice")
+    return _traced_shapes.value_shaped(values, [None if k == axis else k for k in builtins.range(rank + 1)])
 
 
 def _at_axis(t, shape, axis):
@@ -278,15 +325,29 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
     if any(isinstance(v, float) for v in (num_rows, num_columns)):
         raise TypeError("Arguments `num_rows` and `num_columns` must be positive integer values. Received: "
                         f"num_rows={num_rows}, num_columns={num_rows if num_columns is None else num_columns}")
+    dtype = _dtypes.as_dtype(dtype)
+    if _tracing and _traced_shapes.varies(num_rows, num_columns, batch_shape):  # made at each run
+        if dtype == _dtypes.string:
+            raise TypeError("Cannot convert 1 to EagerTensor of dtype string")
+        rows = _traced_shapes.scalar_int64(num_rows, "Fill")
+        cols = rows if num_columns is None else _traced_shapes.scalar_int64(num_columns, "Fill")
+        batch = int64s(()) if batch_shape is None else _traced_shapes.dims_tensor(batch_shape, "Fill")
+        return _traced_shapes.value_shaped(host(
+            lambda r, c, b: _identities(tuple(b.tolist()), int(r), int(c), dtype), rows, cols, batch))
     rows = scalar_int(num_rows, "num_rows")
     cols = rows if num_columns is None else scalar_int(num_columns, "num_columns")
     batch = () if batch_shape is None else int_values(batch_shape, "batch_shape", "Fill")
-    dims = _dims(batch + (rows, cols))
-    dtype = _dtypes.as_dtype(dtype)
     if dtype == _dtypes.string:
+        _dims(batch + (rows, cols))
         raise TypeError("Cannot convert 1 to EagerTensor of dtype string")
+    return fresh(_identities(batch, rows, cols, dtype))
+
+
+def _identities(batch, rows, cols, dtype):
+    """``batch + (rows, cols)`` identity matrices of DType ``dtype`` (TF's errors for negative dims)."""
+    dims = _nonnegative(batch + (rows, cols))
     matrix = np.eye(rows, cols, dtype=dtype.np)
-    return fresh(np.broadcast_to(matrix, dims).copy() if batch else matrix)
+    return np.broadcast_to(matrix, dims).copy() if batch else matrix
 
 
 _ONE_HOT_INDICES = {np.dtype(np.uint8), np.dtype(np.int8), I32, I64}
@@ -302,8 +363,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if indices.array.dtype not in _ONE_HOT_INDICES:
         raise op_error(f"Value for attr 'TI' of {_dtypes.of_array(indices.array).name} is not in the list of allowed "
                        "values: uint8, int8, int32, int64", "OneHot")
-    depth = int_values(convert_to_tensor(depth, _dtypes.int32) if isinstance(depth, CoreTensor) else depth, "depth")
-    if isinstance(depth, tuple) and len(depth) != 1:
+    depth_tensor = convert_to_tensor(depth, _dtypes.int32) if isinstance(depth, CoreTensor) else None
+    run_depth = _tracing and _traced_shapes.varies(depth_tensor)  # then each run encodes with its depth
+    depth = (depth_tensor.array.reshape(-1).tolist() if run_depth else
+             int_values(depth if depth_tensor is None else depth_tensor, "depth"))
+    if len(depth) != 1:
         raise op_error(f"depth must be a scalar, but got: {list(depth)}", "OneHot")
     depth = depth[0]
     if dtype is not None:
@@ -327,15 +391,23 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     axis = -1 if axis is None else axis
     if axis != -1 and not 0 <= axis <= rank:
         raise op_error(f"Expected axis to be -1 or between [0, {rank + 1}).  But received: {axis}", "OneHot")
-    if depth < 0:
-        raise op_error(f"depth must be non-negative, got: {depth}", "OneHot")
     axis = rank if axis == -1 else axis
-    positions = np.arange(depth).reshape((depth,) + (1,) * (rank - axis))
 
-    def encode(index, off, on):
+    def encode(index, off, on, *count):
+        n = _one_hot_depth(int(count[0].reshape(-1)[0]) if count else depth)
+        positions = np.arange(n).reshape((n,) + (1,) * (rank - axis))
         return np.where(np.expand_dims(index, axis) == positions, on, off)  # negative indices match no position
 
+    if run_depth:
+        return _traced_shapes.value_shaped(host(encode, indices, *values, depth_tensor))
+    _one_hot_depth(depth)
     return host(encode, indices, *values)
+
+
+def _one_hot_depth(n):
+    if n < 0:
+        raise op_error(f"depth must be non-negative, got: {n}", "OneHot")
+    return n
 
 
 def _one_hot_value(value, dtype):
@@ -441,7 +513,10 @@ def _out_type(out_type, tf_op):
 def shape(input, out_type=None, name=None):
     """The shape of ``input`` as a 1-D int32 (or ``out_type``) tensor."""
     out = I32 if out_type is None else _out_type(out_type, "Shape")
-    return fresh(np.array(convert_to_tensor(input).array.shape, out))
+    x = convert_to_tensor(input)
+    if _tracing and _traced_shapes.shape_varies(x):
+        return cast(call("Shape", x, tf_op="Shape"), out)
+    return fresh(np.array(x.array.shape, out))
 
 
 def shape_n(input, out_type=_dtypes.int32, name=None):
@@ -452,7 +527,10 @@ def shape_n(input, out_type=_dtypes.int32, name=None):
 def size(input, out_type=None, name=None):
     """The number of elements of ``input`` as a scalar int32 (or ``out_type``) tensor."""
     dtype = I32 if out_type is None else _dtypes.as_dtype(out_type).np
-    return fresh(np.array(convert_to_tensor(input).array.size, dtype))
+    x = convert_to_tensor(input)
+    if _tracing and _traced_shapes.shape_varies(x):
+        return cast(call("Size", x, tf_op="Size"), dtype)
+    return fresh(np.array(x.array.size, dtype))
 
 
 def rank(input, name=None):

@@ -32,9 +32,11 @@ How it maps onto the engine, and where it differs from TensorFlow 2.21:
   (``if x > 0:``, ``while``) while tracing raises ``OperatorNotAllowedInGraphError`` naming
   tf.cond/tf.while_loop instead of freezing the traced branch; Python control flow over Python
   values unrolls while tracing, as in TF.  Iterating over a tensor unrolls over its first dim
-  (shapes are part of the signature), ``tensor.numpy()`` raises TF's AttributeError, and
-  ``int()``/``float()`` of a tensor (TypeErrors in TF without AutoGraph) give the traced value,
-  which later calls would keep: do not use them inside tf.function.
+  (shapes are part of the signature; a dim that follows values raises TF's error),
+  ``tensor.numpy()`` raises TF's AttributeError, and ``int()``/``float()`` of a tensor computed
+  from the arguments raise TF's TypeError.
+- **Values read from tensors** (``tf.zeros([n])``, ``tf.reshape(x, [n, -1])``...) follow each
+  call's values: the graph computes such shapes (see ``_traced_shapes``).
 - ``get_concrete_function`` records the signature without running the function (TF traces
   it then); ``structured_outputs`` runs it once on example values (writes undone).
 - ``jit_compile``, ``autograph`` and the ``experimental_*`` options are accepted and ignored.

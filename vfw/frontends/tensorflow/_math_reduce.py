@@ -36,6 +36,7 @@ from vfw.frontends.tensorflow._op_support import (
     scalar_like,
     with_dtype,
 )
+from vfw.frontends.tensorflow._traced_shapes import pinned
 
 _INT64 = np.dtype(np.int64)
 
@@ -57,6 +58,7 @@ def reduction_axes(tf_op, x, axis):
         if t.array.dtype not in INDEX_DTYPES:
             raise attr_error(tf_op, "Tidx", _dtypes.of_array(t.array).name, "int32, int64")
         values = t.array.reshape(-1).tolist()
+        pinned(t, values, "axis", tf_op)
     rank = x.array.ndim
     if len(values) == 1 and -rank <= values[0] < rank:  # the common case
         return (values[0] % rank,)

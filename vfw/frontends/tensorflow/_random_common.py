@@ -17,11 +17,14 @@ from vfw.frontends.tensorflow import _dtypes
 from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
+    host,
     kernel_type_name,
     op_error,
+    wrap,
 )
 from vfw.frontends.tensorflow._op_support import FLOATS, I32, I64, INDEX_DTYPES, attr_error
 from vfw.frontends.tensorflow._shape import TensorShape
+from vfw.frontends.tensorflow._traced_shapes import pinned, value_shaped, varies
 
 
 class Algorithm(enum.Enum):
@@ -117,7 +120,54 @@ def shape_tensor(shape):
 
 def shape_dims(array, tf_op):
     """The dims of a shape array from ``shape_tensor``, with the errors of TF's kernel ``tf_op``
-    (InvalidArgumentError for a non-integer, non-vector or negative shape)."""
+    (InvalidArgumentError for a non-integer, non-vector or negative shape); inside a tf.function,
+    a shape computed from the arguments is checked at each call to hold these dims (see ``DrawShape``
+    for draws that follow it)."""
+    dims = _checked_dims(array, tf_op)
+    pinned(wrap(array), dims, "shape", tf_op)
+    return dims
+
+
+class DrawShape:
+    """The ``shape`` argument of a draw: its dims in this call, and the dims of each run of the graph being traced
+    when the shape is computed from the function's arguments (the draw then follows each call's shape, as TF's).
+
+    Parameters
+    ----------
+    shape : sequence of int, TensorShape or 1-D integer tensor
+    tf_op : str
+        TF's kernel, for errors.
+    """
+
+    __slots__ = ("array", "dims", "_tensor", "tf_op")
+
+    def __init__(self, shape, tf_op):
+        self._tensor = None
+        if _tracing and varies(shape):
+            self._tensor = convert_to_tensor(shape, dtype_hint=_dtypes.int32)
+            self.array = self._tensor.array
+        else:
+            self.array = shape_tensor(shape)
+        self.tf_op = tf_op
+
+    def checked(self):
+        """This shape, with its dims (TF's errors for a bad shape)."""
+        self.dims = _checked_dims(self.array, self.tf_op)
+        return self
+
+    def host(self, draw, *inputs):
+        """``draw(dims, *arrays)`` on the tensors ``inputs`` (see ``_dispatch.host``) for the dims of each run; its
+        first result (the draw) is value-shaped when the shape varies."""
+        if self._tensor is None:
+            dims = self.dims
+            return host(lambda *arrays: draw(dims, *arrays), *inputs)
+        tf_op = self.tf_op
+        result = host(lambda shape, *arrays: draw(_checked_dims(shape, tf_op), *arrays), self._tensor, *inputs)
+        value_shaped(result[0] if result.__class__ is tuple else result)
+        return result
+
+
+def _checked_dims(array, tf_op):
     if array.dtype not in INDEX_DTYPES:
         raise attr_error(tf_op, "T", kernel_type_name(_dtypes.of_array(array)), "int32, int64")
     if array.ndim != 1:

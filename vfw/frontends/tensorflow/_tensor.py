@@ -4,11 +4,18 @@ Operators and math methods are bound from the op family modules (their ``TENSOR_
 ``_families.install``; this file holds what is specific to the tensor object itself.
 """
 
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._shape import TensorShape
 
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def _traced_shapes():
+    from vfw.frontends.tensorflow import _traced_shapes as module  # it imports the ops, which import this module
+
+    return module
 
 
 class Tensor(CoreTensor):
@@ -101,26 +108,39 @@ class Tensor(CoreTensor):
     def __len__(self):
         if self.array.ndim == 0:
             raise TypeError("Scalar tensor has no `len()`")
+        if _tracing:
+            _traced_shapes().refuse_varying_length(self, iterating=False)
         return self.array.shape[0]
 
     def __iter__(self):
         if self.array.ndim == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
+        if _tracing:
+            _traced_shapes().refuse_varying_length(self, iterating=True)
         return (_dispatch.wrap(self.array[i]) for i in range(self.array.shape[0]))
 
     def __bool__(self):
         return bool(self.array)
 
+    # Under a graph trace, a Python value read from a tensor that varies between runs would be frozen: refused.
     def __int__(self):
+        if _tracing:
+            _traced_shapes().refuse_python_value(self, "int")
         return int(self.array)
 
     def __float__(self):
+        if _tracing:
+            _traced_shapes().refuse_python_value(self, "float")
         return float(self.array)
 
     def __complex__(self):
+        if _tracing:
+            _traced_shapes().refuse_python_value(self, "complex")
         return complex(self.array)
 
     def __index__(self):
+        if _tracing:
+            _traced_shapes().refuse_python_value(self, "index")
         if self.array.ndim:  # TF's errors come from the numpy value
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         if self.array.dtype.kind not in "iu":
