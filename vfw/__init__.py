@@ -2,9 +2,12 @@
 
 ``import vfw.torch as torch`` and ``import vfw.tensorflow as tf`` are the
 frontends; ``vfw.core`` is the engine and ``vfw.onnx_io`` the ONNX bridge.
+``with vfw.mock("torch"):`` (and ``python -m vfw run --as torch script.py``) serve
+them under the real names, so unmodified ``import torch`` code runs on vfw.
 """
 
 from vfw import _aliases
+from vfw._serving import mock  # noqa: F401
 from vfw.core import (  # noqa: F401
     Attr,
     OpSchema,

@@ -1,0 +1,1 @@
+"""Coverage of the real frameworks' public APIs by vfw (``python -m vfw coverage``)."""
