@@ -1,0 +1,28 @@
+"""Runs training programs and prints their losses as one JSON line: ``{"program.py": [loss, ...], ...}`` (and
+``"__modules__"``: the name of the module each of ``import torch`` / ``import tensorflow`` gave).
+
+``python driver.py a.py b.py`` runs them on whatever ``import torch`` / ``import tensorflow`` finds
+(the real frameworks); ``python -m vfw run --as torch driver.py a.py b.py`` runs the same files on
+vfw.  Every program defines ``main()`` returning its list of float losses; one process runs them
+all so that the frameworks are imported once.
+"""
+
+import json
+import os
+import runpy
+import sys
+
+
+def main(paths):
+    losses = {}
+    for path in paths:
+        program = runpy.run_path(path, run_name="program")
+        losses[os.path.basename(path)] = [float(v) for v in program["main"]()]
+    # Which modules served the imports: the caller checks that vfw ran where it should.
+    losses["__modules__"] = {name: sys.modules[name].__name__
+                             for name in ("torch", "tensorflow") if name in sys.modules}
+    print(json.dumps(losses))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,24 @@
+"""An Embedding trained with RMSprop and Adam: real Keras receives the Embedding's gradient as a tf.IndexedSlices
+and its optimizers update their moments row-wise (only the rows the batch looked up); vfw's Keras applies a dense
+gradient, so the losses part after the first step (a known difference, see the programs' test)."""
+
+import numpy as np
+from tensorflow import keras
+
+
+def main():
+    rng = np.random.default_rng(2)
+    tokens = rng.integers(1, 12, (48, 7))
+    labels = (tokens == 3).any(axis=1).astype(np.float32)[:, None]
+    losses = []
+    for optimizer in ["rmsprop", "adam"]:
+        keras.utils.set_random_seed(2)
+        model = keras.Sequential([keras.Input((7,), dtype="int64"), keras.layers.Embedding(12, 8),
+                                  keras.layers.Flatten(), keras.layers.Dense(1, activation="sigmoid")])
+        model.compile(optimizer=optimizer, loss="binary_crossentropy")
+        losses += model.fit(tokens, labels, batch_size=16, epochs=2, shuffle=False, verbose=0).history["loss"]
+    return losses
+
+
+if __name__ == "__main__":
+    print(main())
