@@ -277,7 +277,7 @@ class GraphWriter:
             return
         inputs, attrs = adapted
         attributes = [self._attribute(op_type, schema, k, v, inputs) for k, v in attrs.items()]
-        outputs = self._all_outputs(op_type, outputs, attrs)
+        outputs = self._all_outputs(op_type, schema, outputs, attrs)
         inputs, outputs, after = self._legal_types(op_type, schema, list(inputs), list(outputs))
         node_name = self.model.unique(f"{self.prefix}{op_type}")
         node = helper.make_node(op_type, inputs, outputs, name=node_name)
@@ -287,13 +287,18 @@ class GraphWriter:
         self.nodes.append(node)
         self.nodes.extend(after)
 
-    def _all_outputs(self, op_type, outputs, attrs):
-        """A control-flow node names one output per subgraph result (traces drop unread trailing ones)."""
+    def _all_outputs(self, op_type, schema, outputs, attrs):
+        """Name every output ONNX requires: traces drop unread trailing outputs (a control-flow node has one
+        output per subgraph result; other ops their non-optional outputs, e.g. TopK's indices)."""
         body = attrs.get("body") if op_type == "Loop" else attrs.get("then_branch") if op_type == "If" else None
-        if body is None:
-            return list(outputs)
-        count = len(body.output) - (1 if op_type == "Loop" else 0)
-        return [o or self.value(f"{op_type}_unused", np.float32) for o in list(outputs) + [""] * (count - len(outputs))]
+        if body is not None:
+            required = len(body.output) - (1 if op_type == "Loop" else 0)
+        else:
+            required = sum(p.option == defs.OpSchema.FormalParameterOption.Single for p in schema.outputs)
+        outputs = list(outputs) + [""] * (required - len(outputs))
+        # An unread output has no declared type (nothing reads it): a name only, never cast.
+        return [o or (self.model.unique(f"{self.prefix}{op_type}_unused") if k < required else "")
+                for k, o in enumerate(outputs)]
 
     def _attribute(self, op_type, schema, key, value, inputs):
         spec = schema.attributes.get(key)

@@ -16,13 +16,16 @@ from vfw.core.graph import CompiledGraph, optimize, validate_graph
 from vfw.core.values import OptionalValue, TensorSequence
 from vfw.onnx_io import _import_ops, _import_quant  # noqa: F401  (they fill the handler table)
 from vfw.onnx_io._import_graph import OPTIONAL, SEQUENCE, TENSOR, Converter, element_type, kind_of, tensor_type
+from vfw.onnx_io._import_optimize import optimize_for_inference
 from vfw.onnx_io._import_tensors import OnnxModelError, check_feed
 
 MIN_IR_VERSION = 3
 MIN_OPSET = 1
 DEFAULT_OPT_LEVEL = 1
-"""Imported graphs are pruned, deduplicated and constant-folded; the in-place and buffer-pool levels
-assume value shapes that an ONNX graph need not declare."""
+"""Imported graphs are pruned, deduplicated and constant-folded, and get the inference rewrites of
+``_import_optimize`` (large constant fills and transposes computed once, per-channel affine maps folded
+into convolutions, max pools without indices); the in-place and buffer-pool levels assume value shapes
+that an ONNX graph need not declare."""
 
 
 class InputSpec:
@@ -234,7 +237,8 @@ def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
         Folder holding external data files (default: the model file's folder).  Data files
         must lie inside it.
     opt_level : int
-        Graph optimization level of the imported graph (0 or 1; see ``vfw.core.graph.optimize``).
+        Graph optimization level of the imported graph: 0 (as converted) or 1 (``vfw.core.graph.optimize``
+        at level 1 and the inference rewrites named in ``DEFAULT_OPT_LEVEL``).
 
     Returns
     -------
@@ -276,5 +280,7 @@ def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
     except VfwError as exc:
         raise type(exc)(f"imported graph: {exc}") from None
     if opt_level:
-        graph = optimize(graph, opt_level)
+        # The engine's folding first makes the small constants the rewrites read (per-channel scales...); its
+        # second run prunes the parameters they replaced.
+        graph = optimize(optimize_for_inference(optimize(graph, opt_level)), opt_level)
     return ImportedModel(proto, graph, builder.weights, opsets, opt_level)

@@ -1,0 +1,200 @@
+"""Inference rewrites at import (``_import_optimize``): results against ONNX's reference evaluator, and the
+rewritten graph's ops (so that a rewrite that silently stops applying is noticed)."""
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from tests.onnx.models import assert_matches_reference, model, tensor
+from vfw.onnx_io import load
+
+RNG = np.random.default_rng(0)
+
+
+def _f32(*shape, low=-1.0, high=1.0):
+    return RNG.uniform(low, high, shape).astype(np.float32)
+
+
+def _op_types(m, opt_level=1):
+    return [op.type for op in load(m, opt_level=opt_level).graph.op]
+
+
+def _conv_bn(channels=6, group=1, conv_bias=True, reread=False, training=False):
+    """Conv(3x3, pads 1) -> BatchNormalization on a (2, 4, 5, 5) input; the statistics are random."""
+    conv_inputs = ["x", "w"] + (["b"] if conv_bias else [])
+    nodes = [helper.make_node("Conv", conv_inputs, ["c"], pads=[1, 1, 1, 1], group=group),
+             helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["y"], epsilon=1e-3,
+                              **({"training_mode": 1} if training else {}))]
+    outputs = [tensor("y")]
+    if reread:
+        nodes.append(helper.make_node("Relu", ["c"], ["r"]))
+        outputs.append(tensor("r"))
+    inits = [("w", _f32(channels, 4 // group, 3, 3)), ("s", _f32(channels, low=0.5, high=2.0)),
+             ("t", _f32(channels)), ("m", _f32(channels)), ("v", _f32(channels, low=0.1, high=2.0))]
+    if conv_bias:
+        inits.append(("b", _f32(channels)))
+    return model(nodes, [tensor("x", shape=[2, 4, 5, 5])], outputs, inits)
+
+
+@pytest.mark.parametrize("group,conv_bias", [(1, True), (1, False), (2, True)])
+def test_batch_norm_folded_into_convolution(group, conv_bias):
+    m = _conv_bn(group=group, conv_bias=conv_bias)
+    assert_matches_reference(m, {"x": _f32(2, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
+    assert _op_types(m) == ["Conv"]
+    assert "BatchNormalization" in _op_types(m, opt_level=0)
+
+
+def test_batch_norm_stays_when_the_convolution_is_read_elsewhere():
+    m = _conv_bn(reread=True)
+    assert_matches_reference(m, {"x": _f32(2, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
+    assert "BatchNormalization" in _op_types(m)
+
+
+def test_batch_norm_stays_when_its_statistics_are_inputs():
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["y"])]
+    m = model(nodes, [tensor("x", shape=[1, 2, 4, 4])] + [tensor(n, shape=[3]) for n in "stmv"], [tensor("y")],
+              [("w", _f32(3, 2, 1, 1))])
+    feeds = {"x": _f32(1, 2, 4, 4), "s": _f32(3), "t": _f32(3), "m": _f32(3), "v": _f32(3, low=0.1)}
+    assert_matches_reference(m, feeds, rtol=1e-5, atol=1e-6)
+    assert "BatchNormalization" in _op_types(m)
+
+
+POOLS = {
+    "2d": dict(shape=(2, 3, 9, 8), kernel_shape=[3, 3], strides=[2, 2]),
+    "2d_pads": dict(shape=(1, 4, 7, 7), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "2d_asymmetric_pads": dict(shape=(1, 2, 6, 6), kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1]),
+    "2d_dilated": dict(shape=(1, 2, 9, 9), kernel_shape=[2, 3], dilations=[2, 2]),
+    "1d": dict(shape=(2, 3, 11), kernel_shape=[3], strides=[2], pads=[1, 0]),
+    "3d": dict(shape=(1, 2, 5, 6, 4), kernel_shape=[2, 2, 2]),
+    "valid": dict(shape=(1, 2, 7, 6), kernel_shape=[2, 2], strides=[2, 2], auto_pad="VALID"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_max_pool_values_without_indices(name):
+    attrs = dict(POOLS[name])
+    shape = attrs.pop("shape")
+    m = model([helper.make_node("MaxPool", ["x"], ["y"], **attrs)], [tensor("x", shape=list(shape))], [tensor("y")])
+    assert_matches_reference(m, {"x": _f32(*shape)})
+    assert "MaxPool" not in _op_types(m) and "ChannelsLastMaxPool" in _op_types(m)
+
+
+def test_max_pool_of_integers_and_negative_infinity():
+    x = _f32(1, 2, 6, 6)
+    x[0, 0, :3, :3] = -np.inf  # a window of -inf only (padding must not win over it)
+    m = model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[3, 3])],
+              [tensor("x", shape=[1, 2, 6, 6])], [tensor("y")])
+    assert_matches_reference(m, {"x": x})
+    m8 = model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])],
+               [tensor("x", TensorProto.UINT8, [1, 1, 4, 4])], [tensor("y", TensorProto.UINT8)])
+    assert_matches_reference(m8, {"x": RNG.integers(0, 255, (1, 1, 4, 4), dtype=np.uint8)})
+
+
+@pytest.mark.parametrize("attrs", [dict(ceil_mode=1), dict(auto_pad="SAME_UPPER")])
+def test_max_pools_the_rewrite_leaves(attrs):
+    m = model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], **attrs)],
+              [tensor("x", shape=[1, 2, 8, 8])], [tensor("y")])
+    assert_matches_reference(m, {"x": _f32(1, 2, 8, 8)})
+    assert "MaxPool" in _op_types(m)
+
+
+def test_max_pool_with_indices_read_stays():
+    """Compared with onnxruntime: ONNX's reference evaluator computes some MaxPool indices wrongly."""
+    ort = pytest.importorskip("onnxruntime")
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2])],
+              [tensor("x", shape=[1, 2, 4, 4])], [tensor("y"), tensor("i", TensorProto.INT64)])
+    x = _f32(1, 2, 4, 4)
+    expected = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    for got, want in zip(load(m)(x), expected):
+        np.testing.assert_array_equal(got, want)
+    assert "MaxPool" in _op_types(m)
+
+
+def test_constant_fill_weights_computed_at_import():
+    """Weights built by ConstantOfShape (as onnx's light models do), larger than the engine folds."""
+    nodes = [helper.make_node("ConstantOfShape", ["w_shape"], ["w"],
+                              value=helper.make_tensor("v", TensorProto.FLOAT, [1], [0.01])),
+             helper.make_node("MatMul", ["x", "w"], ["y"])]
+    m = model(nodes, [tensor("x", shape=[2, 600])], [tensor("y")], [("w_shape", np.asarray([600, 600], np.int64))])
+    assert_matches_reference(m, {"x": _f32(2, 600)}, rtol=1e-5, atol=1e-5)
+    assert _op_types(m) == ["MatMul"]
+
+
+def test_constant_fill_that_is_an_output_stays_fresh_each_run():
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["y"])]
+    m = model(nodes, [tensor("x", shape=[1])], [tensor("y")], [("shape", np.asarray([2, 3], np.int64))])
+    imported = load(m)
+    first = imported(np.zeros(1, np.float32))
+    first[...] = 7
+    np.testing.assert_array_equal(imported(np.zeros(1, np.float32)), np.zeros((2, 3), np.float32))
+
+
+def test_transposed_constant_stored_transposed():
+    nodes = [helper.make_node("Transpose", ["w"], ["wt"], perm=[1, 0]), helper.make_node("MatMul", ["x", "wt"], ["y"])]
+    m = model(nodes, [tensor("x", shape=[3, 4, 6])], [tensor("y")], [("w", _f32(5, 6))])
+    assert_matches_reference(m, {"x": _f32(3, 4, 6)}, rtol=1e-5, atol=1e-6)
+    assert _op_types(m) == ["MatMul"]
+
+
+def test_transpose_of_an_input_stays():
+    nodes = [helper.make_node("Transpose", ["w"], ["wt"]), helper.make_node("MatMul", ["x", "wt"], ["y"])]
+    m = model(nodes, [tensor("x", shape=[2, 3]), tensor("w", shape=[4, 3])], [tensor("y")])
+    assert_matches_reference(m, {"x": _f32(2, 3), "w": _f32(4, 3)}, rtol=1e-5, atol=1e-6)
+    assert "Transpose" in _op_types(m)
+
+
+def test_absurd_constant_fill_is_left_to_fail_when_run():
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["w"]), helper.make_node("Add", ["x", "w"], ["y"])]
+    m = model(nodes, [tensor("x", shape=[1])], [tensor("y")], [("shape", np.asarray([1 << 40, 1 << 20], np.int64))])
+    imported = load(m)
+    assert "ConstantOfShape" in [op.type for op in imported.graph.op]
+    with pytest.raises((MemoryError, ValueError)):
+        imported(np.zeros(1, np.float32))
+
+
+def _channel_affine_model(first, scale_shape, shift_shape, x_shape=(2, 4, 5, 5)):
+    """``first`` (a Conv or a BatchNormalization of x) -> Mul by a constant -> Add a constant -> Relu."""
+    channels = 6 if first == "Conv" else x_shape[1]
+    if first == "Conv":
+        node = helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1])
+        inits = [("w", _f32(channels, x_shape[1], 3, 3))]
+    else:
+        node = helper.make_node("BatchNormalization", ["x", "s", "t", "m", "v"], ["c"])
+        inits = [("s", _f32(channels, low=0.5, high=2)), ("t", _f32(channels)), ("m", _f32(channels)),
+                 ("v", _f32(channels, low=0.1, high=2))]
+    nodes = [node, helper.make_node("Mul", ["c", "scale"], ["p"]), helper.make_node("Add", ["shift", "p"], ["q"]),
+             helper.make_node("Relu", ["q"], ["y"])]
+    inits += [("scale", _f32(*scale_shape, low=0.5, high=2.0)), ("shift", _f32(*shift_shape))]
+    return model(nodes, [tensor("x", shape=list(x_shape))], [tensor("y")], inits)
+
+
+@pytest.mark.parametrize("first,scale_shape,shift_shape,x_shape", [
+    ("Conv", (6, 1, 1), (1, 6, 1, 1), (2, 4, 5, 5)),
+    ("Conv", (), (6, 1, 1), (2, 4, 5, 5)),
+    ("BatchNormalization", (4, 1, 1), (4, 1, 1), (2, 4, 5, 5)),
+    ("BatchNormalization", (4, 1), (1,), (3, 4, 7)),
+])
+def test_per_channel_scale_and_shift_folded(first, scale_shape, shift_shape, x_shape):
+    m = _channel_affine_model(first, scale_shape, shift_shape, x_shape)
+    assert_matches_reference(m, {"x": _f32(*x_shape)}, rtol=1e-5, atol=1e-5)
+    assert _op_types(m) == [first, "Relu"]
+
+
+@pytest.mark.parametrize("first,scale_shape,shift_shape,x_shape", [
+    ("Conv", (1, 1, 1, 5), (6, 1, 1), (2, 4, 5, 5)),  # the scale varies along the width: not foldable
+    ("BatchNormalization", (4,), (4,), (2, 4, 4, 4)),  # (4,) broadcasts along the last axis, not the channels
+])
+def test_scale_along_other_axes_stays(first, scale_shape, shift_shape, x_shape):
+    m = _channel_affine_model(first, scale_shape, shift_shape, x_shape)
+    assert_matches_reference(m, {"x": _f32(*x_shape)}, rtol=1e-5, atol=1e-5)
+    assert "Mul" in _op_types(m)
+
+
+def test_shift_of_a_value_read_twice_stays():
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Add", ["c", "shift"], ["y"]),
+             helper.make_node("Neg", ["c"], ["z"])]
+    m = model(nodes, [tensor("x", shape=[1, 2, 4, 4])], [tensor("y"), tensor("z")],
+              [("w", _f32(3, 2, 1, 1)), ("shift", _f32(3, 1, 1))])
+    assert_matches_reference(m, {"x": _f32(1, 2, 4, 4)}, rtol=1e-5, atol=1e-6)
+    assert _op_types(m) == ["Conv", "Add", "Neg"]

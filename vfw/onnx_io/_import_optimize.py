@@ -1,0 +1,264 @@
+"""Inference rewrites of imported graphs (``vfw.onnx_io.load`` at ``opt_level`` 1, between two runs of the
+engine's level-1 passes: the first folds the small constants they read, the second prunes what they replace).
+
+* Constant fills and transposes: a ``ConstantOfShape`` of a constant shape is computed once at import,
+  whatever its size (the engine's folding keeps large fills as ops, to keep traced graphs small: ONNX models
+  that build their weights this way, onnx's "light" test models, would fill them on every run), and so is
+  a ``Transpose`` of a constant, stored contiguous (the engine's folding keeps views as ops, so that products
+  round as traced: a ``MatMul`` by a transposed weight view is several times slower than by the weight
+  stored transposed, as exported Transformers read theirs).
+* Per-channel affine maps folded into the op before them: ``BatchNormalization(Conv(X, W, B))`` (inference,
+  constant weights and statistics) becomes one ``Conv`` with filters ``W * s`` and bias
+  ``(B - mean) * s + bias`` per output channel, ``s = scale / sqrt(var + eps)``; a ``Mul`` or ``Add`` by a
+  constant that varies along the channel axis only (Caffe2 exports scale this way) is absorbed by the
+  ``Conv`` or ``BatchNormalization`` before it (its filters and bias, or its scale and bias).  The folded
+  value must be read by nothing else; parameters are computed in float64 and stored in their dtype.
+* Max pools whose ``Indices`` output nothing reads: ``MaxPool`` always computes the indices, so the values
+  are taken by ``ChannelsLastMaxPool`` instead, over ``X`` with a unit trailing axis (a view):
+  ``(N, C, *D, 1)`` is the channels-last layout of a pool over ``(C, *D)`` with a window of 1 along ``C``.
+
+Graphs with subgraphs (If/Loop/Scan bodies, which may read any outer value) are left as they are.  The
+results equal the graph as imported (the folded convolution up to the rounding of the folded weights).
+"""
+
+import collections
+
+import numpy as np
+
+from vfw.core.errors import VfwError
+from vfw.core.ir import make_opdef, opdef_attrs, proto_to_tensor, tensor_to_proto
+from vfw.core.registry import make_op
+
+
+class _Rewriter:
+    """The graph being rewritten, its constants (initializers no feed overrides) and fresh names."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        overridable = set(graph.input)
+        self.constants = {t.name: t for t in graph.initializer if t.name not in overridable}
+        self.reads = collections.Counter(name for op in graph.op for name in op.input if name)
+        self.reads.update(graph.output)
+        self._channel_axis = None
+        self.taken = set(graph.input) | {t.name for t in graph.initializer} | {
+            name for op in graph.op for name in list(op.input) + list(op.output)}
+
+    def fresh(self, hint):
+        name, k = hint, 0
+        while name in self.taken:
+            k += 1
+            name = f"{hint}_{k}"
+        self.taken.add(name)
+        return name
+
+    def array(self, name):
+        """The constant ``name`` as an array, or None when it is not a constant."""
+        proto = self.constants.get(name) if name else None
+        return None if proto is None else proto_to_tensor(proto)
+
+    def add_constant(self, hint, array):
+        name = self.fresh(hint)
+        proto = tensor_to_proto(np.ascontiguousarray(array), name)
+        self.graph.initializer.append(proto)
+        self.constants[name] = proto
+        return name
+
+    def channel_axis(self):
+        """The constant ``[-1]`` (one initializer however many pools read it)."""
+        if self._channel_axis is None:
+            self._channel_axis = self.add_constant("pool_channel_axis", np.asarray([-1], np.int64))
+        return self._channel_axis
+
+    def replace_ops(self, ops):
+        del self.graph.op[:]
+        self.graph.op.extend(ops)
+
+
+_FOLDED_LAYOUT_OPS = ("ConstantOfShape", "Transpose")  # fills and transposed views of constants
+
+_MAX_FILL_BYTES = 1 << 31  # vgg19's largest weight is 0.4 GB
+
+_FOLDED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # half precision: BN stays (its rounding)
+
+
+def _copy(op):
+    out = type(op)()
+    out.CopyFrom(op)
+    return out
+
+
+def _computed(op, source):
+    """``op`` (a fill or a transpose) of the constant ``source``, contiguous; None when it fails or the fill would
+    be absurdly large (the op then stays, and raises its error when the graph runs)."""
+    if op.type == "ConstantOfShape" and (source.ndim != 1 or np.any(source < 0) or
+                                         np.prod(source.astype(np.float64)) * 8 > _MAX_FILL_BYTES):
+        return None
+    try:
+        return np.ascontiguousarray(make_op(op.type, opdef_attrs(op))(source))
+    except (VfwError, ValueError, TypeError, MemoryError):
+        return None
+
+
+def _fold_constant_layouts(rw):
+    kept = []
+    for op in rw.graph.op:
+        source = rw.array(op.input[0]) if op.type in _FOLDED_LAYOUT_OPS and len(op.input) == 1 else None
+        value = _computed(op, source) if source is not None and op.output[0] not in rw.graph.output else None
+        if value is not None:
+            proto = tensor_to_proto(value, op.output[0])
+            rw.graph.initializer.append(proto)
+            rw.constants[op.output[0]] = proto
+        else:
+            kept.append(_copy(op))
+    rw.replace_ops(kept)
+
+
+def _parameters(rw, op):
+    """float64 copies of the constant parameters of a Conv ``[weights, bias]`` or of an inference
+    BatchNormalization ``[scale, bias, mean, var]``; None when one is not a constant (or half precision)."""
+    if op.type == "Conv":
+        w = rw.array(op.input[1]) if len(op.input) > 1 else None
+        bias = rw.array(op.input[2]) if len(op.input) > 2 and op.input[2] else None
+        if w is None or w.dtype not in _FOLDED_DTYPES or (len(op.input) > 2 and op.input[2] and (
+                bias is None or bias.shape != w.shape[:1])):
+            return None
+        return [w.astype(np.float64), np.zeros(w.shape[0]) if bias is None else bias.astype(np.float64)]
+    if opdef_attrs(op).get("training_mode", 0) or any(op.output[1:]) or len(op.input) != 5:
+        return None
+    arrays = [rw.array(name) for name in op.input[1:]]
+    if any(a is None or a.dtype not in _FOLDED_DTYPES or a.ndim != 1 or a.shape != arrays[0].shape for a in arrays):
+        return None
+    return [a.astype(np.float64) for a in arrays]
+
+
+def _per_channel(constant, channels, rank):
+    """``constant`` as one value per channel when, broadcast against a value of ``rank`` dims (N, C, ...), it varies
+    along the channel axis only; else None."""
+    if rank is None or constant.ndim > rank:
+        return None
+    full = constant.reshape((1,) * (rank - constant.ndim) + constant.shape)
+    if rank < 2 or any(d != 1 for k, d in enumerate(full.shape) if k != 1) or full.shape[1] not in (1, channels):
+        return None
+    return np.broadcast_to(full.reshape(-1).astype(np.float64), (channels,))
+
+
+def _absorbed(rw, op, producer, y, ranks):
+    """New parameters of ``producer`` (a Conv or a BatchNormalization computing ``y``) that also compute ``op``,
+    or None."""
+    params = _parameters(rw, producer)
+    if params is None:
+        return None
+    channels = params[0].shape[0]
+    if op.type == "BatchNormalization":
+        norm = _parameters(rw, op) if producer.type == "Conv" else None
+        if norm is None or norm[0].shape != (channels,):
+            return None
+        scale, shift, mean, var = norm
+        factor = scale / np.sqrt(var + opdef_attrs(op).get("epsilon", 1e-5))
+        w, bias = params
+        return [w * factor.reshape((channels,) + (1,) * (w.ndim - 1)), (bias - mean) * factor + shift]
+    other = rw.array(op.input[1] if op.input[0] == y else op.input[0])
+    dtype = rw.array(producer.input[1]).dtype
+    v = None if other is None or other.dtype != dtype else _per_channel(other, channels, ranks.get(y))
+    if v is None:
+        return None
+    if op.type == "Add":
+        return [params[0], params[1] + v] + params[2:]
+    if producer.type == "Conv":
+        return [params[0] * v.reshape((channels,) + (1,) * (params[0].ndim - 1)), params[1] * v]
+    return [params[0] * v, params[1] * v] + params[2:]
+
+
+_RANK_KEEPING = frozenset({
+    "Add", "Sub", "Mul", "Div", "Sum", "Max", "Min", "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Clip", "Elu",
+    "Identity", "Dropout", "BatchNormalization", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
+    "GlobalMaxPool", "LRN", "Softmax"})
+"""Ops whose first output has the largest rank of their inputs (broadcasting elementwise ops, pools...)."""
+
+
+def _ranks(rw):
+    """Ranks of the values that can be told without shapes: inputs and constants, Conv outputs (their filters'
+    rank), outputs of :data:`_RANK_KEEPING` ops whose input ranks are known."""
+    ranks = {vi.name: len(vi.dims) for vi in rw.graph.value_info if len(vi.dims)}
+    ranks.update((name, len(proto.dims)) for name, proto in rw.constants.items())
+    for op in rw.graph.op:
+        known = [ranks.get(name) for name in op.input if name]
+        if op.type == "Conv" and len(known) > 1 and known[1] is not None:
+            ranks[op.output[0]] = known[1]
+        elif op.type in _RANK_KEEPING and known and None not in known:
+            ranks[op.output[0]] = max(known)
+    return ranks
+
+
+def _fold_channel_affines(rw):
+    """Fold BatchNormalization into a preceding Conv, and per-channel constant Mul/Add into a preceding Conv or
+    BatchNormalization (its parameters absorb them: the producer takes the folded op's output name)."""
+    ops = [_copy(op) for op in rw.graph.op]
+    ranks = _ranks(rw)
+    producers = {}  # value -> index of the Conv / BatchNormalization computing it from constant parameters
+    for k, op in enumerate(ops):
+        sources = [name for name in op.input[:1 if op.type == "BatchNormalization" else 2] if name in producers]
+        folded = None
+        if op.type in ("BatchNormalization", "Mul", "Add") and len(sources) == 1 and rw.reads[sources[0]] == 1:
+            producer = ops[producers[sources[0]]]
+            folded = _absorbed(rw, op, producer, sources[0], ranks)
+        if folded is not None:
+            source = producers.pop(sources[0])
+            _set_parameters(rw, producer, folded)
+            producer.output[0] = op.output[0]
+            producers[op.output[0]] = source
+            ops[k] = None
+        elif op.type in ("Conv", "BatchNormalization"):
+            producers[op.output[0]] = k
+    rw.replace_ops([op for op in ops if op is not None])
+
+
+def _set_parameters(rw, op, params):
+    """Give the Conv or BatchNormalization ``op`` new constants for its first two parameters (the weights and
+    bias, or the scale and bias; a Conv without bias gets one)."""
+    dtype = rw.array(op.input[1]).dtype
+    names = [rw.add_constant(f"{op.output[0]}_{role}", a.astype(dtype)) for role, a in zip(("w", "b"), params)]
+    inputs = [op.input[0]] + names + list(op.input[3:])
+    del op.input[:]
+    op.input.extend(inputs)
+
+
+def _pool_rewrite(rw, op):
+    """``[Unsqueeze, ChannelsLastMaxPool, Squeeze]`` computing ``op``'s values, or None."""
+    attrs = opdef_attrs(op)
+    if any(op.output[1:]) or attrs.get("ceil_mode", 0) or attrs.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID"):
+        return None
+    kernel = list(attrs.get("kernel_shape") or ())
+    nd = len(kernel)
+    pads = list(attrs.get("pads") or [0] * (2 * nd)) if attrs.get("auto_pad", "NOTSET") == "NOTSET" else [0] * (2 * nd)
+    strides = list(attrs.get("strides") or [1] * nd)
+    dilations = list(attrs.get("dilations") or [1] * nd)
+    if not nd or (len(pads), len(strides), len(dilations)) != (2 * nd, nd, nd):
+        return None  # MaxPool reports the inconsistency when it runs
+    last = rw.channel_axis()
+    wide, pooled = rw.fresh(f"{op.output[0]}_wide"), rw.fresh(f"{op.output[0]}_pooled")
+    return [make_opdef("Unsqueeze", [op.input[0], last], [wide]),
+            make_opdef("ChannelsLastMaxPool", [wide], [pooled], name=op.name, kernel_shape=[1] + kernel,
+                       strides=[1] + strides, dilations=[1] + dilations, pads=[0] + pads[:nd] + [0] + pads[nd:]),
+            make_opdef("Squeeze", [pooled, last], [op.output[0]])]
+
+
+def _values_only_max_pools(rw):
+    ops = []
+    for op in rw.graph.op:
+        rewritten = _pool_rewrite(rw, op) if op.type == "MaxPool" else None
+        ops.extend(rewritten or [_copy(op)])
+    rw.replace_ops(ops)
+
+
+def optimize_for_inference(graph):
+    """Return a copy of the imported ``graph`` with the rewrites above applied (see the module docstring)."""
+    if any(arg.HasField("g") for op in graph.op for arg in op.arg):
+        return graph
+    out = type(graph)()
+    out.CopyFrom(graph)
+    rw = _Rewriter(out)
+    _fold_constant_layouts(rw)
+    _fold_channel_affines(rw)
+    _values_only_max_pools(rw)
+    return out
