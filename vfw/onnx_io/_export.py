@@ -424,6 +424,8 @@ class GraphWriter:
                 if out and vi is not None:
                     self.dtypes[self.name(out)] = dt.as_dtype(vi.data_type)
                     self.dims[self.name(out)] = tuple(vi.dims)
+            if op.type == "PyFunc" and not any(self.name(n) in self.used for n in op.output if n):
+                continue  # a run-time check or print read by nothing: ONNX has no Python, the model runs without it
             write_op(self, op)
         outputs = self._output_names(graph, set(inputs) | constants)
         dim_names = dim_names or {}

@@ -6,7 +6,7 @@ functions appear in which TF namespace (``NAMESPACES``) and its Tensor methods
 are the modules of the same names.
 """
 
-from vfw.frontends.tensorflow import (  # noqa: F401  # noqa: F401  # noqa: F401
+from vfw.frontends.tensorflow import (  # noqa: F401
     _families,
     _tensor,
     autodiff,  # noqa: F401
@@ -16,6 +16,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401  # noqa: F401  # noqa: F401
     debugging,
     dtypes,
     errors,
+    image,
     linalg,
     math,
     nest,
@@ -60,8 +61,9 @@ _families.install(Tensor)
 
 
 def __getattr__(name):
-    # tf.keras and tf.data load on first use: they import the ops above, and plain tf code needs neither.
-    if name in ("keras", "data"):
+    # tf.keras, tf.data and tf.distribute load on first use: they import the ops above, and plain tf code
+    # needs none of them.
+    if name in ("keras", "data", "distribute"):
         import importlib
         return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
     raise AttributeError(f"module 'tensorflow' has no attribute '{name}'")

@@ -36,6 +36,7 @@ from vfw.frontends.tensorflow._op_support import (
     with_dtype,
 )
 from vfw.frontends.tensorflow._tensor import Tensor
+from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned_to
 
 _INDEX_TYPES = (np.dtype(np.int16), np.dtype(np.int32), I64)
 _TO_INT64 = op("Cast", to=I64)
@@ -58,6 +59,16 @@ def _first_bad(values, size):
     bad = (values < 0) | (values >= size)
     position = np.unravel_index(int(np.argmax(bad)), values.shape)
     return position, int(values[position])
+
+
+def _check_range(t, size, what, tf_op):
+    """TF's error for an entry of the integer tensor ``t`` outside ``[0, size)``: now, and at every run of the graph
+    being traced where ``t`` varies."""
+    def check(values):
+        bad = _first_bad(values, size)
+        if bad is not None:
+            raise op_error(f"{what}[{','.join(str(int(p)) for p in bad[0])}] = {bad[1]} is not in [0, {size})", tf_op)
+    checked_at_run(check, t)
 
 
 # -- gather ------------------------------------------------------------------------------------------------------
@@ -93,11 +104,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if batch_dims > index_rank or batch_dims > axis:
         raise op_error(f"Shape must be at least rank {batch_dims + 1} but is rank {min(rank, index_rank)}",
                        "GatherV2")
-    dim = x.array.shape[axis]
-    bad = _first_bad(idx.array, dim)
-    if bad is not None:
-        where = ",".join(str(int(p)) for p in bad[0])
-        raise op_error(f"indices[{where}] = {bad[1]} is not in [0, {dim})", "GatherV2")
+    _check_range(idx, x.array.shape[axis], "indices", "GatherV2")
     if batch_dims == 0:
         if not recording(x, idx):
             return wrap(np.take(x.array, idx.array, axis))
@@ -136,12 +143,15 @@ def _check_tuples(idx, shape, first, tf_op, what):
     if not idx.array.size:
         return
     limits = np.array(shape[first:first + k], I64)
-    bad = ((idx.array < 0) | (idx.array >= limits)).any(axis=-1)
-    if bad.any():
-        position = np.unravel_index(int(np.argmax(bad)), bad.shape)
-        entry = ", ".join(str(int(v)) for v in idx.array[position])
-        where = ",".join(str(int(p)) for p in position)
-        raise op_error(f"indices[{where}] = [{entry}] does not index into {what} {shape_text(shape)}", tf_op)
+
+    def check(values):
+        bad = ((values < 0) | (values >= limits)).any(axis=-1)
+        if bad.any():
+            position = np.unravel_index(int(np.argmax(bad)), bad.shape)
+            entry = ", ".join(str(int(v)) for v in values[position])
+            where = ",".join(str(int(p)) for p in position)
+            raise op_error(f"indices[{where}] = [{entry}] does not index into {what} {shape_text(shape)}", tf_op)
+    checked_at_run(check, idx)
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -320,10 +330,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
     if x.array.shape[:len(lead)] != lead:
         raise op_error(f"data.shape must start with partitions.shape, got data.shape = {shape_text(x.array.shape)}, "
                        f"partitions.shape = {shape_text(lead)}", "DynamicPartition")
-    bad = _first_bad(p.array, num_partitions)
-    if bad is not None:
-        raise op_error(f"partitions[{','.join(str(int(i)) for i in bad[0])}] = {bad[1]} is not in [0, "
-                       f"{num_partitions})", "DynamicPartition")
+    _check_range(p, num_partitions, "partitions", "DynamicPartition")
     flat = call("Reshape", x, int64s((-1,) + x.array.shape[len(lead):]), allowzero=1, tf_op="DynamicPartition") \
         if len(lead) != 1 else x
     keys = call("Reshape", p, int64s([-1]), allowzero=1, tf_op="DynamicPartition")
@@ -349,9 +356,9 @@ def dynamic_stitch(indices, data, name=None):
         if tail != rest:
             raise op_error(f"Need data[0].shape[1:] = {shape_text(rest)} to equal data[{m}].shape[1:] = "
                            f"{shape_text(tail)}", "DynamicStitch")
-        if i.array.size and i.array.min() < 0:
-            raise op_error(f"indices[{m}] is out of range", "DynamicStitch")
-    size = max((int(i.array.max()) + 1 for i in index_tensors if i.array.size), default=0)
+    size = _stitched_size(*[i.array for i in index_tensors])
+    pinned_to(index_tensors, _stitched_size, (size,), "the size of the result (the largest index + 1)",
+              "DynamicStitch")
     flat_indices = [call("Reshape", i, int64s([-1, 1]), allowzero=1, tf_op="DynamicStitch")
                     for i in index_tensors]
     flat_values = [call("Reshape", d, int64s((-1,) + rest), allowzero=1, tf_op="DynamicStitch") for d in values]
@@ -359,6 +366,14 @@ def dynamic_stitch(indices, data, name=None):
     all_values = call("Concat", *flat_values, axis=0, tf_op="DynamicStitch")
     zeros = np.zeros((size,) + rest, values[0].array.dtype)
     return tensor_scatter_nd_update(wrap(zeros), all_indices, all_values)
+
+
+def _stitched_size(*indices):
+    """The length of dynamic_stitch's result for these index arrays (TF's error for a negative one)."""
+    for m, i in enumerate(indices):
+        if i.size and i.min() < 0:
+            raise op_error(f"indices[{m}] is out of range", "DynamicStitch")
+    return max((int(i.max()) + 1 for i in indices if i.size), default=0)
 
 
 def unravel_index(indices, dims, name=None):
@@ -372,8 +387,10 @@ def unravel_index(indices, dims, name=None):
     if idx.array.ndim > 1:
         raise op_error(f'The indices can only be scalar or vector, got "{shape_text(idx.array.shape)}"',
                        "UnravelIndex")
-    if idx.array.size and int(idx.array.max()) >= int(np.prod(shape.array)):
-        raise op_error("index is out of bound as with dims", "UnravelIndex")
+    def check(flat, sizes):
+        if flat.size and int(flat.max()) >= int(np.prod(sizes)):
+            raise op_error("index is out of bound as with dims", "UnravelIndex")
+    checked_at_run(check, idx, shape)
 
     def coordinates(flat, sizes):
         out = []

@@ -324,7 +324,7 @@ def tile(input, multiples, name=None):
     if _tracing and _traced_shapes.varies(multiples):
         reps = _traced_shapes.dims_tensor(multiples, "Tile", "Tmultiples")
         _tile_length(x, reps.array.size)
-        reps = _traced_shapes.resolved(lambda r: (_tile_reps(r),), reps)[0]
+        _traced_shapes.checked_at_run(_tile_reps, reps)
         return _traced_shapes.value_shaped(call(_TILE, x, reps, tf_op="Tile"))
     reps = int_values(multiples, "Tmultiples", "Tile", python_error=errors.InvalidArgumentError)
     _tile_length(x, len(reps))
@@ -340,7 +340,7 @@ def _tile_length(x, length):
 def _tile_reps(reps):
     for i, r in enumerate(reps):
         if r < 0:
-            raise op_error(f"Expected multiples[{i}] >= 0, but got {r}", "Tile")
+            raise op_error(f"Expected multiples[{i}] >= 0, but got {int(r)}", "Tile")
     return reps
 
 

@@ -129,7 +129,8 @@ def _holds_tensor(item):
 
 def _select(x, items, tf_op="StridedSlice"):
     """``x`` indexed by the normalized ``items``."""
-    if _tracing and any(_holds_tensor(i) for i in items):
+    if _tracing and (any(_holds_tensor(i) for i in items) or _traced_shapes.shape_varies(x)):
+        # (for an x whose shape follows values, Python bounds are resolved against each run's shape too)
         bounds = [b for i in items if isinstance(i, _PySlice) for b in (i.start, i.stop, i.step)
                   if isinstance(b, CoreTensor)]  # (a tensor index picks one element: a fixed shape)
         result = _traced_select(x, items, tf_op)
@@ -149,7 +150,8 @@ def _select(x, items, tf_op="StridedSlice"):
 
 
 def _traced_select(x, items, tf_op):
-    """``_select`` for items holding traced scalar tensors: engine ops read their values on each graph run."""
+    """``_select`` for items holding traced scalar tensors, or of an ``x`` whose shape varies: engine ops read the
+    values and the shape on each graph run."""
     rank = x.array.ndim
     static = tuple(_PySlice(None) if _holds_tensor(i) else i for i in items)
     _plan(x.array.shape, static, tf_op)  # TF's errors for the static parts
@@ -177,8 +179,8 @@ def _traced_select(x, items, tf_op):
             if isinstance(item, CoreTensor):
                 picks.append((dim, item))
             else:
-                index = item % x.array.shape[dim]
-                starts, ends, axes, steps = starts + [index], ends + [index + 1], axes + [dim], steps + [1]
+                end = item + 1 if item != -1 else _INT64_MAX  # (Slice counts a negative index from each run's end)
+                starts, ends, axes, steps = starts + [item], ends + [end], axes + [dim], steps + [1]
             squeezed.append(dim)
             dim += 1
     if axes:

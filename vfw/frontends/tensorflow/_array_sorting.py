@@ -10,9 +10,9 @@ import collections
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dtypes, _traced_shapes
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op_error
-from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, int64s, same_dtype
+from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, same_dtype
 
 _DIRECTIONS = ("ASCENDING", "DESCENDING")
 _SORTABLE = {"bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -37,7 +37,7 @@ def _top(values, axis, direction):
         raise op_error(f"Value for attr 'T' of {dtype.name} is not in the list of allowed values: bfloat16, half, "
                        "float, double, int8, int16, int32, int64, complex64, complex128", "Neg")
     axis %= rank
-    k = int64s([x.array.shape[axis]])
+    k = _traced_shapes.dim_of(x, axis)  # (the whole axis: inside tf.function, that of each call)
     return call("TopK", x, k, axis=axis, largest=int(direction == "DESCENDING"), sorted=1, tf_op="TopKV2")
 
 

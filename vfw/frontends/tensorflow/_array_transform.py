@@ -18,6 +18,7 @@ from vfw.frontends.tensorflow._array_ops import reshape, transpose
 from vfw.frontends.tensorflow._creation import cast
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, recording, wrap
 from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, int64s, same_dtype, shape_text
+from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned
 
 _SLICE = op("Slice")
 _EXPAND = op("Expand")
@@ -52,6 +53,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         raise op_error(f"The first dimension of paddings must be the rank of inputs{shape_text(pads.array.shape)} "
                        f"{shape_text(shape)}", tf_op)
     pairs = [(int(b), int(a)) for b, a in pads.array]
+    pinned(pads, pads.array, "paddings", tf_op)
     for b, a in pairs:
         if b < 0 or a < 0:
             raise op_error(f"Paddings must be non-negative: {b} {a}", tf_op)
@@ -241,11 +243,15 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     if lengths.array.shape != (shape[batch_axis],):
         raise op_error(f"Length of seq_lengths != input.dims({batch_axis}), ({lengths.array.size} vs. "
                        f"{shape[batch_axis]})", "ReverseSequence")
-    for b, n in enumerate(lengths.array.tolist()):
-        if n > shape[seq_axis]:
-            raise op_error(f"seq_lens({b}) > input.dims({seq_axis})", "ReverseSequence")
-        if n < 0:
-            raise op_error(f"seq_lens({b}) < 0", "ReverseSequence")
+
+    def lengths_in_range(values):
+        for b, n in enumerate(values.tolist()):
+            if n > shape[seq_axis]:
+                raise op_error(f"seq_lens({b}) > input.dims({seq_axis})", "ReverseSequence")
+            if n < 0:
+                raise op_error(f"seq_lens({b}) < 0", "ReverseSequence")
+
+    checked_at_run(lengths_in_range, lengths)
     steps = np.arange(shape[seq_axis]).reshape([-1 if i == seq_axis else 1 for i in builtins.range(rank)])
 
     def positions(n):  # where each element comes from along the sequence axis

@@ -13,6 +13,7 @@ from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dtypes
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, operands
 from vfw.frontends.tensorflow._shape import TensorShape
+from vfw.frontends.tensorflow._traced_shapes import pinned
 
 _SUMMARIZE = 3  # entries TF shows of each tensor by default
 _IDENTITY = op("Identity")
@@ -139,6 +140,7 @@ def _rank_value(rank):
     value = convert_to_tensor(rank)
     if value.array.ndim:
         raise ValueError("Rank must be a scalar.")
+    pinned(value, (int(value.array),), "rank", "AssertRank")
     return int(value.array)
 
 

@@ -327,6 +327,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     t.array = array
     t.requires_grad = False
     t.grad_node = None
+    if _tracing:
+        _graph_constant(t)
     return t
 
 
@@ -375,7 +377,19 @@ def holds_tensors(value):
 def _from_data(value, dtype):
     if (value.__class__ is list or value.__class__ is tuple) and holds_tensors(value):
         return _packed(value, dtype)
-    return wrap(_conversion.array_of(value, dtype))
+    t = wrap(_conversion.array_of(value, dtype))
+    if _tracing:
+        _graph_constant(t)
+    return t
+
+
+def _graph_constant(t):
+    """Note ``t``, converted from a Python or numpy value, as a constant of the graph being traced (as in TF): not
+    a capture, and not a value that varies from run to run.  (Strings, object arrays, stay captures: the graph's
+    constants would turn them into numpy text.)"""
+    trace = current_trace()
+    if trace is not None and t.array.dtype.kind != "O":
+        trace.mark_fresh(t)
 
 
 # -- packing lists that hold tensors (TF's auto-packing) ------------------------------------------

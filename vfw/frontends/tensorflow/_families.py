@@ -12,15 +12,24 @@ from vfw.frontends.tensorflow import (
     _array_slicing,
     _array_sorting,
     _array_transform,
+    _context_ops,
     _control_flow,
     _creation,
+    _creation_sequences,
     _debugging_ops,
     _function,
+    _functional_ops,
     _gradients,
+    _histogram_ops,
+    _image_ops,
+    _indexed_slices,
+    _init_ops,
     _linalg_decomp,
+    _linalg_lu,
     _linalg_norms,
     _linalg_ops,
     _math_ops,
+    _math_special,
     _module,
     _nn_conv,
     _nn_conv_transpose,
@@ -32,14 +41,17 @@ from vfw.frontends.tensorflow import (
     _random_generator,
     _random_ops,
     _random_stateless,
+    _tensor_array,
     _tensor_spec,
     _variables,
 )
 
-FAMILIES = [_creation, _math_ops, _array_ops, _array_gather, _array_slicing, _array_sorting, _array_transform,
-            _debugging_ops, _linalg_ops, _linalg_decomp, _linalg_norms, _nn_ops, _nn_losses, _nn_norm, _nn_conv,
-            _nn_conv_transpose, _nn_pool, _random_ops, _random_stateless, _random_generator, _variables, _module,
-            _gradients, _function, _tensor_spec, _control_flow, _print]
+FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather, _array_slicing, _array_sorting,
+            _array_transform, _debugging_ops, _linalg_ops, _linalg_decomp, _linalg_norms, _nn_ops, _nn_losses,
+            _nn_norm, _nn_conv, _nn_conv_transpose, _nn_pool, _random_ops, _random_stateless, _random_generator,
+            _variables, _module, _gradients, _function, _tensor_spec, _control_flow, _print, _context_ops,
+            _functional_ops, _tensor_array, _histogram_ops, _indexed_slices, _init_ops,
+            _image_ops, _math_special, _linalg_lu]
 
 
 def names(namespace):

@@ -19,6 +19,7 @@ from vfw.frontends.tensorflow._op_support import (
     same_dtype,
     scalar_like,
 )
+from vfw.frontends.tensorflow._traced_shapes import pinned
 
 _SQRT_TYPES = OpTypes("Sqrt", FLOATS)
 _ABS_TYPES = OpTypes("Abs", FLOATS | SIGNED)
@@ -137,6 +138,8 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     _SQUARE_TYPES.check(x.array.dtype)
     floor = convert_to_tensor(epsilon, dtype=x.dtype)  # TypeError for integer x, as TF
     axes = None if axis is None else np.asarray(axis.array if hasattr(axis, "array") else axis).reshape(-1).tolist()
+    if hasattr(axis, "array"):
+        pinned(axis, axes, "axis", "Sum")
     squares = reduce("ReduceSum", call("Mul", x, x, tf_op="Square"), axes, True, "Sum")
     root = call("Sqrt", call("Max", squares, floor, tf_op="Maximum"), tf_op="Rsqrt")
     inverse = call("Reciprocal", root, tf_op="Rsqrt")

@@ -29,6 +29,7 @@ from vfw.frontends.tensorflow._op_support import (
     transpose_last,
 )
 from vfw.frontends.tensorflow._tensor import Tensor
+from vfw.frontends.tensorflow._traced_shapes import pinned
 
 # TF's dtypes of MatMul (no CPU kernel for unsigned types), BatchMatMulV2 (int16 too), Einsum...; the engine's
 # MatMul lacks int16: it is computed wider and wrapped back (exact modulo 2**16).
@@ -132,7 +133,8 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 def _tensordot_axes(axes, a_rank, b_rank, a):
     """``(a_axes, b_axes)`` as lists of non-negative ints, with TF's checks of ``axes``."""
     if hasattr(axes, "array"):
-        axes = axes.array.tolist()
+        given, axes = axes, axes.array.tolist()
+        pinned(given, given.array, "axes", "Tensordot")
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
         if axes < 0:
             raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
@@ -234,6 +236,8 @@ _ALIGNMENTS = ("LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT")
 def _diag_range(k, tf_op):
     """``(lower, upper, single)`` from ``k`` (an int or a pair; a tensor of either)."""
     values = np.asarray(k.array if hasattr(k, "array") else k).reshape(-1)
+    if hasattr(k, "array"):
+        pinned(k, values, "k", tf_op)
     if values.size not in (1, 2):
         raise op_error(f"diag_index must have only one or two elements, received {values.size} elements.", tf_op)
     lower, upper = int(values[0]), int(values[-1])
@@ -388,7 +392,9 @@ def _band_limit(value, what, limit):
     if hasattr(value, "array") and value.array.dtype != I64:
         raise op_error(f"cannot compute MatrixBandPart as input #{1 if what == 'lower' else 2}(zero-based) was "
                        f"expected to be a int64 tensor but is a {value.array.dtype.name} tensor", "MatrixBandPart")
-    count = convert_to_tensor(value, dtype="int64").array.item()
+    given = convert_to_tensor(value, dtype="int64")
+    count = given.array.item()
+    pinned(given, (count,), f"num_{what}", "MatrixBandPart")
     if count > limit:
         raise op_error(f"num_{what} must be negative or less or equal to number of "
                        f"{'rows' if what == 'lower' else 'columns'} ({limit}) got: {count}", "MatrixBandPart")

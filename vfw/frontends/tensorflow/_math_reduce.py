@@ -204,6 +204,7 @@ def _arg(tf_op, input, axis, output_type):
         raise op_error(f"dim must be a scalar, but received tensor of shape: [{','.join(map(str, dim.array.shape))}]",
                        tf_op)
     axis = int(dim.array)
+    pinned(dim, (axis,), "axis", tf_op)
     rank = x.array.ndim
     if not -rank <= axis < rank:
         raise op_error(f"Expected dimension in the range [{-rank}, {rank}), but got {axis}", tf_op)

@@ -15,6 +15,7 @@ from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, mismatch, op_error
 from vfw.frontends.tensorflow._math_binary import raw_div_no_nan
 from vfw.frontends.tensorflow._op_support import INDEX_DTYPES, OpTypes, attr_error, widened, with_dtype, with_gradient
+from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned, value_shaped, varies
 
 _INT64 = np.dtype(np.int64)
 
@@ -27,6 +28,7 @@ def _scan_axis(tf_op, x, axis):
     if a.array.ndim:
         raise op_error(f"ScanOp: axis must be a scalar, not {list(a.array.shape)}", tf_op)
     value, rank = int(a.array), x.array.ndim
+    pinned(a, (value,), "axis", tf_op)
     if not -rank <= value < rank:
         raise op_error(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {value}", tf_op)
     return value % rank
@@ -108,21 +110,31 @@ def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):  # noqa
     index_dtype = _dtypes.as_dtype(index_type)
     if index_dtype.name not in _INDEX_TYPES:
         raise attr_error("TopKV2", "index_type", index_dtype.name, ", ".join(_INDEX_TYPES))
-    kk = int(with_dtype(k, _dtypes.int32).array)
+    given = with_dtype(k, _dtypes.int32)
     if x.array.ndim == 0:
         raise op_error("input must be >= 1-D, got shape []", "TopKV2")
-    if kk < 0:
-        raise op_error(f"Need k >= 0, got {kk}", "TopKV2")
     n = x.array.shape[-1]
-    if kk > n:
-        raise op_error(f"input must have at least k columns. Had {n}, needed {kk}", "TopKV2")
-    values, indices = call("TopK", x, np.array([kk], _INT64), axis=-1, largest=1, sorted=1, tf_op="TopKV2")
-    if not sorted and kk:
+
+    def k_in_range(value):
+        if int(value) < 0:
+            raise op_error(f"Need k >= 0, got {int(value)}", "TopKV2")
+        if int(value) > n:
+            raise op_error(f"input must have at least k columns. Had {n}, needed {int(value)}", "TopKV2")
+
+    checked_at_run(k_in_range, given)
+    run_k = varies(given)  # inside tf.function, k computed from the arguments: the graph takes each call's k
+    count = call("Reshape", call("Cast", given, to=_INT64), np.array([1], _INT64)) if run_k else np.array(
+        [int(given.array)], _INT64)
+    values, indices = call("TopK", x, count, axis=-1, largest=1, sorted=1, tf_op="TopKV2")
+    if not sorted and (run_k or int(given.array)):
         # TF's unsorted result lists the chosen entries in index order.
-        indices, order = call("TopK", indices, np.array([kk], _INT64), axis=-1, largest=0, sorted=1)
+        indices, order = call("TopK", indices, count, axis=-1, largest=0, sorted=1)
         values = call("GatherElements", values, order, axis=-1)
     if index_dtype.np != _INT64:
         indices = call("Cast", indices, to=index_dtype.np)
+    if run_k:
+        values, indices = (value_shaped(t, [d if d < x.array.ndim - 1 else None for d in range(x.array.ndim)])
+                           for t in (values, indices))
     return TopKV2(values, indices)
 
 

@@ -27,6 +27,7 @@ from vfw.frontends.tensorflow._op_support import (
     shape_text,
     with_gradient,
 )
+from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned, pinned_to
 
 _INT64 = np.dtype(np.int64)
 
@@ -78,7 +79,13 @@ def _check_sorted(tf_op, x, ids):
         raise op_error("segment_ids should be a vector.", tf_op)
     if x.array.ndim == 0 or ids.array.shape[0] != x.array.shape[0]:
         raise op_error("segment_ids should be the same size as dimension 0 of input.", tf_op)
-    values = ids.array
+    rows = _sorted_rows(tf_op, ids.array)
+    pinned_to((ids,), lambda values: (_sorted_rows(tf_op, values),), (rows,), "the number of segments", tf_op)
+    return rows
+
+
+def _sorted_rows(tf_op, values):
+    """The number of segments of sorted ``values`` (TF's errors for unsorted or negative ids)."""
     rows = int(values[-1]) + 1 if values.size else 0
     if values.size and (values[:-1] > values[1:]).any():
         raise op_error("segment ids are not increasing", tf_op)
@@ -130,13 +137,18 @@ def _unsorted_inputs(tf_op, data, segment_ids, num_segments):
         raise op_error(f"num_segments should be a scalar, not shape {shape_text(num.array.shape)}", tf_op)
     if rows < 0:
         raise op_error(f"Input num_segments == {rows} must not be negative.", tf_op)
+    pinned(num, (rows,), "num_segments", tf_op)
     if x.array.shape[:ids.array.ndim] != ids.array.shape:
         raise op_error(f"data.shape = {shape_text(x.array.shape)} does not start with segment_ids.shape = "
                        f"{shape_text(ids.array.shape)}", tf_op)
-    beyond = np.flatnonzero(ids.array.reshape(-1) >= rows)
-    if beyond.size:
-        raise op_error(f"segment_ids[{beyond[0]}] = {int(ids.array.reshape(-1)[beyond[0]])} is out of range "
-                       f"[0, {rows})", tf_op)
+
+    def ids_in_range(values):
+        beyond = np.flatnonzero(values.reshape(-1) >= rows)
+        if beyond.size:
+            raise op_error(f"segment_ids[{beyond[0]}] = {int(values.reshape(-1)[beyond[0]])} is out of range "
+                           f"[0, {rows})", tf_op)
+
+    checked_at_run(ids_in_range, ids)
     return x, ids, rows
 
 
@@ -212,13 +224,21 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     values = convert_to_tensor(arr)
     if values.array.dtype not in INDEX_DTYPES:
         values = call("Cast", values, to=np.dtype(np.int32))
-    if values.array.size and values.array.min() < 0:
-        raise op_error("Input arr must be non-negative!", "DenseBincount")
-    length = int(values.array.max()) + 1 if values.array.size else 0
-    if minlength is not None:
-        length = max(length, int(minlength))
-    if maxlength is not None:
-        length = min(length, int(maxlength))
+    bounds = [convert_to_tensor(b, dtype_hint=_dtypes.int32) for b in (minlength, maxlength) if b is not None]
+
+    def bins(arr, *limits):
+        if arr.size and arr.min() < 0:
+            raise op_error("Input arr must be non-negative!", "DenseBincount")
+        length = int(arr.max()) + 1 if arr.size else 0
+        limits = list(limits)
+        if minlength is not None:
+            length = max(length, int(limits.pop(0)))
+        if maxlength is not None:
+            length = min(length, int(limits[0]))
+        return length
+
+    length = bins(values.array, *[b.array for b in bounds])
+    pinned_to((values, *bounds), lambda *arrays: (bins(*arrays),), (length,), "the number of bins", "DenseBincount")
     out_dtype = _dtypes.as_dtype(dtype).np
     if weights is not None:
         weights = convert_to_tensor(weights)
@@ -262,11 +282,15 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
 # -- confusion matrix ----------------------------------------------------------------------------
 def _class_ids(value, what, num_classes):
     ids = call("Cast", convert_to_tensor(value), to=_INT64)
-    if ids.array.size and ids.array.min() < 0:
-        raise op_error(f"`{what}` contains negative values.  \nCondition x >= 0 did not hold element-wise:\n"
-                       f"x (shape={ids.array.shape} dtype=int64) = \n{ids.array}")
-    if num_classes is not None and ids.array.size and ids.array.max() >= num_classes:
-        raise op_error(f"`{what}` out of bound\nCondition x < y did not hold.")
+
+    def in_range(values):
+        if values.size and values.min() < 0:
+            raise op_error(f"`{what}` contains negative values.  \nCondition x >= 0 did not hold element-wise:\n"
+                           f"x (shape={values.shape} dtype=int64) = \n{values}")
+        if num_classes is not None and values.size and values.max() >= num_classes:
+            raise op_error(f"`{what}` out of bound\nCondition x < y did not hold.")
+
+    checked_at_run(in_range, ids)
     return ids
 
 
@@ -275,7 +299,10 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 
     ``num_classes`` defaults to ``max(labels, predictions) + 1``; labels index rows, predictions columns.
     """
-    num = None if num_classes is None else int(convert_to_tensor(num_classes).array)
+    given = None if num_classes is None else convert_to_tensor(num_classes)
+    num = None if given is None else int(given.array)
+    if given is not None:
+        pinned(given, (num,), "num_classes", "ScatterNd")
     rows = _class_ids(labels, "labels", num)
     cols = _class_ids(predictions, "predictions", num)
     if rows.array.shape != cols.array.shape:
@@ -285,6 +312,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         if not rows.array.size:  # TF's default size is max + 1 of nothing: the lowest int64, + 1
             raise op_error(f"Dimension {np.iinfo(np.int64).min + 1} must be >= 0", "ScatterNd")
         num = int(max(rows.array.max(), cols.array.max())) + 1
+        pinned_to((rows, cols), lambda r, c: (int(max(r.max(), c.max())) + 1,), (num,), "num_classes", "ScatterNd")
     out_dtype = _dtypes.as_dtype(dtype).np
     updates = np.ones(rows.array.shape, out_dtype) if weights is None else cast(convert_to_tensor(weights), out_dtype)
     axis = np.array([-1], _INT64)

@@ -29,6 +29,7 @@ from vfw.frontends.tensorflow._op_support import (
     same_dtype,
     scalar_like,
 )
+from vfw.frontends.tensorflow._traced_shapes import pinned
 
 _MOMENT_TYPES = FLOATS | {np.dtype(np.int32), I64}
 
@@ -42,7 +43,8 @@ def _axes(axes, keepdims=True):
     if hasattr(axes, "array"):
         if not keepdims:
             raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axes!r}.")
-        axes = axes.array
+        given, axes = axes, axes.array
+        pinned(given, axes, "axes", "Mean")
     return [int(a) for a in np.asarray(axes).reshape(-1)]
 
 

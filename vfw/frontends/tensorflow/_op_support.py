@@ -21,6 +21,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.errors import VfwError
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.ops._common import unbroadcast
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import (
@@ -247,11 +248,14 @@ def int64s(values):
 
 def static_int(value, what):
     """A Python int from an int, numpy integer or 0-d integer tensor (TypeError otherwise)."""
-    if hasattr(value, "array"):
-        value = value.array
-    array = np.asarray(value)
+    tensor = value if hasattr(value, "array") else None
+    array = np.asarray(value if tensor is None else tensor.array)
     if array.ndim or array.dtype.kind not in "iu":
-        raise TypeError(f"`{what}` must be an integer, got {value!r}")
+        raise TypeError(f"`{what}` must be an integer, got {array if tensor is not None else value!r}")
+    if tensor is not None and _tracing:
+        from vfw.frontends.tensorflow._traced_shapes import pinned  # it imports this module
+
+        pinned(tensor, (int(array),), what, None)
     return int(array)
 
 

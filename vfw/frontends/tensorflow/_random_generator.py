@@ -15,9 +15,10 @@ import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow import _philox as philox
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error, wrap
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, wrap
 from vfw.frontends.tensorflow._random_common import (
     Algorithm,
+    DrawShape,
     algorithm_of,
     broadcast_shape,
     float_dtype,
@@ -34,6 +35,7 @@ from vfw.frontends.tensorflow._variables import Variable
 _MASK64 = (1 << 64) - 1
 _STATE_SIZES = {Algorithm.PHILOX.value: 3, Algorithm.THREEFRY.value: 2}
 _UNIFORM_INT_DTYPES = (_dtypes.int32, _dtypes.int64, _dtypes.uint32, _dtypes.uint64)
+_NO_SHAPE = DrawShape([], "RngReadAndSkip").checked()  # draws whose size does not come from a shape argument
 
 
 def _state_size(alg):
@@ -155,29 +157,35 @@ class Generator:
         return self._draw(delta * philox.RESERVED_PER_OUTPUT, lambda key, counter, state: state)
 
     def _draw(self, reserve, sample, *inputs):
-        """``sample(key, counter, *arrays)`` at the current state, which moves ``reserve`` blocks on."""
+        """``sample(key, counter, state, *arrays)`` at the current state, which moves ``reserve`` blocks on."""
+        return self._draw_shaped(_NO_SHAPE, lambda dims: reserve, lambda dims, *args: sample(*args), *inputs)
+
+    def _draw_shaped(self, shape, reserve, sample, *inputs):
+        """``sample(dims, key, counter, state, *arrays)`` at the current state, which moves ``reserve(dims)`` blocks
+        on, for the dims of DrawShape ``shape`` (those of each run of a traced graph)."""
         if self._alg == Algorithm.THREEFRY.value:
             raise op_error("Non-XLA devices don't support the ThreeFry algorithm.", "RngReadAndSkip",
                            errors.UnimplementedError)
 
-        def draw(state, *arrays):
+        def draw(dims, state, *arrays):
             counter = int(state[0]) & _MASK64 | (int(state[1]) & _MASK64) << 64
             key = int(state[2]) & _MASK64
-            moved = philox.advance(counter, reserve)
+            moved = philox.advance(counter, reserve(dims))
             new_state = np.array([_as_int64(moved), _as_int64(moved >> 64), state[2]], np.int64)
-            return sample(key, counter, state, *arrays), new_state
+            return sample(dims, key, counter, state, *arrays), new_state
 
-        values, new_state = host(draw, self._state_var.read_value(), *inputs)
+        values, new_state = shape.host(draw, self._state_var.read_value(), *inputs)
         self._state_var.assign(new_state, read_value=False)
         return values
 
     def _elementwise(self, shape, sample, tf_op):
         """A ``shape`` tensor of ``sample(key, counter, size)``."""
-        shape = shape_tensor(shape)
-        dims = shape_dims(shape, tf_op)
-        size = size_of(dims)
-        return self._draw(size * philox.RESERVED_PER_OUTPUT,
-                          lambda key, counter, state: sample(key, counter, size).reshape(dims))
+        return self._draw_elements(DrawShape(shape, tf_op).checked(), sample)
+
+    def _draw_elements(self, shape, sample):
+        """A tensor of the dims of DrawShape ``shape`` of ``sample(key, counter, size)``."""
+        return self._draw_shaped(shape, lambda dims: size_of(dims) * philox.RESERVED_PER_OUTPUT,
+                                 lambda dims, key, counter, state: sample(key, counter, size_of(dims)).reshape(dims))
 
     # -- distributions ---------------------------------------------------------------------------------------------
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, name=None):
@@ -215,16 +223,14 @@ class Generator:
                                     "StatelessRandomUniformV2")
             return stretched(rnd, minval, maxval)
         tf_op = "StatelessRandomUniformIntV2"
-        shape = shape_tensor(shape)
-        dims = shape_dims(shape, tf_op)
-        size = size_of(dims)
+        shape = DrawShape(shape, tf_op).checked()
         _check_int_dtype(dtype, tf_op)
         if dtype.is_unsigned:
             raise op_error(f"Could not find device for node: {{{{node {tf_op}}}}} = {tf_op}"
                            f"[dtype=DT_{dtype.name.upper()}]", tf_op, errors.NotFoundError)
         low, high = integer_range(minval, maxval, tf_op)
-        return self._draw(size * philox.RESERVED_PER_OUTPUT, lambda key, counter, state: philox.uniform_ints(
-            key, counter, size, dtype.np, low, high).reshape(dims))
+        return self._draw_elements(shape, lambda key, counter, size: philox.uniform_ints(
+            key, counter, size, dtype.np, low, high))
 
     def uniform_full_int(self, shape, dtype=_dtypes.uint64, name=None):
         """Integers over the whole range of ``dtype`` (int32, int64, uint32 or uint64)."""

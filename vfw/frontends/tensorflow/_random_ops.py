@@ -32,6 +32,7 @@ from vfw.frontends.tensorflow._dispatch import (
     wrap,
 )
 from vfw.frontends.tensorflow._random_common import (
+    DrawShape,
     Stream,
     accepted_dtype,
     broadcast_shape,
@@ -44,6 +45,7 @@ from vfw.frontends.tensorflow._random_common import (
     tracing,
 )
 from vfw.frontends.tensorflow._shape import TensorShape
+from vfw.frontends.tensorflow._traced_shapes import pinned, pinned_to
 
 _MAXINT32 = 2 ** 31 - 1
 _DEFAULT_GRAPH_SEED = 87654321
@@ -111,14 +113,20 @@ def _draw(stream, reserve, sample, *inputs):
 
 def _elementwise(seed, tf_op, shape, dtype, sample):
     """A ``shape`` tensor of ``sample(key, counter, size, numpy dtype)`` from stateful kernel ``tf_op``."""
-    shape = shape_tensor(shape)
+    shape = DrawShape(shape, tf_op)
     seeds = get_seed(seed)
     float_dtype(dtype, tf_op)
-    dims = shape_dims(shape, tf_op)
-    size = size_of(dims)
-    stream = _kernel(seeds, tf_op, dtype.name, shape.dtype.name)
-    return _draw(stream, size * philox.RESERVED_PER_OUTPUT,
-                 lambda key, counter: sample(key, counter, size, dtype.np).reshape(dims))
+    stream = _kernel(seeds, tf_op, dtype.name, shape.checked().array.dtype.name)
+    return _draw_elements(stream, shape, lambda key, counter, size: sample(key, counter, size, dtype.np))
+
+
+def _draw_elements(stream, shape, sample):
+    """A tensor of the dims of DrawShape ``shape`` of ``sample(key, counter, size)`` drawn from ``stream``, which
+    moves on by ``size`` outputs (at each run of a traced graph, for that run's dims)."""
+    def draw(dims):
+        size = size_of(dims)
+        return sample(stream.key, stream.reserve(size * philox.RESERVED_PER_OUTPUT), size).reshape(dims)
+    return shape.host(draw)
 
 
 # -- uniform, normal, truncated normal -----------------------------------------------------------------------------
@@ -151,14 +159,13 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
         minval = convert_to_tensor(minval, dtype)
         maxval = convert_to_tensor(maxval, dtype)
     if dtype.is_integer:
-        shape = shape_tensor(shape)
+        shape = DrawShape(shape, "RandomUniformInt")
         seeds = get_seed(seed)
-        dims = shape_dims(shape, "RandomUniformInt")
+        shape.checked()
         low, high = integer_range(minval, maxval, "RandomUniformInt")
-        size = size_of(dims)
-        stream = _kernel(seeds, "RandomUniformInt", dtype.name, shape.dtype.name)
-        return _draw(stream, size * philox.RESERVED_PER_OUTPUT,
-                     lambda key, counter: philox.uniform_ints(key, counter, size, dtype.np, low, high).reshape(dims))
+        stream = _kernel(seeds, "RandomUniformInt", dtype.name, shape.array.dtype.name)
+        return _draw_elements(stream, shape,
+                              lambda key, counter, size: philox.uniform_ints(key, counter, size, dtype.np, low, high))
     result = _elementwise(seed, "RandomUniform", shape, dtype, philox.uniform)
     if minval_is_zero:
         return result if maxval_is_one else call("Mul", result, maxval, tf_op="Mul")
@@ -173,6 +180,7 @@ def integer_range(minval, maxval, tf_op):
     low, high = int(minval.array), int(maxval.array)
     if low >= high:
         raise op_error(f"Need minval < maxval, got {low} >= {high}", tf_op)
+    pinned_to((minval, maxval), lambda a, b: (int(a), int(b)), (low, high), "[minval, maxval]", tf_op)
     return low, high
 
 
@@ -213,27 +221,30 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=No
 
 # -- categorical, shuffle ------------------------------------------------------------------------------------------
 def categorical_arguments(logits, num_samples, dtype, tf_op):
-    """``logits`` (a 2-D float tensor), ``num_samples`` (an int) and the output numpy dtype, with TF's checks."""
+    """``logits`` (a 2-D float tensor), ``num_samples`` (an int tensor) and the output numpy dtype, with TF's
+    checks."""
     logits = convert_to_tensor(logits)
     dtype = _dtypes.as_dtype(dtype) if dtype else _dtypes.int64
     if dtype not in (_dtypes.int32, _dtypes.int64):
         raise ValueError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are (tf.int32, tf.int64).")
-    count = convert_to_tensor(num_samples, _dtypes.int32).array
+    count = convert_to_tensor(num_samples, _dtypes.int32)
     return logits, count, dtype.np
 
 
 def check_categorical(logits, count, tf_op):
-    """Raise the errors of TF's multinomial kernel; the number of samples as an int."""
+    """Raise the errors of TF's multinomial kernel; the number of samples (the tensor ``count``) as an int."""
     if logits.array.dtype.kind != "f":
         raise op_error(f"Could not find device for node: {{{{node {tf_op}}}}} = {tf_op}"
                        f"[T=DT_{kernel_type_name(logits.dtype).upper()}]", tf_op, errors.NotFoundError)
     if logits.array.ndim != 2:
         raise op_error(f"logits should be a matrix, got shape [{','.join(map(str, logits.array.shape))}]", tf_op)
-    if count.ndim:
-        raise op_error(f"num_samples should be a scalar, got shape [{','.join(map(str, count.shape))}]", tf_op)
-    count = int(count)
+    given = count
+    if given.array.ndim:
+        raise op_error(f"num_samples should be a scalar, got shape [{','.join(map(str, given.array.shape))}]", tf_op)
+    count = int(given.array)
     if count < 0:
         raise op_error(f"num_samples should be non-negative, got {count}", tf_op)
+    pinned(given, (count,), "num_samples", tf_op)
     if logits.array.shape[0] and not logits.array.shape[1]:
         raise op_error("num_classes should be positive, got 0", tf_op)
     return count

@@ -18,6 +18,7 @@ from vfw.frontends.tensorflow import _random_samplers as samplers
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, kernel_type_name, op_error
 from vfw.frontends.tensorflow._op_support import INDEX_DTYPES
 from vfw.frontends.tensorflow._random_common import (
+    DrawShape,
     accepted_dtype,
     algorithm_of,
     broadcast_shape,
@@ -74,13 +75,18 @@ def _stateless(seed, sample, *inputs):
     return host(lambda s, *arrays: sample(*_key_counter(s), *arrays), seed, *inputs)
 
 
-def _elementwise(shape, seed, alg, tf_op, sample):
-    """A ``shape`` tensor of ``sample(key, counter, size)`` at the stream of ``seed``."""
-    shape = shape_tensor(shape)
-    seed = _seed_and_alg(seed, alg, tf_op)
-    dims = shape_dims(shape, tf_op)
-    size = size_of(dims)
-    return _stateless(seed, lambda key, counter: sample(key, counter, size).reshape(dims))
+def _elementwise(shape, seed, alg, sample):
+    """A tensor of the dims of DrawShape ``shape`` of ``sample(key, counter, size)`` at the stream of ``seed``."""
+    seed = _seed_and_alg(seed, alg, shape.tf_op)
+    return _stateless_elements(shape.checked(), seed, sample)
+
+
+def _stateless_elements(shape, seed, sample):
+    """A tensor of the dims of DrawShape ``shape`` of ``sample(key, counter, size)`` at the stream of ``seed`` (at
+    each run of a traced graph, for that run's dims)."""
+    def draw(dims, s):
+        return sample(*_key_counter(s), size_of(dims)).reshape(dims)
+    return shape.host(draw, seed)
 
 
 # -- uniform, normal, truncated normal -----------------------------------------------------------------------------
@@ -114,19 +120,18 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
         maxval = 1
     np_dtype = dtype.np
     if dtype.is_integer and minval is None:
-        return _elementwise(shape, seed, alg, "StatelessRandomUniformFullIntV2",
+        return _elementwise(DrawShape(shape, "StatelessRandomUniformFullIntV2"), seed, alg,
                             lambda key, counter, size: philox.uniform_full_ints(key, counter, size, np_dtype))
     minval = convert_to_tensor(minval, dtype)
     maxval = convert_to_tensor(maxval, dtype)
     if dtype.is_integer:
-        shape = shape_tensor(shape)
+        shape = DrawShape(shape, "StatelessRandomUniformIntV2")
         seed = _seed_and_alg(seed, alg, "StatelessRandomUniformIntV2")
-        dims = shape_dims(shape, "StatelessRandomUniformIntV2")
+        shape.checked()
         low, high = integer_range(minval, maxval, "StatelessRandomUniformIntV2")
-        size = size_of(dims)
-        return _stateless(seed, lambda key, counter: philox.uniform_ints(key, counter, size, np_dtype, low, high)
-                          .reshape(dims))
-    rnd = _elementwise(shape, seed, alg, "StatelessRandomUniformV2",
+        return _stateless_elements(shape, seed, lambda key, counter, size: philox.uniform_ints(
+            key, counter, size, np_dtype, low, high))
+    rnd = _elementwise(DrawShape(shape, "StatelessRandomUniformV2"), seed, alg,
                        lambda key, counter, size: philox.uniform(key, counter, size, np_dtype))
     return stretched(rnd, minval, maxval)
 
@@ -134,11 +139,11 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dtypes.float32,
 def _scaled_normal(tf_op, sample, shape, seed, mean, stddev, dtype, alg):
     """``z * stddev + mean`` for standard draws ``z = sample(...)`` at the stream of ``seed``."""
     dtype = _dtypes.as_dtype(dtype)
-    shape = shape_tensor(shape)
+    shape = DrawShape(shape, tf_op)
     mean = convert_to_tensor(mean, dtype)
     stddev = convert_to_tensor(stddev, dtype)
     float_dtype(dtype, tf_op)
-    z = _elementwise(shape, seed, alg, tf_op, lambda key, counter, size: sample(key, counter, size, dtype.np))
+    z = _elementwise(shape, seed, alg, lambda key, counter, size: sample(key, counter, size, dtype.np))
     return scaled(z, stddev, mean)
 
 

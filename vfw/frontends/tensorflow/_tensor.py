@@ -81,6 +81,8 @@ class Tensor(CoreTensor):
         return self.array.copy() if self.array.ndim else self.array.reshape(()).copy()[()]
 
     def __array__(self, dtype=None, copy=None):
+        if _tracing:
+            _traced_shapes().refuse_python_value(self, "array")
         array = self.array if dtype is None else self.array.astype(dtype)
         return array.copy() if copy else array
 

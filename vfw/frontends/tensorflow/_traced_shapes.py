@@ -106,6 +106,14 @@ def shape_of(x):
     return int64s(x.array.shape)
 
 
+def dim_of(x, axis):
+    """Dim ``axis`` of tensor ``x`` as a 1-element int64 input: computed by the graph when it varies, else a
+    constant."""
+    if shape_varies(x):
+        return call("Gather", call(_SHAPE, x, tf_op="Shape"), int64s([axis]), axis=0, tf_op="Shape")
+    return int64s([x.array.shape[axis]])
+
+
 def resolved(fn, *values):
     """Int64 1-D tensors computed at every run of the graph being traced by ``fn`` (a PyFunc op).
 
@@ -120,8 +128,12 @@ def resolved(fn, *values):
 
 
 def checked_at_run(check, *tensors):
-    """Run ``check(*arrays)`` (which raises TF's error) on the tensors' values: now, and at every run of the graph
-    being traced (a PyFunc op), where values that vary decide whether the op fails."""
+    """Run ``check(*arrays)`` (which raises TF's error) on the tensors' values: now, and, when one of them varies,
+    at every run of the graph being traced (a PyFunc op), where values that vary decide whether the op fails."""
+    check(*[t.array for t in tensors])  # (while tracing too: TF's error, which tf.cond defers to the calls taking it)
+    if not varies(*tensors):
+        return
+
     def run_check(*arrays):
         check(*arrays)
         return np.zeros(0, np.bool_)  # (a PyFunc gives an output; nothing reads it)
@@ -133,18 +145,29 @@ def pinned(t, values, what, tf_op):
     of ``tf_op``): when ``t`` varies, every run checks that it still holds them, and fails if not (the graph call
     raises InvalidArgumentError: vfw computes this argument in Python, once per trace).  Eagerly: one check of the
     open traces."""
-    if not _tracing or not varies(t):
-        return
-    traced = tuple(values)
+    if _tracing:
+        pinned_to((t,), _ints, values, what, tf_op)
 
-    def same_as_traced(array):
-        now = tuple(int(v) for v in np.asarray(array).reshape(-1))
+
+def _ints(array):
+    return tuple(int(v) for v in np.asarray(array).reshape(-1))
+
+
+def pinned_to(tensors, derive, values, what, tf_op):
+    """``pinned`` for ``values`` (ints) that the function derived in Python from the tensors: every run checks
+    that ``derive(*arrays)`` (a sequence of ints) still gives them, when one of the tensors varies."""
+    if not _tracing or not varies(*tensors):
+        return
+    traced = tuple(int(v) for v in np.asarray(values).reshape(-1))
+
+    def same_as_traced(*arrays):
+        now = tuple(int(v) for v in np.asarray(derive(*arrays)).reshape(-1))
         if now != traced:
             raise op_error(f"`{what}` was {_listed(traced)} when this tf.function was traced and is {_listed(now)} "
                            "in this call: vfw.tensorflow reads this argument once per trace (TF reads it at every "
                            "call); pass it as a Python value or a tensor that does not change", tf_op)
 
-    checked_at_run(same_as_traced, t)
+    checked_at_run(same_as_traced, *tensors)
 
 
 def _listed(values):
