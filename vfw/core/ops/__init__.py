@@ -13,6 +13,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     batch_norm_grad,
     binary_cross_entropy,
     callback,
+    collective,
     control_flow,
     conv,
     conv_channels_last,

@@ -24,9 +24,11 @@ from vfw.core.ir import proto_to_tensor
 from vfw.core.registry import get_schema
 
 RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
-                        "Bernoulli", "Dropout", "PyFunc"})
+                        "Bernoulli", "Dropout", "PyFunc", "AllReduce", "AllGather", "ReduceScatter", "Broadcast"})
 """Op types that draw random numbers (Dropout only in training mode), and PyFunc, whose Python function may
-(frontends' random draws from their own generators do): each call may give new values and advance a stream."""
+(frontends' random draws from their own generators do): each call may give new values and advance a stream.
+The collectives (``ops/collective.py``) are here too: every process must make the same calls, so none may be
+merged, folded or pruned away."""
 
 
 def _inference_dropout(opdef, constants):

@@ -53,6 +53,8 @@ class Trainer(TrainerLoops):
             self.train_function = None
             self.test_function = None
             self.predict_function = None
+            # As Keras on TF: the strategy current at creation (tf.distribute) makes training data-parallel.
+            self._distribute_strategy = tf.distribute.get_strategy()
 
     # -- compile ------------------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
@@ -122,6 +124,13 @@ class Trainer(TrainerLoops):
             value = False
         with tracking.no_tracking():
             self._jit_compile = value
+
+    @property
+    def distribute_strategy(self):
+        """The tf.distribute strategy the model was created under: with several replicas, ``fit`` gives each
+        its slice of every batch and the optimizer sums their gradients (each replica's loss divided by
+        their number)."""
+        return self._distribute_strategy
 
     @property
     def run_eagerly(self):
@@ -219,10 +228,14 @@ class Trainer(TrainerLoops):
         return tf.reduce_sum(tf.stack(losses))
 
     def _compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """``compute_loss``, passing ``training`` only to overrides that take it."""
+        """``compute_loss`` (passing ``training`` only to overrides that take it), divided by the number of
+        replicas when there are several, so that their summed gradients are the global batch's."""
         if self._compute_loss_has_training_arg:
-            return self.compute_loss(x, y, y_pred, sample_weight, training=training)
-        return self.compute_loss(x, y, y_pred, sample_weight)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=training)
+        else:
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        replicas = self.distribute_strategy.num_replicas_in_sync
+        return loss if replicas == 1 else loss * (1.0 / replicas)
 
     @staticmethod
     def _aggregate_additional_loss(loss):
@@ -242,7 +255,9 @@ class Trainer(TrainerLoops):
 
     def _track_loss(self, loss, x):
         batch = next(t for t in nest.flatten(x) if t is not None)
-        self._loss_tracker.update_state(loss, sample_weight=tf.shape(batch)[0])
+        replicas = self.distribute_strategy.num_replicas_in_sync
+        self._loss_tracker.update_state(loss if replicas == 1 else loss * float(replicas),
+                                        sample_weight=tf.shape(batch)[0])
 
     def train_step(self, data):
         """One training step on a batch ``data`` (``x``, ``(x, y)`` or ``(x, y, sample_weight)``): forward,
@@ -282,13 +297,14 @@ class Trainer(TrainerLoops):
             return step
         return tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile)
 
-    def _make_function(self, step):
+    def _make_function(self, step, shard=False):
         one_step = self._step_function(step)
+        strategy = self.distribute_strategy
 
         def function(batches):
             outputs = None
             for _, data in zip(range(self.steps_per_execution), batches):
-                outputs = one_step(data)
+                outputs = one_step(strategy.shard_batch(data) if shard else data)
             return outputs
 
         return function
@@ -300,7 +316,10 @@ class Trainer(TrainerLoops):
         unless run eagerly)."""
         if self.train_function is not None and not force:
             return self.train_function
-        self.train_function = self._make_function(self.train_step)
+        strategy = self.distribute_strategy
+        if strategy.num_replicas_in_sync > 1:  # the replicas start from rank 0's weights and optimizer state
+            strategy.broadcast_variables(self.variables + (self.optimizer.variables if self.optimizer else []))
+        self.train_function = self._make_function(self.train_step, shard=True)
         return None
 
     def make_test_function(self, force=False):

@@ -96,6 +96,8 @@ class Optimizer:
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         self.name = naming.auto_name(type(self).__name__) if name is None else name
+        # As Keras on TF: an optimizer made in a strategy's scope sums the replicas' gradients (vfw: over MPI).
+        self._distribute_strategy = tf.distribute.get_strategy()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.global_clipnorm = global_clipnorm
@@ -348,6 +350,8 @@ class Optimizer:
         with naming.name_scope(self.name, caller=self):
             grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
             grads, trainable_variables = self._overwrite_variables_directly_with_gradients(grads, trainable_variables)
+            if grads and self._distribute_strategy.num_replicas_in_sync > 1:
+                grads = self._distribute_strategy.batch_all_reduce(tf.distribute.ReduceOp.SUM, grads)
             if grads:
                 if self.loss_scale_factor is not None:
                     grads = [tf.truediv(g, self.loss_scale_factor) for g in grads]

@@ -1,0 +1,17 @@
+"""Keras fit under MultiWorkerMirroredStrategy with 2 and 3 processes (per-replica batch B) trains like one
+process with batch N*B: the same MLP and SGD-with-momentum trained by real torch is the oracle (Keras' SGD
+momentum update and mean squared error are torch's for a constant learning rate)."""
+
+import pytest
+
+from tests.distributed.launch import run_ok
+from tests.distributed.reference import assert_trained_like_reference
+
+BATCH, STEPS = 4, 3
+
+
+@pytest.mark.parametrize("size, via", [(2, "mpirun"), (3, "launcher")])
+def test_fit_under_strategy_matches_single_process_large_batch(tmp_path, size, via):
+    out = tmp_path / "weights.npz"
+    run_ok(size, "keras_script.py", out, BATCH, STEPS, via=via)
+    assert_trained_like_reference(out, size, BATCH, STEPS)

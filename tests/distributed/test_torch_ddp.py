@@ -1,0 +1,15 @@
+"""DDP with 2 and 3 processes trains like one process on the union of their batches (real torch as the oracle)."""
+
+import pytest
+
+from tests.distributed.launch import run_ok
+from tests.distributed.reference import assert_trained_like_reference
+
+BATCH, STEPS = 4, 3
+
+
+@pytest.mark.parametrize("size, via", [(2, "launcher"), (3, "mpirun")])
+def test_ddp_matches_single_process_large_batch(tmp_path, size, via):
+    out = tmp_path / "params.npz"
+    run_ok(size, "ddp_script.py", out, BATCH, STEPS, via=via)
+    assert_trained_like_reference(out, size, BATCH, STEPS)

@@ -1,0 +1,275 @@
+"""A process group over an MPI communicator: collectives on numpy arrays, guarded by a timeout watchdog.
+
+Every collective is blocking (MPI's own algorithms; shared memory between processes of one machine, TCP
+between machines).  A collective that does not finish within the group's ``timeout`` means a peer died,
+hangs, or called a different collective: the watchdog thread prints which collective on which rank timed
+out and aborts the MPI job, so every process exits instead of waiting forever.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+from vfw.core.distributed import mpi as _mpi
+from vfw.core.distributed.mpi import DistributedArgumentError, DistributedError
+
+REDUCE_OPS = ("sum", "avg", "prod", "max", "min", "band", "bor", "bxor")
+"""Reductions of :meth:`ProcessGroup.all_reduce` and :meth:`ProcessGroup.reduce_scatter` (``avg``: floats only)."""
+
+DEFAULT_TIMEOUT = 1800.0
+"""Seconds a collective may take before the job is aborted (torch's default process-group timeout)."""
+
+_GROUPS = {}
+
+
+def get_group(group_id):
+    """The live :class:`ProcessGroup` registered under ``group_id`` (0 is the world group)."""
+    group = _GROUPS.get(group_id)
+    if group is None:
+        raise DistributedError(f"vfw.distributed: no process group {group_id} (initialize the world group first "
+                               "with vfw.distributed.init() or torch.distributed.init_process_group())")
+    return group
+
+
+class _Watchdog:
+    """A daemon thread per group that aborts the MPI job when a collective outlives its deadline.
+
+    Arming is a plain attribute store (no lock, no wake-up: a collective pays nothing measurable); the
+    thread polls a few times per timeout, so it aborts between ``timeout`` and ``1.25 * timeout`` (at most
+    one second late) after the collective began.
+    """
+
+    def __init__(self, group):
+        self._group = group
+        self._pending = None  # (deadline, description) of the collective in flight
+        self._closed = threading.Event()
+        self._poll = min(1.0, group.timeout / 4)
+        self._thread = threading.Thread(target=self._watch, name="vfw-distributed-watchdog", daemon=True)
+        self._thread.start()
+
+    def arm(self, description):
+        self._pending = (time.monotonic() + self._group.timeout, description)
+
+    def disarm(self):
+        self._pending = None
+
+    def close(self):
+        self._closed.set()
+
+    def _watch(self):
+        while not self._closed.wait(self._poll):
+            pending = self._pending
+            if pending is not None and time.monotonic() > pending[0] and self._pending is pending:
+                self._group._abort_timed_out(pending[1])
+                return
+
+
+class ProcessGroup:
+    """The processes of an MPI communicator, with collectives on numpy arrays.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator (the group duplicates it, so its messages never mix with the caller's).
+    timeout : float
+        Seconds any one collective may take before the watchdog aborts the job.
+    group_id : int
+        The id collective ops inside graphs name the group by (0: the world group).
+
+    Notes
+    -----
+    Every process of the group must call the same collectives in the same order with arrays of the same
+    shape and dtype (MPI's rule); ``all_reduce`` and friends return new arrays unless ``out`` is given.
+    """
+
+    def __init__(self, comm, timeout=DEFAULT_TIMEOUT, group_id=0):
+        self.MPI = _mpi.load()
+        self.comm = comm.Dup()
+        self.rank = self.comm.Get_rank()
+        self.size = self.comm.Get_size()
+        self.timeout = float(timeout)
+        self.group_id = group_id
+        self._watchdog = _Watchdog(self) if self.size > 1 else None
+        self._reduce_ops = {"sum": self.MPI.SUM, "prod": self.MPI.PROD, "max": self.MPI.MAX, "min": self.MPI.MIN,
+                            "band": self.MPI.BAND, "bor": self.MPI.BOR, "bxor": self.MPI.BXOR, "avg": self.MPI.SUM}
+        _GROUPS[group_id] = self
+
+    def __repr__(self):
+        return f"ProcessGroup(rank={self.rank}, size={self.size}, timeout={self.timeout:g}s)"
+
+    # -- running a collective under the watchdog ------------------------------------------------------
+    def _guarded(self, description, call, *args):
+        if self._watchdog is None:
+            return call(*args)
+        self._watchdog.arm(description)
+        try:
+            return call(*args)
+        finally:
+            self._watchdog.disarm()
+
+    def _abort_timed_out(self, description):
+        import sys
+
+        sys.stderr.write(f"vfw.distributed: rank {self.rank}/{self.size}: {description} did not complete within "
+                         f"{self.timeout:g} s: a peer process died, hangs, or called a different collective; "
+                         "aborting the MPI job\n")
+        sys.stderr.flush()
+        self.comm.Abort(1)
+
+    def _check_live(self, name):
+        if self.comm is None:
+            raise DistributedError(f"vfw.distributed.{name}: the process group has been destroyed")
+
+    # -- collectives --------------------------------------------------------------------------------------
+    def barrier(self):
+        """Wait until every process of the group reaches the barrier."""
+        self._check_live("barrier")
+        self._guarded("barrier", self.comm.Barrier)
+
+    def all_reduce(self, array, op="sum", out=None):
+        """Reduce ``array`` elementwise over all processes; every process gets the result.
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            Same shape and dtype on every process.
+        op : str
+            One of :data:`REDUCE_OPS`.
+        out : numpy.ndarray, optional
+            Where to write the result (may be ``array`` itself: in place).
+        """
+        self._check_live("all_reduce")
+        mpi_op, work = self._reduction(op, array)
+        description = f"all_reduce({op}) of {array.shape} {array.dtype}"
+        if work is not array:  # a converted copy (half precision, bool, non-contiguous): reduce it in place
+            self._guarded(description, self.comm.Allreduce, self.MPI.IN_PLACE, work, mpi_op)
+            result = self._finish_reduction(work, array, op)
+            if out is None:
+                return result
+            np.copyto(out, result, casting="unsafe")
+            return out
+        direct = out is not None and out.flags.c_contiguous and out.dtype == array.dtype
+        target = out if direct else np.empty_like(array)
+        if np.shares_memory(target, array):
+            self._guarded(description, self.comm.Allreduce, self.MPI.IN_PLACE, target, mpi_op)
+        else:
+            self._guarded(description, self.comm.Allreduce, array, target, mpi_op)
+        if op == "avg":
+            np.divide(target, self.size, out=target)
+        if out is not None and not direct:
+            np.copyto(out, target, casting="unsafe")
+            return out
+        return target
+
+    def reduce_scatter(self, array, op="sum"):
+        """Reduce ``array`` (leading dim ``size * k``) over all processes; process ``r`` gets rows ``r*k`` to
+        ``(r+1)*k``."""
+        self._check_live("reduce_scatter")
+        if array.ndim == 0 or array.shape[0] % self.size:
+            raise DistributedArgumentError(f"vfw.distributed.reduce_scatter: the input's first dimension must be a "
+                                           f"multiple of the world size {self.size}, got shape {array.shape}")
+        mpi_op, work = self._reduction(op, array)
+        result = np.empty((array.shape[0] // self.size,) + array.shape[1:], work.dtype)
+        self._guarded(f"reduce_scatter({op}) of {array.shape} {array.dtype}", self.comm.Reduce_scatter_block,
+                      work, result, mpi_op)
+        return self._finish_reduction(result, array, op)
+
+    def broadcast(self, array, root=0):
+        """Process ``root``'s ``array`` on every process, written into ``array`` (which is returned)."""
+        self._check_live("broadcast")
+        self._check_rank(root, "broadcast", "src")
+        buffer = array if array.flags.c_contiguous else np.ascontiguousarray(array)
+        self._guarded(f"broadcast from rank {root} of {array.shape} {array.dtype}", self.comm.Bcast,
+                      _bytes(buffer), root)
+        if buffer is not array:
+            np.copyto(array, buffer)
+        return array
+
+    def all_gather(self, array):
+        """Every process's ``array`` stacked along a new leading axis of length ``size`` (in rank order)."""
+        self._check_live("all_gather")
+        source = np.ascontiguousarray(array)
+        result = np.empty((self.size,) + array.shape, array.dtype)
+        self._guarded(f"all_gather of {array.shape} {array.dtype}", self.comm.Allgather, _bytes(source),
+                      _bytes(result))
+        return result
+
+    def all_gather_object(self, obj):
+        """Every process's picklable ``obj``, as a list in rank order."""
+        self._check_live("all_gather_object")
+        return self._guarded("all_gather_object", self.comm.allgather, obj)
+
+    def broadcast_object(self, obj, root=0):
+        """Process ``root``'s picklable ``obj`` on every process."""
+        self._check_live("broadcast_object")
+        self._check_rank(root, "broadcast_object", "src")
+        return self._guarded(f"broadcast_object from rank {root}", self.comm.bcast, obj, root)
+
+    def send(self, array, dst, tag=0):
+        """Send ``array`` to process ``dst`` (blocks until the message is handed over)."""
+        self._check_live("send")
+        self._check_rank(dst, "send", "dst")
+        self._guarded(f"send to rank {dst} of {array.shape} {array.dtype}", self.comm.Send,
+                      _bytes(np.ascontiguousarray(array)), dst, tag)
+
+    def recv(self, array, src=None, tag=None):
+        """Receive into ``array`` from process ``src`` (any process when ``None``); returns the sender's rank."""
+        self._check_live("recv")
+        source = self.MPI.ANY_SOURCE if src is None else src
+        if src is not None:
+            self._check_rank(src, "recv", "src")
+        buffer = array if array.flags.c_contiguous else np.empty_like(array, order="C")
+        status = self.MPI.Status()
+        self._guarded(f"recv from rank {src} of {array.shape} {array.dtype}", self.comm.Recv, _bytes(buffer), source,
+                      self.MPI.ANY_TAG if tag is None else tag, status)
+        if buffer is not array:
+            np.copyto(array, buffer)
+        return status.Get_source()
+
+    def destroy(self):
+        """Free the communicator and stop the watchdog (collectives then raise)."""
+        if self.comm is None:
+            return
+        if self._watchdog is not None:
+            self._watchdog.close()
+        self.comm.Free()
+        self.comm = None
+        if _GROUPS.get(self.group_id) is self:
+            del _GROUPS[self.group_id]
+
+    # -- helpers ----------------------------------------------------------------------------------------------
+    def _check_rank(self, rank, name, argument):
+        if not isinstance(rank, (int, np.integer)) or not 0 <= rank < self.size:
+            raise DistributedArgumentError(f"vfw.distributed.{name}: {argument}={rank!r} is not a rank of this "
+                                           f"group (ranks 0..{self.size - 1})")
+
+    def _reduction(self, op, array):
+        """The MPI op for ``op``, and the array to reduce: ``array`` itself, or a copy in a dtype MPI reduces."""
+        if op not in self._reduce_ops:
+            raise DistributedArgumentError(f"vfw.distributed: unknown reduction {op!r}; expected one of {REDUCE_OPS}")
+        kind = array.dtype.kind
+        if op == "avg" and kind not in "fc" and array.dtype.name != "bfloat16":
+            raise DistributedArgumentError(f"vfw.distributed: reduction 'avg' needs a floating-point array, got "
+                                           f"{array.dtype}")
+        if op in ("band", "bor", "bxor") and kind not in "iub":
+            raise DistributedArgumentError(f"vfw.distributed: reduction {op!r} needs an integer or bool array, "
+                                           f"got {array.dtype}")
+        if array.dtype in (np.float16,) or array.dtype.name == "bfloat16":
+            return self._reduce_ops[op], array.astype(np.float32)  # MPI has no half-precision reductions
+        if kind == "b":
+            return self._reduce_ops[op], array.astype(np.uint8)
+        return self._reduce_ops[op], (array if array.flags.c_contiguous else np.ascontiguousarray(array))
+
+    def _finish_reduction(self, work, array, op):
+        """The reduced ``work`` averaged for ``avg``, in ``array``'s dtype (a summed bool: true where any was)."""
+        if op == "avg":
+            np.divide(work, self.size, out=work)
+        if work.dtype == array.dtype:
+            return work
+        return work.astype(bool) if array.dtype.kind == "b" else work.astype(array.dtype)
+
+
+def _bytes(array):
+    """``array``'s memory as an MPI byte buffer: data movement needs no MPI datatype for the dtype."""
+    return array.reshape(-1).view(np.uint8)

@@ -1,0 +1,310 @@
+"""tf.distribute over MPI: ``MultiWorkerMirroredStrategy`` and ``MirroredStrategy`` with one replica per process.
+
+Every process an MPI launcher started (``python -m vfw.distributed.run --nproc N script.py`` or ``mpirun -n
+N python script.py``) is one replica and one worker; collectives go through vfw's engine process group
+(:mod:`vfw.core.distributed`).  Inside ``strategy.scope()`` new variables start from rank 0's values;
+``strategy.run(fn)`` runs ``fn`` on this process's replica; ``strategy.reduce`` and a replica context's
+``all_reduce`` combine values over the processes; ``experimental_distribute_dataset`` gives each replica
+its slice of every global batch; Keras optimizers created under the scope sum gradients over the replicas
+(Keras divides each replica's loss by the number of replicas, so the update is that of the global batch).
+
+Every process must shuffle alike (the same seed, as TF's DATA sharding needs too), since each takes its slice
+of the same global batch.  Differences from TF: the loss and metrics Keras logs are each replica's own; one
+replica per process (``devices`` and cluster resolvers are accepted, the MPI launcher decides the processes);
+values of ``strategy.run`` are this replica's (``PerReplica`` values do not exist:
+``experimental_local_results`` returns a 1-tuple).
+"""
+
+import contextlib
+import enum
+import threading
+
+import numpy as np
+
+from vfw.core import distributed as _engine
+from vfw.core.distributed import DistributedError
+from vfw.core.graph.trace import _active as _tracing
+from vfw.frontends.tensorflow import _dispatch, _variables, nest
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor
+from vfw.frontends.tensorflow.distribute import experimental
+from vfw.frontends.tensorflow.distribute._buckets import all_reduce_tensors
+from vfw.frontends.tensorflow.distribute.experimental import CommunicationOptions
+
+__all__ = ["InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp", "ReplicaContext",
+           "Strategy", "experimental", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context"]
+
+
+class ReduceOp(enum.Enum):
+    """How ``reduce``/``all_reduce`` combine the replicas' values."""
+
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+
+_ENGINE_REDUCTIONS = {ReduceOp.SUM: "sum", ReduceOp.MEAN: "avg"}
+
+
+def _reduce_op(op):
+    if isinstance(op, str):
+        try:
+            return ReduceOp(op.upper())
+        except ValueError:
+            pass
+    if isinstance(op, ReduceOp):
+        return op
+    raise ValueError(f"reduce_op must be tf.distribute.ReduceOp.SUM or MEAN (or 'SUM'/'MEAN'), got {op!r}")
+
+
+class _Contexts(threading.local):
+    def __init__(self):
+        self.scopes = []  # strategies whose scope() is open, innermost last
+        self.replica = []  # ReplicaContexts of running strategy.run calls
+
+
+_contexts = _Contexts()
+
+
+class InputContext:
+    """What ``distribute_datasets_from_function``'s function learns: its pipeline and the replica count."""
+
+    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+        self.num_input_pipelines = num_input_pipelines
+        self.input_pipeline_id = input_pipeline_id
+        self.num_replicas_in_sync = num_replicas_in_sync
+
+    def get_per_replica_batch_size(self, global_batch_size):
+        """``global_batch_size / num_replicas_in_sync`` (a ValueError when it does not divide)."""
+        if global_batch_size % self.num_replicas_in_sync:
+            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
+                             f"`num_replicas_in_sync` {self.num_replicas_in_sync}")
+        return global_batch_size // self.num_replicas_in_sync
+
+
+class ReplicaContext:
+    """The context ``strategy.run``'s function runs in: its replica id and all-reduces over the replicas."""
+
+    def __init__(self, strategy):
+        self.strategy = strategy
+
+    @property
+    def num_replicas_in_sync(self):
+        return self.strategy.num_replicas_in_sync
+
+    @property
+    def replica_id_in_sync_group(self):
+        return convert_to_tensor(np.int32(self.strategy._rank))
+
+    def all_reduce(self, reduce_op, value, options=None):
+        """``value`` (a nested structure of tensors) reduced over every replica; every replica gets it."""
+        op = _reduce_op(reduce_op)
+        flat = [convert_to_tensor(v) for v in nest.flatten(value)]
+        return nest.pack_sequence_as(value, self.strategy.batch_all_reduce(op, flat))
+
+
+class Strategy:
+    """A distribution strategy; this base class is TF's default strategy: one replica, this process."""
+
+    def __init__(self, extended=None):
+        self.extended = extended
+
+    @property
+    def num_replicas_in_sync(self):
+        return 1
+
+    @property
+    def _rank(self):
+        return 0
+
+    @property
+    def cluster_resolver(self):
+        return None
+
+    def batch_all_reduce(self, reduce_op, tensors):
+        """Each of ``tensors`` reduced over the replicas (vfw's; one collective per bucket, traceable)."""
+        return list(tensors)
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Make this the current strategy; variables created inside start from rank 0's values."""
+        _contexts.scopes.append(self)
+        try:
+            with _variables.variable_creator_scope(self._create_variable):
+                yield self
+        finally:
+            _contexts.scopes.pop()
+
+    def _create_variable(self, next_creator, **kwargs):
+        return next_creator(**kwargs)
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        """``fn(*args, **kwargs)`` on this process's replica, in a replica context."""
+        _contexts.replica.append(ReplicaContext(self))
+        try:
+            with self.scope():
+                return fn(*args, **(kwargs or {}))
+        finally:
+            _contexts.replica.pop()
+
+    def reduce(self, reduce_op, value, axis=None):
+        """Combine ``value`` over the replicas (and over ``axis`` of each, when given): a tensor every process gets."""
+        op = _reduce_op(reduce_op)
+        value = convert_to_tensor(value)
+        if axis is None:
+            return self.batch_all_reduce(op, [value])[0]
+        import vfw.tensorflow as tf
+
+        total = self.batch_all_reduce(ReduceOp.SUM, [tf.reduce_sum(value, axis=axis)])[0]
+        if op is ReduceOp.SUM:
+            return total
+        count = self.batch_all_reduce(ReduceOp.SUM, [convert_to_tensor(np.float64(value.shape[axis]))])[0]
+        return total / tf.cast(count, total.dtype)
+
+    def gather(self, value, axis):
+        """Every replica's ``value`` concatenated along ``axis`` (rank order)."""
+        return convert_to_tensor(value)
+
+    def experimental_local_results(self, value):
+        """This process's values: ``(value,)`` (one replica per process)."""
+        return (value,)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """The dataset of this replica: each global batch's ``rank``-th slice (sizes as even as possible)."""
+        return _DistributedDataset(self, dataset)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """``dataset_fn(InputContext)``'s dataset (its function shards by ``input_pipeline_id`` itself)."""
+        context = InputContext(self.num_replicas_in_sync, self._rank, self.num_replicas_in_sync)
+        return dataset_fn(context)
+
+    def shard_batch(self, batch):
+        """This replica's slice of a global batch (a nested structure of tensors/arrays, batch dim first)."""
+        return batch
+
+
+class _DistributedDataset:
+    """Iterating yields this replica's slice of each batch of the wrapped dataset."""
+
+    def __init__(self, strategy, dataset):
+        self._strategy = strategy
+        self._dataset = dataset
+        self.element_spec = getattr(dataset, "element_spec", None)
+
+    def __iter__(self):
+        for batch in self._dataset:
+            yield self._strategy.shard_batch(batch)
+
+
+class _MPIStrategy(Strategy):
+    """One replica per MPI process, all processes of the world group."""
+
+    def __init__(self):
+        super().__init__()
+        try:
+            self._group = _engine.init()
+        except DistributedError as e:
+            raise RuntimeError(f"{type(self).__name__}: {e}") from None
+
+    @property
+    def num_replicas_in_sync(self):
+        return self._group.size
+
+    @property
+    def _rank(self):
+        return self._group.rank
+
+    def batch_all_reduce(self, reduce_op, tensors):
+        tensors = [convert_to_tensor(t) for t in tensors]
+        if self._group.size == 1:
+            return tensors
+        return all_reduce_tensors(tensors, _ENGINE_REDUCTIONS[_reduce_op(reduce_op)], self._group)
+
+    def _create_variable(self, next_creator, **kwargs):
+        variable = next_creator(**kwargs)
+        if self._group.size > 1 and not _tracing:  # a traced function creates its variables once, eagerly
+            variable.assign(self._group.broadcast(np.array(variable.numpy(), order="C"), 0))
+        return variable
+
+    def broadcast_variables(self, variables):
+        """Overwrite every variable with rank 0's value (one broadcast per bucket)."""
+        variables = list(variables)
+        if self._group.size == 1 or not variables:
+            return
+        arrays = [np.array(v.numpy(), order="C") for v in variables]
+        _engine.Buckets([(a.shape, a.dtype) for a in arrays]).broadcast(self._group, arrays)
+        for v, a in zip(variables, arrays):
+            v.assign(a)
+
+    def gather(self, value, axis):
+        value = convert_to_tensor(value)
+        stacked = _dispatch.call("AllGather", value, group=self._group.group_id)
+        import vfw.tensorflow as tf
+
+        return tf.concat(tf.unstack(stacked), axis=axis)
+
+    def shard_batch(self, batch):
+        size, rank = self._group.size, self._group.rank
+        if size == 1:
+            return batch
+
+        def part(x):
+            if x is None:
+                return None
+            array = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+            bounds = np.linspace(0, len(array), size + 1).round().astype(int)
+            return convert_to_tensor(array[bounds[rank]:bounds[rank + 1]])
+
+        return nest.map_structure(part, batch)
+
+
+class MultiWorkerMirroredStrategy(_MPIStrategy):
+    """Synchronous data parallelism over every process the MPI launcher started (one replica each).
+
+    Parameters
+    ----------
+    cluster_resolver : accepted (MPI knows the processes; ``TF_CONFIG`` is not read)
+    communication_options : tf.distribute.experimental.CommunicationOptions, optional
+    """
+
+    def __init__(self, cluster_resolver=None, communication_options=None):
+        if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
+            raise ValueError(f"communication_options must be a tf.distribute.experimental.CommunicationOptions, got "
+                             f"{type(communication_options).__name__}")
+        super().__init__()
+        self.communication_options = communication_options or CommunicationOptions()
+
+
+class MirroredStrategy(_MPIStrategy):
+    """``MirroredStrategy`` with one replica per process (``devices`` accepted: vfw runs on the CPU)."""
+
+    def __init__(self, devices=None, cross_device_ops=None):
+        super().__init__()
+        self.devices = tuple(devices) if devices else ("/cpu:0",)
+
+
+_DEFAULT = Strategy()
+
+
+def get_strategy():
+    """The strategy whose scope is open (innermost), else the default one-replica strategy."""
+    return _contexts.scopes[-1] if _contexts.scopes else _DEFAULT
+
+
+def has_strategy():
+    """Whether a strategy other than the default one is current."""
+    return get_strategy() is not _DEFAULT
+
+
+def get_replica_context():
+    """The replica context of a running ``strategy.run``; ``None`` in a scope outside ``run`` (cross-replica
+    context); the default strategy's replica context otherwise."""
+    if _contexts.replica:
+        return _contexts.replica[-1]
+    if has_strategy():
+        return None
+    return ReplicaContext(_DEFAULT)
+
+
+def in_cross_replica_context():
+    """True inside a strategy's scope but outside ``strategy.run``."""
+    return has_strategy() and not _contexts.replica
