@@ -54,12 +54,12 @@ def _epoch(keras, build, x, y):
     return lambda: model.fit(x, y, batch_size=128, epochs=1, verbose=0)
 
 
-def run_benchmark(rounds=15, samples=6400):
-    """Rows ``[case, vfw s/epoch, tf s/epoch, vfw/tf]``."""
+def run_benchmark(rounds=15, samples=6400, quick=False):
+    """Rows ``[case, vfw s/epoch, tf s/epoch, vfw/tf]`` (a tenth of the samples if ``quick``)."""
     import vfw.tensorflow as vtf
 
     rows = []
-    for name, (build, x, y) in _cases(samples).items():
+    for name, (build, x, y) in _cases(samples // 10 if quick else samples).items():
         candidates = {"vfw": _epoch(vtf.keras, build, x, y)}
         if real_keras is not None:
             candidates["tf"] = _epoch(real_keras, build, x, y)
