@@ -66,10 +66,11 @@ def test_model_object_describes_the_model():
 
 def test_opt_levels_agree():
     m = _affine()
-    for a, b in zip(load(m, opt_level=0).run([X]), load(m, opt_level=1).run([X])):
-        np.testing.assert_array_equal(a, b)
+    for level in (1, 2, 3):
+        for a, b in zip(load(m, opt_level=0).run([X]), load(m, opt_level=level).run([X])):
+            np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="opt_level"):
-        load(m, opt_level=3)
+        load(m, opt_level=4)
 
 
 def test_bad_feeds_name_the_input():

@@ -17,6 +17,10 @@ CASES = [
     ((1, 7, 8, 2), {"kernel_shape": [2, 3], "strides": [2, 1], "dilations": [2, 2], "pads": [0, 1, 1, 1]}),
     ((1, 5, 5, 2), {"kernel_shape": [4, 4], "strides": [3, 3], "pads": [1, 1, 2, 2]}),
     ((1, 4, 5, 6, 2), {"kernel_shape": [2, 2, 3], "strides": [2, 1, 2], "pads": [1, 0, 1, 0, 1, 1]}),
+    # many channels: the max pool's 2x2 windows take one pass per tap, larger ones one axis at a time
+    ((2, 6, 6, 16), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    ((1, 5, 4, 16), {"kernel_shape": [2, 2], "strides": [1, 1], "pads": [1, 0, 0, 1]}),
+    ((1, 6, 5, 16), {"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 1, 1, 1]}),
 ]
 
 

@@ -17,15 +17,18 @@ from vfw.core.values import OptionalValue, TensorSequence
 from vfw.onnx_io import _import_ops, _import_quant  # noqa: F401  (they fill the handler table)
 from vfw.onnx_io._import_graph import OPTIONAL, SEQUENCE, TENSOR, Converter, element_type, kind_of, tensor_type
 from vfw.onnx_io._import_optimize import optimize_for_inference
+from vfw.onnx_io._import_shapes import planned_graph, shape_skeleton, static_shapes
 from vfw.onnx_io._import_tensors import OnnxModelError, check_feed
 
 MIN_IR_VERSION = 3
 MIN_OPSET = 1
-DEFAULT_OPT_LEVEL = 1
+DEFAULT_OPT_LEVEL = 3
 """Imported graphs are pruned, deduplicated and constant-folded, and get the inference rewrites of
 ``_import_optimize`` (large constant fills and transposes computed once, per-channel affine maps folded
-into convolutions, max pools without indices); the in-place and buffer-pool levels assume value shapes
-that an ONNX graph need not declare."""
+into convolutions, max pools without indices); levels 2 and 3 add the executor's memory plans (in-place
+updates, and pooled buffers at 3) from the value shapes ``_import_shapes`` infers per input signature."""
+
+_MAX_SIGNATURES = 8  # planned graphs kept per model (one per input signature), oldest dropped first
 
 
 class InputSpec:
@@ -62,7 +65,7 @@ class ImportedModel:
     Attributes
     ----------
     graph : GraphDef
-        The engine graph (optimized at ``opt_level``).
+        The engine graph (optimized at level 1; levels 2 and 3 plan its memory per input signature).
     inputs, outputs : list[InputSpec]
         The model's inputs (graph inputs that are not initializers) and outputs.
     ir_version : int
@@ -88,6 +91,8 @@ class ImportedModel:
         self.graph = graph
         self._weights = list(weights.values())
         self._compiled = CompiledGraph(graph)
+        self._skeleton = shape_skeleton(model) if opt_level >= 2 else None
+        self._planned = {}  # input signature -> planned CompiledGraph (None: that signature runs unplanned)
 
     def __repr__(self):
         return (f"ImportedModel({self.graph.name!r}, inputs=[{', '.join(map(repr, self.inputs))}], "
@@ -135,8 +140,26 @@ class ImportedModel:
             One value per output (arrays; lists for sequences; None for an empty optional).
         """
         feeds = self._feeds(inputs)
-        results = self._compiled(*feeds, *self._weights)
+        if self._skeleton is None:
+            results = self._compiled(*feeds, *self._weights)
+        else:
+            results = self._run_planned(feeds)
         return [_from_engine(r) for r in results]
+
+    def _run_planned(self, feeds):
+        """Run the graph planned for the feeds' signature (planned at the signature's first run)."""
+        if not all(type(x) is np.ndarray for x in feeds):
+            return self._compiled(*feeds, *self._weights)  # sequences, optionals: no plan
+        signature = tuple((x.shape, x.dtype) for x in feeds)
+        if signature in self._planned:
+            planned = self._planned[signature]
+            return (planned or self._compiled)(*feeds, *self._weights)
+        shapes = static_shapes(self._skeleton, dict(zip(self.input_names, feeds)))
+        planned, results = planned_graph(self._compiled, shapes, self.opt_level, [*feeds, *self._weights])
+        if len(self._planned) >= _MAX_SIGNATURES:
+            del self._planned[next(iter(self._planned))]
+        self._planned[signature] = planned
+        return results
 
     def __call__(self, *inputs, **named):
         """``model(x, y)`` or ``model(x=..., y=...)``; one output is returned bare, several as a tuple."""
@@ -237,8 +260,10 @@ def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
         Folder holding external data files (default: the model file's folder).  Data files
         must lie inside it.
     opt_level : int
-        Graph optimization level of the imported graph: 0 (as converted) or 1 (``vfw.core.graph.optimize``
-        at level 1 and the inference rewrites named in ``DEFAULT_OPT_LEVEL``).
+        Graph optimization level of the imported graph: 0 (as converted), 1 (``vfw.core.graph.optimize``
+        at level 1 and the inference rewrites named in ``DEFAULT_OPT_LEVEL``), 2 (also in-place updates) or
+        3 (also pooled buffers); the memory plans of 2 and 3 are made at the first run of each input
+        signature, for graphs without control flow.
 
     Returns
     -------
@@ -262,8 +287,8 @@ def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
     if proto.ir_version > onnx.IR_VERSION:
         raise OnnxModelError(f"model IR version {proto.ir_version} is newer than the installed onnx "
                              f"({onnx.IR_VERSION})")
-    if opt_level not in (0, 1):
-        raise ValueError(f"load: opt_level must be 0 or 1, got {opt_level!r}")
+    if opt_level not in (0, 1, 2, 3):
+        raise ValueError(f"load: opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
     _check_text(proto.graph, "model")
     for function in proto.functions:
         _check_text(onnx.GraphProto(node=function.node), f"function {function.name!r}")
@@ -282,5 +307,5 @@ def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
     if opt_level:
         # The engine's folding first makes the small constants the rewrites read (per-channel scales...); its
         # second run prunes the parameters they replaced.
-        graph = optimize(optimize_for_inference(optimize(graph, opt_level)), opt_level)
+        graph = optimize(optimize_for_inference(optimize(graph, 1)), 1)
     return ImportedModel(proto, graph, builder.weights, opsets, opt_level)

@@ -4,7 +4,8 @@ ChannelsLastAveragePool with its adjoint.
 ``X`` is ``(N, D1, ..., Dd, C)`` and ``Y`` is ``(N, O1, ..., Od, C)``; output sizes follow TensorFlow
 (an empty output when the window is longer than the padded input by less than a stride).  Each
 window reduction is a running ``np.maximum`` / ``np.add`` over the strided slices its kernel taps
-read, the channels staying the contiguous inner axis.
+read, the channels staying the contiguous inner axis; the forward max pool runs it one spatial axis at a
+time (a window's maximum is the maximum of its rows' maxima), except for 2x2 windows over many channels.
 
 Max pooling: padding never wins (it holds the dtype's lowest value, and taps reading padding are
 masked out wherever maxima are compared).  Which tied maxima receive the gradient is the ``ties``
@@ -42,13 +43,26 @@ def _lowest(dtype):
 class _Plan:
     """Geometry of one input shape: output shape, tap slices, padding masks, window overlap, tap counts."""
 
-    __slots__ = ("window", "kernel", "xshape", "yshape", "taps", "valid", "overlapping", "tap_dtype", "_counts")
+    __slots__ = ("window", "kernel", "xshape", "yshape", "taps", "axis_taps", "valid", "overlapping", "tap_dtype",
+                 "_counts")
 
     def __init__(self, window, kernel, xshape):
         out = window.out(xshape, kernel)
         self.window, self.kernel, self.xshape = window, kernel, xshape
         self.yshape = (xshape[0],) + out + (xshape[-1],)
         self.taps = window.taps(kernel, out)
+        # per spatial axis that is not read as is, its taps: the index along that axis alone (a window's maximum is
+        # the maximum over one axis of the maxima over the others); None where one pass per window tap is faster:
+        # windows of as many taps as their axes' sum (2x2) over rows of many channels (contiguous reads either way)
+        self.axis_taps = None if math.prod(kernel) <= sum(kernel) and xshape[-1] >= 16 else []
+        for a, (n, k, o, s, d, b, e) in enumerate(zip(xshape[1:-1], kernel, out, window.strides, window.dilations,
+                                                     window.begins, window.ends)):
+            if self.axis_taps is None:
+                break
+            if k == 1 and s == 1 and o == n + b + e:
+                continue
+            lead = (slice(None),) * (a + 1)
+            self.axis_taps.append([lead + (slice(t * d, t * d + (o - 1) * s + 1, s),) for t in range(k)])
         self.valid = window.valid_taps(xshape, kernel, out)
         self.overlapping = window.overlapping(kernel)
         self.tap_dtype = np.uint8 if len(self.taps) <= 256 else np.uint32
@@ -161,6 +175,17 @@ def _into(out, shape, dtype):
 # ------------------------------------------------------------------------------------------ max pool
 
 
+def _tap_maxima(xp, taps, y):
+    """The maximum of ``xp`` over ``taps`` (indexes of the padded input), one pass per tap, into ``y`` if given."""
+    if y is None:
+        y = xp[taps[0]].copy()
+    else:
+        np.copyto(y, xp[taps[0]])
+    for index in taps[1:]:
+        np.maximum(y, xp[index], out=y)
+    return y
+
+
 @defop("ChannelsLastMaxPool", inputs="X:T", outputs="Y:T", types={"T": _MAX_TYPES}, attrs=dict(_MAX_ATTRS),
        infer=_pooled_infer)
 def channels_last_max_pool(dilations, kernel_shape, pads, strides, ties):
@@ -170,15 +195,27 @@ def channels_last_max_pool(dilations, kernel_shape, pads, strides, ties):
 
     def kernel(x, out=None):
         p = plans(x.shape)
-        xp = p.padded_lowest(x)
-        y = _into(out, p.yshape, x.dtype)
-        if y is None:
-            y = xp[p.taps[0]].copy()
-        else:
-            np.copyto(y, xp[p.taps[0]])
-        for index in p.taps[1:]:
-            np.maximum(y, xp[index], out=y)
-        return y
+        y = p.padded_lowest(x)
+        target = _into(out, p.yshape, x.dtype)
+        if p.axis_taps is None:
+            return _tap_maxima(y, p.taps, target)
+        computed = False  # whether ``y`` is a new array (not a view of ``x``)
+        # one spatial axis at a time: sum(kernel) passes over arrays shrinking axis by axis instead of prod(kernel)
+        # passes over the output (1.5-2x faster for 3x3 windows); the maximum of a set does not depend on the order
+        for a, taps in enumerate(p.axis_taps):
+            if len(taps) == 1:
+                y = y[taps[0]]  # strided subsampling: a view
+                continue
+            dest = target if a == len(p.axis_taps) - 1 else None
+            r = np.maximum(y[taps[0]], y[taps[1]], out=dest)
+            for index in taps[2:]:
+                np.maximum(r, y[index], out=r)
+            y, computed = r, True
+        if target is not None:
+            if y is not target:
+                np.copyto(target, y)
+            return target
+        return y if computed and y.base is None else y.copy()
 
     return kernel
 
