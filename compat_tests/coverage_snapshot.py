@@ -17,7 +17,7 @@ import pathlib
 import sys
 import types
 
-from vfw._coverage.namespaces import NAMESPACES, snapshot_path
+from vfw._coverage.namespaces import NAMESPACES, resolve, snapshot_path
 
 
 def _own_package(value, packages):
@@ -27,17 +27,10 @@ def _own_package(value, packages):
 
 
 def _resolve_real(path):
-    """The object ``path`` names (``tf.data.Dataset``): the longest importable module prefix, then attributes."""
-    parts = path.split(".")
-    for split in range(len(parts), 0, -1):
-        try:
-            found = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
-        for attribute in parts[split:]:
-            found = getattr(found, attribute)
-        return found
-    raise ImportError(f"cannot import any prefix of {path}")
+    found = resolve(path)
+    if found is None:
+        raise ImportError(f"cannot import {path}")
+    return found
 
 
 def public_callables(namespace, packages):

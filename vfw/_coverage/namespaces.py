@@ -1,5 +1,6 @@
 """Which namespaces of the real frameworks the coverage report counts, and where vfw provides each."""
 
+import importlib
 import pathlib
 
 _HERE = pathlib.Path(__file__).resolve().parent
@@ -52,3 +53,18 @@ def vfw_path(framework, public_name):
     head, _, rest = public_name.partition(".")
     prefix = NAMESPACES[framework]["vfw_prefix"][head]
     return f"{prefix}.{rest}" if rest else prefix
+
+
+def resolve(path):
+    """The object ``path`` names (``tensorflow.data.Dataset``: the longest importable module prefix, then
+    attributes), or None when there is none."""
+    parts = path.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for attribute in parts[split:]:
+            found = getattr(found, attribute, None)
+        return found
+    return None

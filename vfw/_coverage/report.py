@@ -5,29 +5,14 @@ written by ``compat_tests/coverage_snapshot.py``), so the report runs without to
 """
 
 import argparse
-import importlib
 import json
 
-from vfw._coverage.namespaces import NAMESPACES, snapshot_path, vfw_path
+from vfw._coverage.namespaces import NAMESPACES, resolve, snapshot_path, vfw_path
 
 
 def load_snapshot(framework):
     """The snapshot dictionary of ``framework``: ``framework``, ``version`` and ``namespaces`` (name -> names)."""
     return json.loads(snapshot_path(framework).read_text())
-
-
-def _resolve_vfw(path):
-    """vfw's object at ``path`` (a module or class), or None when vfw has no such namespace."""
-    parts = path.split(".")
-    for split in range(len(parts), 0, -1):
-        try:
-            found = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
-        for attribute in parts[split:]:
-            found = getattr(found, attribute, None)
-        return found
-    return None
 
 
 def _provides(namespace, name):
@@ -57,7 +42,7 @@ def coverage(framework):
     for public_name in sorted(snapshot["namespaces"], key=position):
         names = snapshot["namespaces"][public_name]
         path = vfw_path(framework, public_name)
-        namespace = _resolve_vfw(path)
+        namespace = resolve(path)
         missing = [name for name in names if namespace is None or not _provides(namespace, name)]
         namespaces[public_name] = {"vfw": path, "provided": len(names) - len(missing), "total": len(names),
                                    "missing": missing}
