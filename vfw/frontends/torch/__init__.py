@@ -13,6 +13,7 @@ from vfw.frontends.torch import (  # noqa: F401
     autograd,
     backends,
     cuda,
+    distributed,
     jit,
     linalg,  # noqa: F401
     nn,
@@ -113,3 +114,10 @@ for _module in (*_methods.FAMILIES, _nn_ops):
     globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 _methods.install(Tensor)
 del _module
+
+from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, func  # noqa: E402,F401
+from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403
+from vfw.frontends.torch.amp import GradScaler, autocast  # noqa: E402,F401
+from vfw.frontends.torch.func import vmap  # noqa: E402,F401
+
+_autocast.install()  # last: wraps the functions on torch's autocast lists wherever they are bound

@@ -2,16 +2,22 @@
 
 from vfw.frontends.torch import (
     _arithmetic,
+    _buffers,
     _comparison,
     _creation,
+    _gamma_inc,
+    _histogram,
     _index_builders,
     _indexing,
     _joining,
     _layout,
     _linalg,
     _linalg_decomp,
+    _linalg_extras,
+    _linalg_lu,
     _linalg_norms,
     _masked,
+    _nn_extras,
     _numeric,
     _pointwise,
     _random,
@@ -24,8 +30,10 @@ from vfw.frontends.torch import (
     _special_functions,
     _statistics,
     _strided,
+    _tensor_misc,
     _tensor_str,
     _typing,
+    _windows,
 )
 
 # Function family modules, each with ``__all__`` (torch.* functions) and ``TENSOR_METHODS``
@@ -36,6 +44,7 @@ FAMILIES = [
     _linalg, _linalg_decomp, _linalg_norms,
     _special_functions, _numeric,
     _shape, _joining, _layout, _typing, _index_builders, _strided,
+    _tensor_misc, _windows, _nn_extras, _histogram, _linalg_extras, _linalg_lu, _buffers, _gamma_inc,
 ]
 
 

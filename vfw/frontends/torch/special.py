@@ -8,13 +8,52 @@ import math
 
 from vfw.frontends.torch import _dispatch, _dtype, _pointwise
 from vfw.frontends.torch._arithmetic import xlogy
+from vfw.frontends.torch._bessel import (
+    i0e,
+    i1,
+    i1e,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+)
 from vfw.frontends.torch._comparison import where
+from vfw.frontends.torch._gamma_inc import gammainc, gammaincc
+from vfw.frontends.torch._special_extra import (
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+    spherical_bessel_j0,
+    zeta,
+)
 from vfw.frontends.torch._special_functions import i0, mvlgamma, polygamma, sinc
 from vfw.frontends.torch._statistics import logsumexp
 
 __all__ = ["expit", "erf", "erfc", "erfinv", "erfcx", "logit", "gammaln", "digamma", "psi", "polygamma",
            "multigammaln", "xlogy", "xlog1py", "log1p", "expm1", "exp2", "round", "sinc", "i0", "softmax",
            "log_softmax", "logsumexp", "ndtr", "ndtri", "log_ndtr", "entr"]
+__all__ += ["gammainc", "gammaincc", "i0e", "i1", "i1e", "modified_bessel_i0", "modified_bessel_i1",
+            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
+__all__ += ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+            "chebyshev_polynomial_v", "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+            "laguerre_polynomial_l", "legendre_polynomial_p", "shifted_chebyshev_polynomial_t",
+            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+            "spherical_bessel_j0", "zeta"]
 
 expit = _pointwise.sigmoid
 erf, erfc, erfinv, logit = _pointwise.erf, _pointwise.erfc, _pointwise.erfinv, _pointwise.logit

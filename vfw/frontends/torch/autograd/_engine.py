@@ -102,6 +102,20 @@ def accumulate_grad(leaf, g, create_graph=False):
         _dispatch.bump_version(prev)
 
 
+_queued_callbacks = []
+
+
+def queue_callback(callback):
+    """Call ``callback()`` once the running ``backward()`` has accumulated every gradient (torch's
+    ``Variable._execution_engine.queue_callback``; DistributedDataParallel reduces gradients there)."""
+    _queued_callbacks.append(callback)
+
+
+def _run_queued_callbacks():
+    while _queued_callbacks:
+        _queued_callbacks.pop(0)()
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the graph leaves (or of ``inputs``)."""
     tensors, seeds = _targets(tensors, grad_tensors, "backward")
@@ -122,6 +136,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         g = _leaf_hooks(leaf, _dispatch.as_torch(g))
         if leaf.grad_node is None or not getattr(leaf, "_retains_grad", False):  # else its hook stored it
             accumulate_grad(leaf, g, create_graph)
+    _run_queued_callbacks()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

@@ -101,13 +101,67 @@ class Buffer(metaclass=_BufferMeta):
         return t
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (lazy modules); vfw has no lazy modules."""
+class UninitializedTensorMixin:
+    """A tensor of a lazy module whose shape is not known yet (it holds no values until ``materialize``)."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor ``shape`` (uninitialized values, the dtype it was made with unless ``dtype``) and
+        turn it into a ``cls_to_become``."""
+        np_dtype = self.array.dtype if dtype is None else _dtype.to_np(dtype)
+        self.array = np.empty(tuple(shape), np_dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+
+def _uninitialized(cls, requires_grad, dtype):
+    t = _new(cls)
+    t.array = np.empty(0, _dtype.default_float_np() if dtype is None else _dtype.to_np(dtype))
+    t.requires_grad = bool(requires_grad)
+    t.grad_node = None
+    t._hooks = None
+    return t
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter of a lazy module, materialized (as a ``Parameter``) at the module's first forward."""
+
+    cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        raise NotImplementedError("vfw.torch does not support lazy modules (UninitializedParameter)")
+        return _uninitialized(cls, requires_grad, dtype)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module, materialized (as a plain tensor) at the module's first forward."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _uninitialized(cls, requires_grad, dtype)
+        t._is_buffer = True
+        t.persistent = persistent
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
 
 
 def is_lazy(param):
-    """bool: whether ``param`` is an uninitialized (lazy) parameter; always False in vfw."""
-    return isinstance(param, UninitializedParameter)
+    """bool: whether ``param`` is an uninitialized (lazy) parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)

@@ -49,12 +49,7 @@ class Adadelta(InPlaceOptimizer):
                     "capturable": capturable, "foreach": foreach, "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False), ("differentiable", False),
-                                 ("capturable", False)):
-                group.setdefault(key, default)
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False))
 
     def _hyperparameters(self, group):
         return {"lr": scalar(group["lr"]), "rho": group["rho"], "eps": group["eps"],

@@ -54,11 +54,7 @@ class Adagrad(InPlaceOptimizer):
             for p in group["params"]:
                 self._init_state(self.state[p], p, group)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None)):
-                group.setdefault(key, default)
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False), ("fused", None))
 
     def _hyperparameters(self, group):
         return {"lr": scalar(group["lr"]), "lr_decay": group["lr_decay"], "eps": group["eps"],

@@ -63,12 +63,9 @@ class Adam(InPlaceOptimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
-                                 ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None)):
-                group.setdefault(key, default)
+    _group_defaults = (
+        ("amsgrad", False), ("maximize", False), ("foreach", None),
+        ("capturable", False), ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None))
 
     def _hyperparameters(self, group):
         beta1, beta2 = group["betas"]

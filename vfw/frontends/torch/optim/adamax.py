@@ -46,12 +46,7 @@ class Adamax(InPlaceOptimizer):
                     "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False), ("differentiable", False),
-                                 ("capturable", False)):
-                group.setdefault(key, default)
+    _group_defaults = (("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False))
 
     def _hyperparameters(self, group):
         beta1, beta2 = group["betas"]

@@ -56,12 +56,9 @@ class NAdam(InPlaceOptimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("maximize", False), ("foreach", None), ("capturable", False),
-                                 ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(key, default)
+    _group_defaults = (
+        ("maximize", False), ("foreach", None),
+        ("capturable", False), ("differentiable", False), ("decoupled_weight_decay", False))
 
     def _hyperparameters(self, group):
         beta1, beta2 = group["betas"]

@@ -118,8 +118,14 @@ class Optimizer:
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    _group_defaults = ()
+    """``(key, default)`` pairs set in param groups that a state from an older torch lacks (``__setstate__``)."""
+
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for group in self.param_groups:
+            for key, default in self._group_defaults:
+                group.setdefault(key, default)
         for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
                      "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
                      "_optimizer_load_state_dict_post_hooks"):

@@ -47,12 +47,9 @@ class RAdam(InPlaceOptimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False), ("differentiable", False),
-                                 ("decoupled_weight_decay", False), ("capturable", False)):
-                group.setdefault(key, default)
+    _group_defaults = (
+        ("foreach", None), ("maximize", False),
+        ("differentiable", False), ("decoupled_weight_decay", False), ("capturable", False))
 
     def _hyperparameters(self, group):
         beta1, beta2 = group["betas"]

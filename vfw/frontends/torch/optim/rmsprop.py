@@ -51,12 +51,9 @@ class RMSprop(InPlaceOptimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("momentum", 0), ("centered", False), ("foreach", None), ("maximize", False),
-                                 ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, default)
+    _group_defaults = (
+        ("momentum", 0), ("centered", False), ("foreach", None),
+        ("maximize", False), ("differentiable", False), ("capturable", False))
 
     def _hyperparameters(self, group):
         return {"lr": scalar(group["lr"]), "alpha": group["alpha"], "eps": group["eps"],

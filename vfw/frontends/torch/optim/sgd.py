@@ -47,12 +47,8 @@ class SGD(InPlaceOptimizer):
         super().__init__(params, defaults)
         check_fused(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("nesterov", False), ("maximize", False), ("foreach", None),
-                                 ("differentiable", False), ("fused", False)):
-                group.setdefault(key, default)
+    _group_defaults = (
+        ("nesterov", False), ("maximize", False), ("foreach", None), ("differentiable", False), ("fused", False))
 
     def _keeps_state(self, group):
         return group["momentum"] != 0

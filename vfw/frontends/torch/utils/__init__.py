@@ -1,3 +1,3 @@
-"""torch.utils: ``data`` (datasets and loaders)."""
+"""torch.utils: ``data`` (datasets and loaders), ``dlpack``."""
 
-from vfw.frontends.torch.utils import data  # noqa: F401
+from vfw.frontends.torch.utils import data, dlpack  # noqa: F401

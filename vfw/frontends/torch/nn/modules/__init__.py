@@ -2,16 +2,19 @@
 
 from vfw.frontends.torch.nn.modules import (
     activation,
+    adaptive,
     attention,
     batchnorm,
     channelshuffle,
     container,
     conv,
+    data_parallel,
     distance,
     dropout,
     flatten,
     fold,
     instancenorm,
+    lazy,
     linear,
     loss,
     module,
@@ -27,6 +30,6 @@ from vfw.frontends.torch.nn.modules import (
 
 FAMILIES = (module, container, activation, attention, batchnorm, channelshuffle, conv, distance, dropout, flatten,
             fold, instancenorm, linear, loss, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer,
-            upsampling)
+            upsampling, lazy, adaptive, data_parallel)
 __all__ = [name for family in FAMILIES for name in family.__all__]
 globals().update({name: getattr(family, name) for family in FAMILIES for name in family.__all__})

@@ -19,8 +19,8 @@ class DistributedSampler(Sampler):
     ----------
     dataset : Dataset
         A sized dataset.
-    num_replicas, rank : int
-        Required: vfw has no process group to ask.
+    num_replicas, rank : int, optional
+        Default: the world size and rank of the default process group (``torch.distributed``).
     shuffle : bool
         Shuffle with a generator seeded ``seed + epoch`` (the same order in every replica).
     seed : int
@@ -33,9 +33,10 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            missing = "num_replicas" if num_replicas is None else "rank"
-            raise ValueError(f"DistributedSampler: {missing} must be given: vfw.torch has no distributed process "
-                             "group (the default process group has not been initialized)")
+            from vfw.frontends.torch import distributed
+
+            num_replicas = distributed.get_world_size() if num_replicas is None else num_replicas
+            rank = distributed.get_rank() if rank is None else rank
         if not 0 <= rank < num_replicas:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset

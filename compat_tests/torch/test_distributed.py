@@ -1,0 +1,138 @@
+"""torch.distributed's API in one process (a world of size 1) against real torch 2.13 with gloo.
+
+Multi-process behaviour (collectives, DDP, faults) is tested in tests/distributed/.
+"""
+
+import contextlib
+import socket
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+pytest.importorskip("mpi4py")
+
+import vfw.torch as vtorch  # noqa: E402
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def initialized(torch):
+    if torch is real_torch:
+        torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0,
+                                             world_size=1)
+    else:
+        torch.distributed.init_process_group("gloo")
+    try:
+        yield torch.distributed
+    finally:
+        if torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()
+
+
+def outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:  # noqa: BLE001  (the exception type and text are what is compared)
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("call", ["get_rank", "get_world_size", "all_reduce", "barrier"])
+def test_before_init_process_group(call):
+    def run(torch):
+        dist = torch.distributed
+        args = (torch.ones(2),) if call == "all_reduce" else ()
+        return dist.is_initialized(), dist.is_available(), outcome(lambda: getattr(dist, call)(*args))
+
+    assert run(vtorch) == run(real_torch)
+
+
+def test_names_and_enums():
+    for torch in (vtorch, real_torch):
+        dist = torch.distributed
+        assert repr(dist.ReduceOp.SUM) == "<RedOpType.SUM: 0>" and dist.ReduceOp.MAX.value == 4
+        assert dist.Backend("GLOO") == "gloo" and dist.Backend.MPI == "mpi"
+
+
+def test_world_of_one_process():
+    def run(torch):
+        with initialized(torch) as dist:
+            twice = outcome(lambda: dist.init_process_group("gloo"))
+            t = torch.arange(3.0)
+            work = dist.all_reduce(t, op=dist.ReduceOp.SUM, async_op=True)
+            b = torch.ones(2)
+            dist.broadcast(b, src=0)
+            gathered = [torch.zeros(3)]
+            dist.all_gather(gathered, t)
+            objects = [None]
+            dist.all_gather_object(objects, {"a": 1})
+            bad_root = outcome(lambda: dist.broadcast(b, src=3))[0]
+            to_self = outcome(lambda: dist.send(t, dst=0))
+            not_tensor = outcome(lambda: dist.all_reduce([t]))
+            ddp = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
+            state = (dist.get_backend(), dist.get_rank(), dist.get_world_size(), dist.group.WORLD is not None,
+                     work.wait(), t.tolist(), b.tolist(), gathered[0].tolist(), objects, twice, bad_root, to_self,
+                     not_tensor, type(ddp.module).__name__, list(ddp.state_dict()))
+        return state + (torch.distributed.is_initialized(),)
+
+    assert run(vtorch) == run(real_torch)
+
+
+def test_ddp_of_one_process_trains_as_the_module():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((8, 3)).astype(np.float32), rng.standard_normal((8, 1)).astype(np.float32)
+
+    def run(torch):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+        for p, value in zip(model.parameters(), weights):
+            with torch.no_grad():
+                p.copy_(torch.from_numpy(value))
+        with initialized(torch):
+            ddp = torch.nn.parallel.DistributedDataParallel(model, bucket_cap_mb=0.00001)
+            optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
+            for _ in range(3):
+                with ddp.no_sync():
+                    torch.nn.functional.mse_loss(ddp(torch.from_numpy(x[:4])), torch.from_numpy(y[:4])).backward()
+                torch.nn.functional.mse_loss(ddp(torch.from_numpy(x[4:])), torch.from_numpy(y[4:])).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            return [p.detach().numpy().copy() for p in ddp.module.parameters()]
+
+    weights = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3), (4,), (1, 4), (1,)]]
+    for ours, theirs in zip(run(vtorch), run(real_torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_unused_parameters():
+    class TwoHeads(vtorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.used, self.unused = vtorch.nn.Linear(2, 1), vtorch.nn.Linear(2, 1)
+
+        def forward(self, x):
+            return self.used(x)
+
+    with initialized(vtorch):
+        strict = vtorch.nn.parallel.DistributedDataParallel(TwoHeads())
+        with pytest.raises(RuntimeError, match=r"find_unused_parameters=True.*rank 0: \[2, 3\]"):
+            strict(vtorch.ones(1, 2)).sum().backward()
+        lenient = vtorch.nn.parallel.DistributedDataParallel(TwoHeads(), find_unused_parameters=True)
+        lenient(vtorch.ones(1, 2)).sum().backward()
+        assert lenient.module.used.weight.grad is not None and lenient.module.unused.weight.grad is None
+
+
+def test_backend_errors():
+    with pytest.raises(RuntimeError, match="Backend 'nccl' needs accelerators"):
+        vtorch.distributed.init_process_group("nccl")
+    with pytest.raises(ValueError, match="Invalid backend: 'bogus'"):
+        vtorch.distributed.init_process_group("bogus")
+    with pytest.raises(RuntimeError, match="world size 2 was asked for but this process was not started by an MPI "
+                                           "launcher"):
+        vtorch.distributed.init_process_group("gloo", world_size=2)
+    assert not vtorch.distributed.is_initialized()

@@ -1,0 +1,28 @@
+"""torch.cpu: the CPU device module (always available) and ``torch.cpu.amp``."""
+
+from vfw.frontends.torch.cpu import amp  # noqa: F401
+
+__all__ = ["current_device", "device_count", "is_available", "is_initialized", "synchronize"]
+
+
+def is_available():
+    """bool: True."""
+    return True
+
+
+def is_initialized():
+    return True
+
+
+def device_count():
+    """int: 1."""
+    return 1
+
+
+def current_device():
+    """str: ``'cpu'``."""
+    return "cpu"
+
+
+def synchronize(device=None):
+    """Nothing to wait for: CPU work is done when a call returns."""

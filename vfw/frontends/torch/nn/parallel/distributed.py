@@ -1,0 +1,128 @@
+"""``DistributedDataParallel``: every process trains a replica on its own batch; backward averages gradients.
+
+At construction the replicas get rank 0's parameters and buffers (one broadcast per bucket).  Each
+``backward()`` that reaches the parameters then averages their ``.grad`` over the processes, in
+buckets of ``bucket_cap_mb`` (one MPI all-reduce per bucket), once every gradient is accumulated, so
+the optimizer step is the same on every replica: N processes with batch B train like one with batch N*B.
+"""
+
+import contextlib
+
+import numpy as np
+
+from vfw.core.distributed import Buckets
+from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch.autograd import _engine
+from vfw.frontends.torch.autograd.grad_mode import no_grad
+from vfw.frontends.torch.distributed._c10d import resolve_group
+from vfw.frontends.torch.nn.modules.module import Module
+
+__all__ = ["DistributedDataParallel"]
+
+_UNUSED_PARAMETERS = (
+    "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
+    "that your module has parameters that were not used in producing loss. You can enable unused parameter "
+    "detection by passing the keyword argument `find_unused_parameters=True` to "
+    "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs participate "
+    "in calculating loss. Parameter indices which did not receive grad for rank {rank}: {indices}")
+
+
+class DistributedDataParallel(Module):
+    """Data-parallel training of ``module`` over the processes of ``process_group``.
+
+    Parameters
+    ----------
+    module : Module
+        The replica this process trains (``ddp.module``).
+    device_ids, output_device, dim : accepted
+        CPU only: ``None`` or ``[]``/CPU devices.
+    broadcast_buffers : bool
+        Give every replica rank 0's buffers (running statistics) before each forward.
+    process_group : ProcessGroup, optional
+        The default group when ``None``.
+    bucket_cap_mb : float, optional
+        Bucket size for the gradient all-reduce (default 25 MB).
+    find_unused_parameters : bool
+        Allow parameters that get no gradient in a backward (they count as zero; a parameter unused on
+        every rank keeps ``grad=None``). Without it such a parameter raises a RuntimeError.
+    gradient_as_bucket_view, static_graph, check_reduction, init_sync, mixed_precision : accepted
+    """
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
+                 init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
+                 check_reduction=False, gradient_as_bucket_view=False, static_graph=False,
+                 delay_all_reduce_named_params=None, param_to_hook_all_reduce=None, mixed_precision=None,
+                 device_mesh=None, skip_all_reduce_unused_params=False):
+        super().__init__()
+        if not isinstance(module, Module):
+            raise TypeError(f"DistributedDataParallel: module must be an nn.Module, got {type(module).__name__}")
+        if not any(p.requires_grad for p in module.parameters()):
+            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter that "
+                               "requires a gradient.")
+        self.module = module
+        self.process_group = resolve_group(process_group, "DistributedDataParallel")
+        self.dim = dim
+        self.device_ids = device_ids
+        self.output_device = output_device
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = static_graph
+        self.require_backward_grad_sync = True
+        self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 2 ** 20)
+        engine = self.process_group.engine
+        self._trained = [p for p in module.parameters() if p.requires_grad]
+        self._gradient_buckets = Buckets([(p.array.shape, p.array.dtype) for p in self._trained],
+                                         max(self.bucket_bytes_cap, 1))
+        buffers = list(module.buffers())
+        self._buffer_buckets = Buckets([(b.array.shape, b.array.dtype) for b in buffers]) if buffers else None
+        if init_sync and engine.size > 1:
+            states = list(module.parameters()) + buffers
+            self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states)
+        self._reduction_queued = False
+        for p in self._trained:
+            p.register_hook(self._on_gradient)
+
+    def _broadcast(self, buckets, tensors):
+        with no_grad():
+            buckets.broadcast(self.process_group.engine, [t.array for t in tensors], root=0)
+        for t in tensors:
+            _dispatch.bump_version(t)
+
+    def forward(self, *inputs, **kwargs):
+        if self.broadcast_buffers and self._buffer_buckets is not None and self.process_group.size() > 1 \
+                and self.require_backward_grad_sync:
+            self._broadcast(self._buffer_buckets, list(self.module.buffers()))
+        return self.module(*inputs, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Inside, backward accumulates local gradients only; the first backward after it averages them all."""
+        previous = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = previous
+
+    def _on_gradient(self, grad):
+        # A parameter's gradient arrived: average them all once this backward has accumulated every one.
+        if self.require_backward_grad_sync and not self._reduction_queued:
+            self._reduction_queued = True
+            _engine.queue_callback(self._average_gradients)
+
+    def _average_gradients(self):
+        self._reduction_queued = False
+        engine = self.process_group.engine
+        grads = [None if p.grad is None else p.grad.array for p in self._trained]
+        used = np.array([g is not None for g in grads], np.uint8)
+        if self.find_unused_parameters:
+            engine.all_reduce(used, "max", out=used)
+        elif not used.all():
+            raise RuntimeError(_UNUSED_PARAMETERS.format(rank=engine.rank, indices=np.flatnonzero(used == 0).tolist()))
+        averaged = self._gradient_buckets.all_reduce(engine, grads, "avg")
+        for p, grad, result, anywhere in zip(self._trained, grads, averaged, used):
+            if grad is not None:
+                _dispatch.bump_version(p.grad)
+            elif anywhere:
+                p.grad = _dispatch.wrap(result)
