@@ -187,10 +187,26 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start, "start", "linspace"), _number(end, "end", "linspace")
     steps = _steps(steps, "linspace")
     np_dtype = _np_dtype(dtype)
-    values = np.linspace(start, end, steps, dtype=np.float64)
-    if np_dtype.kind in "iu":
-        values = np.trunc(values)
-    return _made(values.astype(np_dtype), requires_grad, out, device, "linspace")
+    if np_dtype.kind == "f":
+        values = even_steps(start, end, steps, np_dtype)
+    else:
+        values = np.trunc(np.linspace(start, end, steps, dtype=np.float64)).astype(np_dtype)
+    return _made(values, requires_grad, out, device, "linspace")
+
+
+def even_steps(start, end, steps, np_dtype):
+    """``steps`` values from ``start`` to ``end`` as torch's kernel computes them in ``np_dtype``: the step
+    rounded to the dtype, the first half counted from ``start`` and the rest back from ``end``, each value one
+    fused multiply-add (wide arithmetic rounded once; numpy's linspace differs in the last bit)."""
+    start, end = np_dtype.type(start), np_dtype.type(end)
+    if steps <= 1:
+        return np.full(steps, start, np_dtype)
+    step = (end - start) / np_dtype.type(steps - 1)
+    i = np.arange(steps)
+    wide = np.longdouble
+    from_start = wide(start) + wide(step) * i
+    from_end = wide(end) - wide(step) * (steps - 1 - i)
+    return np.where(i < steps // 2, from_start, from_end).astype(np_dtype)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,

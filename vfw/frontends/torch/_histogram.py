@@ -9,20 +9,10 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype, return_types
+from vfw.frontends.torch._creation import even_steps
 from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["histogram", "histogramdd"]
-
-
-def _even_edges(low, high, count, np_dtype):
-    """``count + 1`` edges from ``low`` to ``high``: the first half from ``low``, the rest from ``high``."""
-    low, high = np_dtype.type(low), np_dtype.type(high)
-    step = (high - low) / np_dtype.type(count)
-    i = np.arange(count + 1)
-    wide = np.longdouble
-    from_low = wide(low) + wide(step) * i
-    from_high = wide(high) - wide(step) * (count - i)
-    return np.where(i < (count + 1) // 2, from_low, from_high).astype(np_dtype)
 
 
 def _bin_edges(name, samples, bins, ranges, np_dtype):
@@ -56,7 +46,7 @@ def _bin_edges(name, samples, bins, ranges, np_dtype):
                                f"dimension {d}")
         if low == high:  # an empty interval is widened as torch does
             low, high = (0.0, 1.0) if samples.shape[0] == 0 and ranges is None else (low - 0.5, high + 0.5)
-        edges.append(_even_edges(low, high, int(count), np_dtype))
+        edges.append(even_steps(low, high, int(count) + 1, np_dtype))
     return edges
 
 
