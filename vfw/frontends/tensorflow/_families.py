@@ -28,11 +28,13 @@ from vfw.frontends.tensorflow import (
     _linalg_lu,
     _linalg_norms,
     _linalg_ops,
+    _math_incomplete,
     _math_ops,
     _math_special,
     _module,
     _nn_conv,
     _nn_conv_transpose,
+    _nn_ctc,
     _nn_losses,
     _nn_norm,
     _nn_ops,
@@ -51,7 +53,7 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _nn_norm, _nn_conv, _nn_conv_transpose, _nn_pool, _random_ops, _random_stateless, _random_generator,
             _variables, _module, _gradients, _function, _tensor_spec, _control_flow, _print, _context_ops,
             _functional_ops, _tensor_array, _histogram_ops, _indexed_slices, _init_ops,
-            _image_ops, _math_special, _linalg_lu]
+            _image_ops, _math_special, _linalg_lu, _nn_ctc, _math_incomplete]
 
 
 def names(namespace):
