@@ -219,9 +219,17 @@ class ShardDataset(_Transformation):
         return itertools.islice(self._input._elements(), self._index, None, self._num_shards)
 
 
+_END = object()  # the end of an iteration, for CacheDataset's read-ahead
+
+
 class CacheDataset(_Transformation):
     """``cache``: the first complete iteration is recorded (index chunks over a table, else elements) and later
-    iterations replay it; an iteration left unfinished records nothing, as TF discards partial caches."""
+    iterations replay it; an iteration left unfinished records nothing, as TF discards partial caches.
+
+    An iteration is complete once its last element is handed out: TF's iterators read ahead, so a consumer that
+    takes exactly every element (Keras' ``fit`` takes ``cardinality`` batches per epoch) completes the cache
+    without asking for the end of the sequence.
+    """
 
     _tf_name = "CacheDataset"
 
@@ -230,21 +238,28 @@ class CacheDataset(_Transformation):
         self._recorded = None
         super().__init__(input_dataset, input_dataset._cardinality)
 
-    def _replay_or_record(self, produce):
+    def _replay_or_record(self, produce, chunks):
         if self._recorded is not None:
             yield from self._recorded
             return
         recorded = []
-        for item in produce():
-            recorded.append(item)
-            yield item
-        self._recorded = recorded
+        items = iter(produce())
+        upcoming = next(items, _END)
+        while upcoming is not _END:
+            recorded.append(upcoming)
+            current, upcoming = upcoming, next(items, _END)  # read one ahead to see the end before handing out
+            if upcoming is _END:
+                if chunks and len(current) > 1:  # the cache is complete when the last row is taken
+                    yield current[:-1]
+                    current = current[-1:]
+                self._recorded = recorded
+            yield current
 
     def _indices(self):
-        return self._replay_or_record(self._input._indices)
+        return self._replay_or_record(self._input._indices, chunks=True)
 
     def _iterate(self):
-        return self._replay_or_record(self._input._elements)
+        return self._replay_or_record(self._input._elements, chunks=False)
 
 
 class PrefetchDataset(_PassThrough):

@@ -13,7 +13,8 @@ MODULES = [
     "layers.upsampling",
     "layers.normalization", "layers.regularization", "layers.reshaping", "layers.merging", "layers.rnn",
     "layers.attention", "layers.multi_head_attention",
-    "layers.preprocessing", "layers.preprocessing_image", "losses", "metrics", "optimizers", "optimizers.schedules",
+    "layers.preprocessing", "layers.preprocessing_image", "layers.preprocessing_lookup",
+    "losses", "metrics", "optimizers", "optimizers.schedules",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "saving.api", "ops", "legacy_aliases",
 ]
