@@ -187,6 +187,8 @@ def run_tf(fn, inputs, layouts=None, out_layouts=None, seed=0, variables=None):
     found = {}
     for name, g in zip(sources, grads):
         if g is not None:
+            if isinstance(g, tf.IndexedSlices):  # a gather's gradient (as TF gives it): compared densely
+                g = tf.convert_to_tensor(g)
             found[name] = layouts.get(name, SAME).to_torch(g.numpy()) if name in tensors else g.numpy()
     return values, found
 

@@ -1,6 +1,6 @@
-"""An Embedding trained with RMSprop and Adam: real Keras receives the Embedding's gradient as a tf.IndexedSlices
-and its optimizers update their moments row-wise (only the rows the batch looked up); vfw's Keras applies a dense
-gradient, so the losses part after the first step (a known difference, see the programs' test)."""
+"""An Embedding trained with RMSprop and Adam: the Embedding's gradient is a tf.IndexedSlices (one row per looked-up
+id, repeated ids not summed) and Keras' optimizers update their slots from it row-wise (RMSprop only touches the
+rows the batch looked up; Adam's second moment adds the squares of repeated ids' rows)."""
 
 import numpy as np
 from tensorflow import keras

@@ -27,9 +27,10 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core.eager import execute
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _tape_state, nest
+from vfw.frontends.tensorflow import _dispatch, _sparse_gradients, _tape_state, nest
 from vfw.frontends.tensorflow._custom_gradient import custom_gradient, recompute_grad  # noqa: F401  (NAMESPACES)
 from vfw.frontends.tensorflow._dtypes import of_array
+from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow._variables import Variable, primary
 
 _logger = logging.getLogger("tensorflow")
@@ -223,7 +224,8 @@ class GradientTape:
 
         Returns
         -------
-        Tensor or None, in the structure of ``sources``
+        Tensor, IndexedSlices or None, in the structure of ``sources``
+            An ``IndexedSlices`` for a source whose only uses are gathers on axis 0 (as TF);
             None also for non-float sources and targets (as TF).
         """
         mode = UnconnectedGradients.NONE if unconnected_gradients is UnconnectedGradients.NONE else \
@@ -239,7 +241,7 @@ class GradientTape:
         seeds = None if output_gradients is None else _seeds(targets, output_gradients)
         single = isinstance(sources, (CoreTensor, Variable)) or hasattr(sources, "_tf_variable")
         flat_sources = [_as_source(s) for s in ([sources] if single else nest.flatten(sources))]
-        grads = self._differentiate(targets, flat_sources, seeds)
+        grads = self._differentiate(targets, flat_sources, seeds, sparse=True)
         self._end_use()
         results = [_finish(g, s, mode) for g, s in zip(grads, flat_sources)]
         return results[0] if single else nest.pack_sequence_as(sources, results)
@@ -325,8 +327,11 @@ class GradientTape:
         if not self._persistent:
             self._used = True
 
-    def _differentiate(self, targets, flat_sources, seeds, retain=False):
-        """Engine gradients of ``targets`` for each source (summed over a variable's reads; None if unconnected)."""
+    def _differentiate(self, targets, flat_sources, seeds, retain=False, sparse=False):
+        """Engine gradients of ``targets`` for each source (summed over a variable's reads; None if unconnected).
+
+        With ``sparse``, a source that only feeds axis-0 gathers gets TF's ``IndexedSlices`` gradient.
+        """
         groups = [self._source_tensors(s) for s in flat_sources]
         tensors = [t for group in groups for t in group]
         if not tensors:
@@ -336,16 +341,25 @@ class GradientTape:
         skip = [(spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1)] if len(spans) > 1 else ()
         create_graph = _tape_state.recording()
         retain = retain or self._persistent or create_graph or self._shares_nodes()
-        found = autograd.gradient(targets, tensors, seeds, retain_graph=retain, create_graph=create_graph,
+        plan = _sparse_gradients.sparse_plan(targets, groups, spans) if sparse else None
+        request = tensors
+        if plan:  # differentiate with respect to the gathers' outputs: their gradients are the slices
+            stand_ins = _sparse_gradients.stand_ins(plan)
+            request = [s for t in tensors for s in stand_ins.get(_sparse_gradients.tensor_key(t), (t,))]
+        found = autograd.gradient(targets, request, seeds, retain_graph=retain, create_graph=create_graph,
                                   first_seq=first, last_seq=float("inf") if last is None else last, skip=skip)
         grads, k = [], 0
         for group in groups:
-            total = None
-            for g in found[k:k + len(group)]:
-                if g is not None:
-                    total = g if total is None else execute("Add", total, g)
-            grads.append(total)
-            k += len(group)
+            parts = []
+            for t in group:
+                gathers = plan.get(_sparse_gradients.tensor_key(t)) if plan else None
+                if gathers is None:
+                    parts.append(found[k])
+                    k += 1
+                else:
+                    parts.append(_sparse_gradients.slices(gathers, found[k:k + len(gathers)], t))
+                    k += len(gathers)
+            grads.append(_sparse_gradients.combine(parts))
         return grads
 
     def _source_tensors(self, source):
@@ -429,6 +443,8 @@ def _source_shape(source):
 
 
 def _finish(g, source, mode):
+    if isinstance(g, IndexedSlices):
+        return g
     if g is not None:
         return _dispatch.as_tf(g)
     if mode is UnconnectedGradients.ZERO and isinstance(source, (Variable, CoreTensor)):

@@ -1,8 +1,9 @@
 """tf.IndexedSlices: rows ``values`` at ``indices`` of a tensor of shape ``dense_shape`` (a sparse gradient form).
 
-vfw's tapes give dense gradients (for ``gather`` too); IndexedSlices is provided as a value
-class for code that builds or consumes one: it converts to a dense tensor wherever a tensor is
-expected (duplicate indices summed), differentiably.
+A tape gives one as the gradient of a source whose only uses are gathers on axis 0 (as TF; see
+``_sparse_gradients``). It converts to a dense tensor wherever a tensor is expected (duplicate
+indices summed), differentiably; ``tf.clip_by_norm``/``clip_by_value``/``clip_by_global_norm`` and
+``global_norm`` work on its values, and variables' ``scatter_*`` methods apply it row-wise.
 """
 
 from vfw.frontends.tensorflow import _dtypes

@@ -6,6 +6,7 @@ import collections.abc
 import numpy as np
 
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor
+from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow._linalg_decomp import singular_values
 from vfw.frontends.tensorflow._op_support import (
     BOOL,
@@ -116,7 +117,9 @@ def global_norm(t_list, name=None):
     """sqrt of the sum of squares of every element of the tensors in ``t_list`` (None entries skipped)."""
     if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    values = [convert_to_tensor(t) for t in t_list if t is not None]
+    # an IndexedSlices counts its rows' values (repeated rows not summed), as TF
+    values = [convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+              for t in t_list if t is not None]
     if not values:
         return convert_to_tensor(0.0)
     sums = []

@@ -11,6 +11,7 @@ import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, is_tensor_like
+from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow._math_binary import add, maximum, minimum, multiply, subtract, truediv
 from vfw.frontends.tensorflow._math_logic import greater
 from vfw.frontends.tensorflow._math_reduce import reduce_sum
@@ -27,7 +28,12 @@ def _same_shape(values, clipped):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """``t`` limited to ``[clip_value_min, clip_value_max]`` elementwise (bounds broadcast, not enlarging ``t``)."""
+    """``t`` limited to ``[clip_value_min, clip_value_max]`` elementwise (bounds broadcast, not enlarging ``t``).
+
+    An ``IndexedSlices`` gives one with each row of values clipped (repeated rows not summed first), as TF.
+    """
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(clip_by_value(t.values, clip_value_min, clip_value_max), t.indices, t.dense_shape)
     values = convert_to_tensor(t)
     upper = minimum(values, clip_value_max)
     _same_shape(values, upper)
@@ -37,7 +43,12 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(l2norm(t, axes), clip_norm)``: ``t`` rescaled so its L2 norm is at most ``clip_norm``."""
+    """``t * clip_norm / max(l2norm(t, axes), clip_norm)``: ``t`` rescaled so its L2 norm is at most ``clip_norm``.
+
+    An ``IndexedSlices`` gives one with its values clipped (their norm, repeated rows not summed), as TF.
+    """
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     values = convert_to_tensor(t)
     squares = reduce_sum(multiply(values, values), axes, keepdims=True)
     positive = greater(squares, np.zeros((), squares.array.dtype))
@@ -54,7 +65,7 @@ _L2_LOSS = OpTypes("L2Loss", "F")
 
 def _global_norm(t_list):
     """``sqrt(sum of squares of every tensor in t_list)`` (Nones skipped), as clip_by_global_norm computes it."""
-    present = [convert_to_tensor(t) for t in t_list if t is not None]
+    present = [convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t) for t in t_list if t is not None]
     for t in present:
         _L2_LOSS.check(t.array.dtype)
     sums = matching("Pack", *[reduce_sum(multiply(t, t)) for t in present])
@@ -82,8 +93,15 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     one = convert_to_tensor(1.0, dtype)
     # Finite norms scale by min(1 / norm, 1 / clip_norm) * clip_norm; ``norm - norm`` turns an infinite norm into NaN.
     scale = add(multiply(limit, minimum(truediv(one, norm), truediv(one, limit))), subtract(norm, norm))
-    clipped = [None if t is None else multiply(t, cast(scale, convert_to_tensor(t).array.dtype)) for t in t_list]
+    clipped = [None if t is None else _scaled(t, scale) for t in t_list]
     return clipped, use_norm  # as given (TF returns the caller's object)
+
+
+def _scaled(t, scale):
+    """``t * scale`` (``scale`` cast to ``t``'s dtype); an ``IndexedSlices`` keeps its rows, scaled."""
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(_scaled(t.values, scale), t.indices, t.dense_shape)
+    return multiply(t, cast(scale, convert_to_tensor(t).array.dtype))
 
 
 def polyval(coeffs, x, name=None):

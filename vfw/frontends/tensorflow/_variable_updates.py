@@ -101,7 +101,8 @@ class GatherScatterMethods:
         rows, values = self._sparse_delta(sparse_delta, tf_op)
         if negate:
             values = compute("Neg", None, values)
-        self._write(compute("ScatterND", tf_op, self._storage, rows.reshape(-1, 1), values, reduction=reduction))
+        self._write(compute("ScatterND", tf_op, self._storage, _row_index(sparse_delta.indices, rows), values,
+                            reduction=reduction))
         return self
 
     def _assign_slice(self, key, value):
@@ -134,6 +135,18 @@ def compute(op_type, tf_op, *inputs, **attrs):
     if not (_tracing and current_trace() is not None):
         inputs = [x.array if isinstance(x, CoreTensor) else x for x in inputs]  # arrays: nothing for a tape
     return _dispatch.call(op_type, *inputs, tf_op=tf_op, **attrs)
+
+
+def _row_index(indices, rows):
+    """ScatterND's ``(n, 1)`` index of the rows ``rows`` (the checked values of ``indices``).
+
+    Under a graph trace, computed from the ``indices`` tensor by engine ops, so that each run of the
+    graph scatters at that run's rows (a gradient's ids change from step to step).
+    """
+    if _tracing and current_trace() is not None and isinstance(indices, CoreTensor):
+        as_int64 = compute("Cast", None, indices, to=np.dtype(np.int64))
+        return compute("Reshape", None, as_int64, np.array([-1, 1], np.int64))
+    return rows.reshape(-1, 1)
 
 
 def _negated(values, dtype):

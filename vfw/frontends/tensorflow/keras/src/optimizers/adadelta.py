@@ -1,6 +1,7 @@
 """keras.optimizers.Adadelta."""
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -37,18 +38,18 @@ class Adadelta(Optimizer):
         return tf.sqrt(tf.add(x, self.epsilon))
 
     def update_step(self, grad, variable, learning_rate):
-        lr = tf.cast(learning_rate, variable.dtype)
-        grad = tf.cast(grad, variable.dtype)
+        lr = ops.cast(learning_rate, variable.dtype)
+        grad = ops.cast(grad, variable.dtype)
         rho = self.rho
         index = self._get_variable_index(variable)
         accumulated_grad = self._accumulated_grads[index]
         accumulated_delta_var = self._accumulated_delta_vars[index]
-        self.assign(accumulated_grad, tf.add(rho * accumulated_grad, tf.multiply(1 - rho, tf.square(grad))))
-        delta_var = tf.negative(tf.truediv(tf.multiply(self._rms(accumulated_delta_var), grad),
-                                           self._rms(accumulated_grad)))
+        self.assign(accumulated_grad, ops.add(rho * accumulated_grad, ops.multiply(1 - rho, ops.square(grad))))
+        delta_var = ops.negative(ops.divide(ops.multiply(self._rms(accumulated_delta_var), grad),
+                                            self._rms(accumulated_grad)))
         self.assign(accumulated_delta_var,
-                    tf.add(tf.multiply(rho, accumulated_delta_var), tf.multiply(1 - rho, tf.square(delta_var))))
-        self.assign_add(variable, tf.multiply(lr, delta_var))
+                    ops.add(ops.multiply(rho, accumulated_delta_var), ops.multiply(1 - rho, ops.square(delta_var))))
+        self.assign_add(variable, ops.multiply(lr, delta_var))
 
     def get_config(self):
         config = super().get_config()

@@ -1,11 +1,12 @@
 """keras.optimizers.Adafactor: factored second moments (row and column averages for matrices)."""
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer, overwrites_with_gradient
 
 
 def _rms(x):
-    return tf.sqrt(tf.reduce_mean(tf.square(x)))
+    return ops.sqrt(ops.mean(ops.square(x)))
 
 
 class Adafactor(Optimizer):
@@ -62,32 +63,32 @@ class Adafactor(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
-        lr = tf.cast(learning_rate, dtype)
-        gradient = tf.cast(gradient, dtype)
-        epsilon_2 = tf.cast(self.epsilon_2, dtype)
-        one = tf.cast(1.0, dtype)
-        local_step = tf.cast(self.iterations + 1, dtype)
+        lr = ops.cast(learning_rate, dtype)
+        gradient = ops.cast(gradient, dtype)
+        epsilon_2 = ops.cast(self.epsilon_2, dtype)
+        one = ops.cast(1.0, dtype)
+        local_step = ops.cast(self.iterations + 1, dtype)
         if not callable(self._learning_rate) and self.relative_step:
-            lr = tf.minimum(lr, 1 / tf.sqrt(local_step))
+            lr = tf.minimum(lr, 1 / ops.sqrt(local_step))
         index = self._get_variable_index(variable)
         r, c, v = self._r[index], self._c[index], self._v[index]
-        rho_t = tf.minimum(lr, 1 / tf.sqrt(local_step))
-        alpha_t = tf.maximum(epsilon_2, _rms(variable)) * rho_t
-        regulated_grad_square = tf.add(tf.square(gradient), self.epsilon_1)
-        beta_2_t = tf.subtract(1, tf.pow(local_step, self.beta_2_decay))
+        rho_t = tf.minimum(lr, 1 / ops.sqrt(local_step))
+        alpha_t = ops.maximum(epsilon_2, _rms(variable)) * rho_t
+        regulated_grad_square = ops.add(ops.square(gradient), self.epsilon_1)
+        beta_2_t = ops.subtract(1, tf.pow(local_step, self.beta_2_decay))
         if len(variable.shape) >= 2:
-            self.assign(r, tf.add(tf.multiply(beta_2_t, r), tf.multiply(tf.subtract(1, beta_2_t),
-                                                                        tf.reduce_mean(regulated_grad_square, -1))))
-            self.assign(c, tf.add(tf.multiply(beta_2_t, c), tf.multiply(tf.subtract(1, beta_2_t),
-                                                                        tf.reduce_mean(regulated_grad_square, -2))))
-            row_factor = tf.expand_dims(tf.truediv(r, tf.reduce_mean(r, -1, keepdims=True)), -1)
-            self.assign(v, tf.multiply(row_factor, tf.expand_dims(c, -2)))
+            self.assign(r, ops.add(ops.multiply(beta_2_t, r), ops.multiply(ops.subtract(1, beta_2_t),
+                                                                         tf.reduce_mean(regulated_grad_square, -1))))
+            self.assign(c, ops.add(ops.multiply(beta_2_t, c), ops.multiply(ops.subtract(1, beta_2_t),
+                                                                         tf.reduce_mean(regulated_grad_square, -2))))
+            row_factor = tf.expand_dims(ops.divide(r, tf.reduce_mean(r, -1, keepdims=True)), -1)
+            self.assign(v, ops.multiply(row_factor, tf.expand_dims(c, -2)))
         else:
-            self.assign(v, tf.add(tf.multiply(beta_2_t, v), tf.multiply(tf.subtract(1, beta_2_t),
-                                                                        regulated_grad_square)))
-        u_t = tf.truediv(gradient, tf.sqrt(v))
-        u_t_hat = tf.truediv(u_t, tf.maximum(one, tf.truediv(_rms(u_t), self.clip_threshold)))
-        self.assign_sub(variable, tf.multiply(alpha_t, u_t_hat))
+            self.assign(v, ops.add(ops.multiply(beta_2_t, v), ops.multiply(ops.subtract(1, beta_2_t),
+                                                                         regulated_grad_square)))
+        u_t = ops.divide(gradient, ops.sqrt(v))
+        u_t_hat = ops.divide(u_t, ops.maximum(one, ops.divide(_rms(u_t), self.clip_threshold)))
+        self.assign_sub(variable, ops.multiply(alpha_t, u_t_hat))
 
     def get_config(self):
         config = super().get_config()

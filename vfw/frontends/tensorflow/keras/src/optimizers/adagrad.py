@@ -1,6 +1,6 @@
 """keras.optimizers.Adagrad."""
 
-import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -32,11 +32,11 @@ class Adagrad(Optimizer):
         self._accumulators = self.add_optimizer_variables(var_list, "accumulator", self.initial_accumulator_value)
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = tf.cast(learning_rate, variable.dtype)
-        gradient = tf.cast(gradient, variable.dtype)
+        lr = ops.cast(learning_rate, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         accumulator = self._accumulators[self._get_variable_index(variable)]
-        self.assign_add(accumulator, tf.square(gradient))
-        self.assign_sub(variable, tf.truediv(tf.multiply(lr, gradient), tf.sqrt(tf.add(accumulator, self.epsilon))))
+        self.assign_add(accumulator, ops.square(gradient))
+        self.assign_sub(variable, ops.divide(ops.multiply(lr, gradient), ops.sqrt(ops.add(accumulator, self.epsilon))))
 
     def get_config(self):
         config = super().get_config()

@@ -1,6 +1,7 @@
 """keras.optimizers.Adam and AdamW."""
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -46,21 +47,21 @@ class Adam(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
-        lr = tf.cast(learning_rate, dtype)
-        gradient = tf.cast(gradient, dtype)
+        lr = ops.cast(learning_rate, dtype)
+        gradient = ops.cast(gradient, dtype)
         beta_1_power = local_step_power(self, self.beta_1, dtype)
         beta_2_power = local_step_power(self, self.beta_2, dtype)
         index = self._get_variable_index(variable)
         m = self._momentums[index]
         v = self._velocities[index]
-        alpha = lr * tf.sqrt(1 - beta_2_power) / (1 - beta_1_power)
-        self.assign_add(m, tf.multiply(tf.subtract(gradient, m), 1 - self.beta_1))
-        self.assign_add(v, tf.multiply(tf.subtract(tf.square(gradient), v), 1 - self.beta_2))
+        alpha = lr * ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
+        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - self.beta_2))
         if self.amsgrad:
             v_hat = self._velocity_hats[index]
-            self.assign(v_hat, tf.maximum(v_hat, v))
+            self.assign(v_hat, ops.maximum(v_hat, v))
             v = v_hat
-        self.assign_sub(variable, tf.truediv(tf.multiply(m, alpha), tf.add(tf.sqrt(v), self.epsilon)))
+        self.assign_sub(variable, ops.divide(ops.multiply(m, alpha), ops.add(ops.sqrt(v), self.epsilon)))
 
     def get_config(self):
         config = super().get_config()

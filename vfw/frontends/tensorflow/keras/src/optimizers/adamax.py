@@ -1,6 +1,6 @@
 """keras.optimizers.Adamax: Adam with the infinity norm."""
 
-import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.adam import local_step_power
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
@@ -36,16 +36,16 @@ class Adamax(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
-        lr = tf.cast(learning_rate, dtype)
-        gradient = tf.cast(gradient, dtype)
+        lr = ops.cast(learning_rate, dtype)
+        gradient = ops.cast(gradient, dtype)
         beta_1_power = local_step_power(self, self.beta_1, dtype)
         index = self._get_variable_index(variable)
         m = self._m[index]
         u = self._u[index]
-        self.assign_add(m, tf.multiply(tf.subtract(gradient, m), 1 - self.beta_1))
-        self.assign(u, tf.maximum(tf.multiply(self.beta_2, u), tf.abs(gradient)))
-        self.assign_sub(variable, tf.truediv(tf.multiply(lr, m),
-                                             tf.multiply(1 - beta_1_power, tf.add(u, self.epsilon))))
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
+        self.assign(u, ops.maximum(ops.multiply(self.beta_2, u), ops.abs(gradient)))
+        self.assign_sub(variable, ops.divide(ops.multiply(lr, m),
+                                             ops.multiply(1 - beta_1_power, ops.add(u, self.epsilon))))
 
     def get_config(self):
         config = super().get_config()

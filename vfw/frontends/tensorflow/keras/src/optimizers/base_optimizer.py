@@ -30,11 +30,12 @@ import re
 import warnings
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow.keras.src import initializers
 from vfw.frontends.tensorflow.keras.src.backend.config import floatx
 from vfw.frontends.tensorflow.keras.src.engine import naming
 from vfw.frontends.tensorflow.keras.src.engine.variables import Variable
-from vfw.frontends.tensorflow.keras.src.optimizers import schedules
+from vfw.frontends.tensorflow.keras.src.optimizers import schedules, sparse_math
 from vfw.frontends.tensorflow.keras.src.utils.serialization import serialize_keras_object
 
 _LEARNING_RATE_ERROR = ("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a "
@@ -296,19 +297,17 @@ class Optimizer:
 
     # -- writing variables ------------------------------------------------------------------------
     def assign(self, variable, value):
-        """``variable.assign(value)`` (value cast to the variable's dtype); use it in ``update_step``."""
-        variable = tf_variable(variable)
-        variable.assign(tf.cast(value, variable.dtype))
+        """``variable.assign(value)`` (value cast to the variable's dtype; an IndexedSlices scatters its rows,
+        as Keras on TF); use it in ``update_step``."""
+        _write(variable, value, "assign", "scatter_update")
 
     def assign_add(self, variable, value):
-        """``variable.assign_add(value)`` (value cast to the variable's dtype)."""
-        variable = tf_variable(variable)
-        variable.assign_add(tf.cast(value, variable.dtype))
+        """``variable.assign_add(value)`` (value cast to the variable's dtype; IndexedSlices: ``scatter_add``)."""
+        _write(variable, value, "assign_add", "scatter_add")
 
     def assign_sub(self, variable, value):
-        """``variable.assign_sub(value)`` (value cast to the variable's dtype)."""
-        variable = tf_variable(variable)
-        variable.assign_sub(tf.cast(value, variable.dtype))
+        """``variable.assign_sub(value)`` (value cast to the variable's dtype; IndexedSlices: ``scatter_sub``)."""
+        _write(variable, value, "assign_sub", "scatter_sub")
 
     # -- applying gradients -----------------------------------------------------------------------
     def update_step(self, gradient, variable, learning_rate):
@@ -354,7 +353,7 @@ class Optimizer:
                 grads = self._distribute_strategy.batch_all_reduce(tf.distribute.ReduceOp.SUM, grads)
             if grads:
                 if self.loss_scale_factor is not None:
-                    grads = [tf.truediv(g, self.loss_scale_factor) for g in grads]
+                    grads = [g / self.loss_scale_factor for g in grads]  # (IndexedSlices: TypeError, as Keras)
                 self._backend_apply_gradients(grads, trainable_variables)
                 for variable in trainable_variables:
                     if variable.constraint is not None:
@@ -362,7 +361,8 @@ class Optimizer:
         self._iterations.assign_add(1)
 
     def _filter_empty_gradients(self, grads, variables):
-        kept = [(tf.convert_to_tensor(g), v) for g, v in zip(grads, variables) if g is not None]
+        kept = [(g if isinstance(g, IndexedSlices) else tf.convert_to_tensor(g), v) for g, v in zip(grads, variables)
+                if g is not None]
         if not kept:
             raise ValueError("No gradients provided for any variable.")
         missing = [getattr(v, "path", None) or v.name for g, v in zip(grads, variables) if g is None]
@@ -401,6 +401,7 @@ class Optimizer:
         """Clip, decay and update (every ``gradient_accumulation_steps``-th call when accumulating), then the EMA."""
         if self.gradient_accumulation_steps:
             steps = self.gradient_accumulation_steps
+            grads = [sparse_math.densify(g) for g in grads]  # Keras on TF adds them to the dense accumulators
             accumulators = [tf_variable(self._accumulated_gradients[self._get_variable_index(v)])
                             for v in trainable_variables]
 
@@ -579,13 +580,24 @@ def _check_options(gradient_accumulation_steps, use_ema, ema_momentum, ema_overw
                          f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
 
 
+def _write(variable, value, dense_method, sparse_method):
+    """Write ``value`` (cast to the variable's dtype) into ``variable`` with one of its update methods."""
+    variable = tf_variable(variable)
+    value = sparse_math.cast(value, variable.dtype)
+    if isinstance(value, IndexedSlices):
+        getattr(variable, sparse_method)(value)
+    else:
+        getattr(variable, dense_method)(value)
+
+
 def overwrites_with_gradient(variable):
     return getattr(variable, "overwrite_with_gradient", False)
 
 
 def global_norm(values):
     """``sqrt(sum of the squares of every tensor in values)`` (Nones skipped), as Keras computes it."""
-    squared_norms = tf.stack([tf.reduce_sum(tf.square(v)) for v in values if v is not None])
+    squares = [sparse_math.densify(sparse_math.square(v)) for v in values if v is not None]  # an IndexedSlices' rows
+    squared_norms = tf.stack([tf.reduce_sum(s) for s in squares])
     return tf.sqrt(tf.reduce_sum(squared_norms))
 
 
@@ -597,4 +609,4 @@ def clip_by_global_norm(values, clip_norm):
     norm = global_norm(values)
     scale = tf.multiply(clip_norm, tf.minimum(tf.truediv(1.0, norm), 1.0 / clip_norm))
     scale = scale + (norm - norm)
-    return [v if v is None else v * scale for v in values]
+    return [v if v is None else sparse_math.densify(v) * scale for v in values]  # IndexedSlices: densified, as Keras

@@ -1,6 +1,7 @@
 """keras.optimizers.Ftrl: Follow The Regularized Leader."""
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -56,21 +57,21 @@ class Ftrl(Optimizer):
             var_list, ["accumulator", "linear"], initializer=[self.initial_accumulator_value, 0.0])
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = tf.cast(learning_rate, variable.dtype)
-        gradient = tf.cast(gradient, variable.dtype)
+        lr = ops.cast(learning_rate, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         index = self._get_variable_index(variable)
         accumulator = self._accumulators[index]
         linear = self._linears[index]
         power = -self.learning_rate_power
         l2 = self.l2_regularization_strength + self.beta / (2.0 * lr)
-        shrunk_gradient = tf.add(gradient, tf.multiply(2 * self.l2_shrinkage_regularization_strength, variable))
-        new_accumulator = tf.add(accumulator, tf.square(gradient))
-        sigma = tf.truediv(tf.subtract(tf.pow(new_accumulator, power), tf.pow(accumulator, power)), lr)
-        self.assign_add(linear, tf.subtract(shrunk_gradient, tf.multiply(sigma, variable)))
-        quadratic = tf.add(tf.truediv(tf.pow(new_accumulator, power), lr), 2 * l2)
+        shrunk_gradient = ops.add(gradient, ops.multiply(2 * self.l2_shrinkage_regularization_strength, variable))
+        new_accumulator = ops.add(accumulator, ops.square(gradient))
+        sigma = ops.divide(ops.subtract(tf.pow(new_accumulator, power), tf.pow(accumulator, power)), lr)
+        self.assign_add(linear, ops.subtract(shrunk_gradient, ops.multiply(sigma, variable)))
+        quadratic = ops.add(ops.divide(tf.pow(new_accumulator, power), lr), 2 * l2)
         l1 = self.l1_regularization_strength
         linear_clipped = tf.clip_by_value(linear, -l1, l1)
-        self.assign(variable, tf.truediv(tf.subtract(linear_clipped, linear), quadratic))
+        self.assign(variable, ops.divide(ops.subtract(linear_clipped, linear), quadratic))
         self.assign(accumulator, new_accumulator)
 
     def get_config(self):

@@ -1,6 +1,7 @@
 """keras.optimizers.Lamb: Adam steps rescaled by the layer-wise trust ratio."""
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.adam import local_step_power
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
@@ -36,20 +37,20 @@ class Lamb(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
-        lr = tf.cast(learning_rate, dtype)
-        gradient = tf.cast(gradient, dtype)
+        lr = ops.cast(learning_rate, dtype)
+        gradient = ops.cast(gradient, dtype)
         beta_1_power = local_step_power(self, self.beta_1, dtype)
         beta_2_power = local_step_power(self, self.beta_2, dtype)
         index = self._get_variable_index(variable)
         m = self._momentums[index]
         v = self._velocities[index]
-        self.assign_add(m, tf.multiply(tf.subtract(gradient, m), 1 - self.beta_1))
-        self.assign_add(v, tf.multiply(tf.subtract(tf.square(gradient), v), 1 - self.beta_2))
-        m_hat = tf.truediv(m, 1.0 - beta_1_power)
-        v_sqrt = tf.add(tf.sqrt(tf.truediv(v, 1.0 - beta_2_power)), self.epsilon)
-        update = tf.truediv(m_hat, v_sqrt)
-        w_norm = tf.sqrt(tf.reduce_sum(tf.pow(variable, 2.0)))
-        g_norm = tf.sqrt(tf.reduce_sum(tf.pow(update, 2.0)))
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
+        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - self.beta_2))
+        m_hat = ops.divide(m, 1.0 - beta_1_power)
+        v_sqrt = ops.add(ops.sqrt(ops.divide(v, 1.0 - beta_2_power)), self.epsilon)
+        update = ops.divide(m_hat, v_sqrt)
+        w_norm = ops.sqrt(tf.reduce_sum(tf.pow(variable, 2.0)))
+        g_norm = ops.sqrt(tf.reduce_sum(tf.pow(update, 2.0)))
         one = tf.ones([], dtype)
         ratio = tf.where(tf.greater(w_norm, 0), tf.where(tf.greater(g_norm, 0), w_norm / g_norm, one), one)
         self.assign_sub(variable, ratio * lr * update)

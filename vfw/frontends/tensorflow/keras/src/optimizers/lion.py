@@ -1,6 +1,6 @@
 """keras.optimizers.Lion: sign of an interpolated momentum."""
 
-import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -40,14 +40,14 @@ class Lion(Optimizer):
         self._momentums = self.add_optimizer_variables(var_list, "momentum", 0.0)
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = tf.cast(learning_rate, variable.dtype)
-        gradient = tf.cast(gradient, variable.dtype)
-        beta_1 = tf.cast(self.beta_1, variable.dtype)
-        beta_2 = tf.cast(self.beta_2, variable.dtype)
+        lr = ops.cast(learning_rate, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
+        beta_1 = ops.cast(self.beta_1, variable.dtype)
+        beta_2 = ops.cast(self.beta_2, variable.dtype)
         m = self._momentums[self._get_variable_index(variable)]
-        direction = tf.sign(tf.add(tf.multiply(m, beta_1), tf.multiply(gradient, 1.0 - beta_1)))
-        self.assign_sub(variable, tf.multiply(lr, direction))
-        self.assign(m, tf.add(tf.multiply(m, beta_2), tf.multiply(gradient, 1.0 - beta_2)))
+        direction = ops.sign(ops.add(ops.multiply(m, beta_1), ops.multiply(gradient, 1.0 - beta_1)))
+        self.assign_sub(variable, ops.multiply(lr, direction))
+        self.assign(m, ops.add(ops.multiply(m, beta_2), ops.multiply(gradient, 1.0 - beta_2)))
 
     def get_config(self):
         config = super().get_config()

@@ -2,6 +2,7 @@
 
 import vfw.tensorflow as tf
 from vfw.frontends.tensorflow.keras.src.backend.config import floatx
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -49,24 +50,24 @@ class Nadam(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
-        lr = tf.cast(learning_rate, dtype)
-        gradient = tf.cast(gradient, dtype)
-        beta_1 = tf.cast(self.beta_1, dtype)
-        beta_2 = tf.cast(self.beta_2, dtype)
-        u_t = beta_1 * _schedule_factor(tf.cast(self.iterations + 1, dtype))
-        u_t_1 = beta_1 * _schedule_factor(tf.cast(self.iterations + 2, dtype))
-        u_product_t = tf.cast(self._u_product, dtype)
+        lr = ops.cast(learning_rate, dtype)
+        gradient = ops.cast(gradient, dtype)
+        beta_1 = ops.cast(self.beta_1, dtype)
+        beta_2 = ops.cast(self.beta_2, dtype)
+        u_t = beta_1 * _schedule_factor(ops.cast(self.iterations + 1, dtype))
+        u_t_1 = beta_1 * _schedule_factor(ops.cast(self.iterations + 2, dtype))
+        u_product_t = ops.cast(self._u_product, dtype)
         u_product_t_1 = u_product_t * u_t_1
-        beta_2_power = tf.pow(beta_2, tf.cast(self.iterations + 1, dtype))
+        beta_2_power = tf.pow(beta_2, ops.cast(self.iterations + 1, dtype))
         index = self._get_variable_index(variable)
         m = self._momentums[index]
         v = self._velocities[index]
-        self.assign_add(m, tf.multiply(tf.subtract(gradient, m), 1 - beta_1))
-        self.assign_add(v, tf.multiply(tf.subtract(tf.square(gradient), v), 1 - beta_2))
-        m_hat = tf.add(tf.truediv(tf.multiply(u_t_1, m), 1 - u_product_t_1),
-                       tf.truediv(tf.multiply(1 - u_t, gradient), 1 - u_product_t))
-        v_hat = tf.truediv(v, 1 - beta_2_power)
-        self.assign_sub(variable, tf.truediv(tf.multiply(m_hat, lr), tf.add(tf.sqrt(v_hat), self.epsilon)))
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - beta_1))
+        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - beta_2))
+        m_hat = ops.add(ops.divide(ops.multiply(u_t_1, m), 1 - u_product_t_1),
+                        ops.divide(ops.multiply(1 - u_t, gradient), 1 - u_product_t))
+        v_hat = ops.divide(v, 1 - beta_2_power)
+        self.assign_sub(variable, ops.divide(ops.multiply(m_hat, lr), ops.add(ops.sqrt(v_hat), self.epsilon)))
 
     def get_config(self):
         config = super().get_config()

@@ -1,6 +1,6 @@
 """keras.optimizers.RMSprop."""
 
-import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -43,22 +43,22 @@ class RMSprop(Optimizer):
                                    if self.centered else [])
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = tf.cast(learning_rate, variable.dtype)
-        gradient = tf.cast(gradient, variable.dtype)
+        lr = ops.cast(learning_rate, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         index = self._get_variable_index(variable)
         velocity = self._velocities[index]
         rho = self.rho
-        self.assign(velocity, tf.add(tf.multiply(rho, velocity), tf.multiply(1 - rho, tf.square(gradient))))
+        self.assign(velocity, ops.add(ops.multiply(rho, velocity), ops.multiply(1 - rho, ops.square(gradient))))
         if self.centered:
             average_grad = self._average_gradients[index]
-            self.assign(average_grad, tf.add(tf.multiply(rho, average_grad), tf.multiply(1 - rho, gradient)))
-            denominator = velocity - tf.square(average_grad) + self.epsilon
+            self.assign(average_grad, ops.add(ops.multiply(rho, average_grad), ops.multiply(1 - rho, gradient)))
+            denominator = velocity - ops.square(average_grad) + self.epsilon
         else:
-            denominator = tf.add(velocity, self.epsilon)
-        increment = tf.truediv(tf.multiply(lr, gradient), tf.sqrt(denominator))
+            denominator = ops.add(velocity, self.epsilon)
+        increment = ops.divide(ops.multiply(lr, gradient), ops.sqrt(denominator))
         if self.momentum > 0:
             momentum = self._momentums[index]
-            self.assign(momentum, tf.add(tf.multiply(self.momentum, momentum), increment))
+            self.assign(momentum, ops.add(ops.multiply(self.momentum, momentum), increment))
             self.assign_sub(variable, momentum)
         else:
             self.assign_sub(variable, increment)

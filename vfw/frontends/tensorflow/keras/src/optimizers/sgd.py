@@ -1,6 +1,6 @@
 """keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
 
-import vfw.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src.optimizers import sparse_math as ops
 from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimizer
 
 
@@ -39,16 +39,16 @@ class SGD(Optimizer):
         self.momentums = self.add_optimizer_variables(variables, "momentum", 0.0) if self.momentum != 0 else []
 
     def update_step(self, gradient, variable, learning_rate):
-        lr = tf.cast(learning_rate, variable.dtype)
-        gradient = tf.cast(gradient, variable.dtype)
+        lr = ops.cast(learning_rate, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
         if self.momentum == 0:
-            self.assign_sub(variable, tf.multiply(gradient, lr))
+            self.assign_sub(variable, ops.multiply(gradient, lr))
             return
         velocity = self.momentums[self._get_variable_index(variable)]
-        momentum = tf.cast(self.momentum, variable.dtype)
-        self.assign(velocity, tf.multiply(velocity, momentum) - tf.multiply(gradient, lr))
+        momentum = ops.cast(self.momentum, variable.dtype)
+        self.assign(velocity, ops.subtract(ops.multiply(velocity, momentum), ops.multiply(gradient, lr)))
         if self.nesterov:
-            self.assign_add(variable, tf.multiply(velocity, momentum) - tf.multiply(gradient, lr))
+            self.assign_add(variable, ops.subtract(ops.multiply(velocity, momentum), ops.multiply(gradient, lr)))
         else:
             self.assign_add(variable, velocity)
 
