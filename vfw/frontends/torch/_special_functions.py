@@ -1,9 +1,9 @@
 """Special and number-theoretic elementwise functions: logaddexp, sinc, i0, mvlgamma, polygamma,
 frexp, ldexp, nextafter, gcd, lcm and isin.
 
-Differentiable functions are compositions of engine ops (autograd comes with them); the
-integer and bool results (gcd, lcm, isin, frexp's exponent, nextafter) never carry
-gradients and are computed with numpy directly.
+Differentiable functions are engine ops (``i0``: BesselI0) or compositions of them (autograd comes
+with them); ``nextafter`` is the engine's NextAfter (no gradient); the integer and bool results (gcd,
+lcm, isin, frexp's exponent) never carry gradients and are computed with numpy directly.
 """
 
 import math
@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import return_types
-from vfw.frontends.torch._dispatch import cast, finish, inplace, promoted, result_dtype, to_tensor, wrap
+from vfw.frontends.torch._dispatch import finish, inplace, promoted, result_dtype, to_tensor, wrap
 from vfw.frontends.torch._dtype import default_float_np
 from vfw.frontends.torch._linalg import run
 from vfw.frontends.torch._pointwise import _floating, _op, not_implemented, tensor_arg
@@ -85,41 +85,9 @@ def sinc(input, *, out=None):
     return finish(run(_op("Where"), zero, _c(1, d), ratio), out, "sinc")
 
 
-# i0(x) = sum_k (x^2/4)^k / (k!)^2 for |x| <= _I0_SPLIT; above it the asymptotic expansion
-# e^|x| / sqrt(2 pi |x|) * sum_k prod_{j<=k} (2j-1)^2 / (8 j |x|), both truncated where the
-# next term is below double precision relative to the sum; both evaluated as one Pow over
-# a trailing axis of exponents (all terms positive: no cancellation).
-_I0_SPLIT = 15.0
-_I0_SERIES = np.array([1.0 / math.factorial(k) ** 2 for k in range(1, 31)])
-_I0_ASYMPTOTIC = np.cumprod([(2 * k - 1) ** 2 / (8 * k) for k in range(1, 31)])
-_EXPONENTS = np.arange(1, 31, dtype=np.float64)
-_LAST = np.array([-1], np.int64)
-_ONE = np.ones((), np.float64)
-
-
-def _power_series(coefficients, t):
-    """``1 + sum_k c_k t^k`` (k from 1) as one vectorized Pow over a trailing axis of exponents."""
-    powers = run(_op("Pow"), run(_op("Unsqueeze"), t, _LAST), _EXPONENTS[: len(coefficients)])
-    terms = run(_op("Mul"), powers, coefficients)
-    return run(_op("Add"), run(_op("ReduceSum", keepdims=0), terms, _LAST), _ONE)
-
-
 def i0(input, *, out=None):
     """The modified Bessel function of the first kind of order 0 (floats; integers give the default float)."""
-    x = _floating(input, "i0")
-    d = x.array.dtype
-    # Computed in float64: the series' coefficients (and powers) underflow/overflow in narrower floats.
-    work = _ONE.dtype
-    xw = cast(x, work)
-    ax = run(_op("Abs"), xw)
-    small = run(_op("LessOrEqual"), ax, _c(_I0_SPLIT, work))
-    xs = run(_op("Where"), small, xw, _c(0, work))  # each branch sees only inputs it is accurate (and finite) on
-    xl = run(_op("Where"), small, _c(2 * _I0_SPLIT, work), ax)
-    series = _power_series(_I0_SERIES, run(_op("Mul"), run(_op("Mul"), xs, xs), _c(0.25, work)))
-    inv = run(_op("Reciprocal"), xl)
-    scale = run(_op("Div"), run(_op("Exp"), xl), run(_op("Sqrt"), run(_op("Mul"), xl, _c(2 * math.pi, work))))
-    tail = run(_op("Mul"), scale, _power_series(_I0_ASYMPTOTIC, inv))
-    return finish(cast(run(_op("Where"), small, series, tail), d), out, "i0")
+    return finish(run(_op("BesselI0"), _floating(input, "i0")), out, "i0")
 
 
 # -- gamma family ------------------------------------------------------------------------------------
@@ -194,7 +162,7 @@ def ldexp(input, other, *, out=None):
 def nextafter(input, other, *, out=None):
     """The next representable float after ``input`` towards ``other`` (no gradient)."""
     a, b, d = _binary_float("nextafter", "nextafter_cpu", input, other)
-    return finish(wrap(np.asarray(np.nextafter(a.array, b.array))), out, "nextafter")
+    return finish(run(_op("NextAfter"), a, b), out, "nextafter")
 
 
 # -- integers ------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
-"""keras.ops numpy functions of signal processing and polynomials: window functions, the Bessel function
-``i0``, ``correlate``, ``corrcoef``, ``trapezoid``, ``vander``, ``kron`` and ``geomspace``."""
+"""keras.ops numpy functions of signal processing and polynomials: window functions (the engine's window ops,
+``vfw/core/ops/signal_windows.py``), the Bessel function ``i0`` (``tf.math.bessel_i0``: the engine's BesselI0),
+``correlate``, ``corrcoef``, ``trapezoid``, ``vander``, ``kron`` and ``geomspace``."""
 
-import math
+import numpy as np
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow._dispatch import call
 from vfw.frontends.tensorflow.keras.src.backend import config
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import result_type
 from vfw.frontends.tensorflow.keras.src.ops._common import canonicalize_axis, cast_to, convert_to_tensor, keras_op
@@ -11,66 +13,45 @@ from vfw.frontends.tensorflow.keras.src.ops.numpy_extra import logspace
 
 
 # -- windows ---------------------------------------------------------------------------------------------------------
-def _window_length(x):
-    """The window length ``x`` (a Python or tensor scalar) as a Python int."""
-    return int(convert_to_tensor(x).numpy())
-
-
-def _cosine_window(x, coefficients):
-    """The symmetric window ``sum_k c_k cos(2 pi k n / (x - 1))`` of ``x`` points (``[1.]`` for one point),
-    in floatx."""
-    length = _window_length(x)
+def _window(x, op_type, **attrs):
+    """The symmetric window (engine op ``op_type`` with ``attrs``) of ``x`` points (a Python or tensor scalar), in
+    floatx; ``[1.]`` for one point and empty for fewer, as numpy."""
+    length = int(convert_to_tensor(x).numpy())
     dtype = config.floatx()
     if length <= 1:
         return tf.ones([max(length, 0)], dtype)
-    phase = 2.0 * math.pi * tf.range(length, dtype=dtype) / float(length - 1)
-    window = tf.fill([length], tf.constant(coefficients[0], dtype))
-    for k, coefficient in enumerate(coefficients[1:], start=1):
-        window = window + coefficient * tf.cos(k * phase)
-    return window
+    return call(op_type, np.asarray(length, np.int64), periodic=0, output_datatype=np.dtype(dtype), **attrs)
 
 
 @keras_op
 def bartlett(x):
     """The Bartlett (triangular) window of ``x`` points, in floatx."""
-    length = _window_length(x)
-    if length <= 1:
-        return tf.ones([max(length, 0)], config.floatx())
-    n = tf.range(length, dtype=config.floatx())
-    rising = 2.0 * n / float(length - 1)
-    return tf.where(n <= (length - 1) / 2.0, rising, 2.0 - rising)
+    return _window(x, "BartlettWindow")
 
 
 @keras_op
 def blackman(x):
     """The Blackman window of ``x`` points, in floatx."""
-    return _cosine_window(x, (0.42, -0.5, 0.08))
+    return _window(x, "BlackmanWindow")
 
 
 @keras_op
 def hamming(x):
-    """The (symmetric) Hamming window of ``x`` points, in floatx."""
-    return _cosine_window(x, (0.54, -0.46))
+    """The (symmetric) Hamming window ``0.54 - 0.46 cos(2 pi n / (x - 1))`` of ``x`` points, in floatx."""
+    return _window(x, "CosineSumWindow", coefficients=(0.54, 0.46))
 
 
 @keras_op
 def hanning(x):
     """The (symmetric) Hann window of ``x`` points, in floatx."""
-    return _cosine_window(x, (0.5, -0.5))
+    return _window(x, "HannWindow")
 
 
 @keras_op
 def kaiser(x, beta):
-    """The Kaiser window of ``x`` points with shape parameter ``beta``, in floatx:
+    """The Kaiser window of ``x`` points with shape parameter ``beta`` (a concrete number), in floatx:
     ``i0(beta * sqrt(1 - (2 n / (x - 1) - 1) ** 2)) / i0(beta)``."""
-    length = _window_length(x)
-    dtype = config.floatx()
-    if length <= 1:
-        return tf.ones([max(length, 0)], dtype)
-    beta = tf.cast(beta, dtype)
-    ratio = 2.0 * tf.range(length, dtype=dtype) / float(length - 1) - 1.0
-    argument = beta * tf.sqrt(tf.maximum(1.0 - tf.square(ratio), 0.0))
-    return tf.math.bessel_i0(argument) / tf.math.bessel_i0(beta)
+    return _window(x, "KaiserWindow", beta=float(convert_to_tensor(beta).numpy()))
 
 
 @keras_op
