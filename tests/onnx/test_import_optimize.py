@@ -47,7 +47,31 @@ def test_batch_norm_folded_into_convolution(group, conv_bias):
 def test_batch_norm_stays_when_the_convolution_is_read_elsewhere():
     m = _conv_bn(reread=True)
     assert_matches_reference(m, {"x": _f32(2, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
-    assert "BatchNormalization" in _op_types(m)
+    assert _op_types(m) == ["Conv", "Mul", "Add", "Relu"]  # not folded: a per-channel affine map of the Conv
+    assert "BatchNormalization" in _op_types(m, opt_level=0)
+
+
+@pytest.mark.parametrize("x_shape", [(2, 3, 5, 4), (2, 3, 6), (2, 3)])
+def test_batch_norm_after_a_concat_is_a_per_channel_affine_map(x_shape):
+    channels = 2 * x_shape[1]
+    nodes = [helper.make_node("Concat", ["x", "x2"], ["c"], axis=1), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("BatchNormalization", ["r", "s", "t", "m", "v"], ["y"], epsilon=1e-2)]
+    inits = [("s", _f32(channels, low=0.5, high=2)), ("t", _f32(channels)), ("m", _f32(channels)),
+             ("v", _f32(channels, low=0.1, high=2))]
+    m = model(nodes, [tensor("x", shape=list(x_shape)), tensor("x2", shape=list(x_shape))], [tensor("y")], inits)
+    assert_matches_reference(m, {"x": _f32(*x_shape), "x2": _f32(*x_shape)}, rtol=1e-5, atol=1e-5)
+    assert _op_types(m) == ["Concat", "Relu", "Mul", "Add"]
+
+
+def test_batch_norm_of_an_input_of_unknown_rank_or_other_dtype_stays():
+    nodes = [helper.make_node("BatchNormalization", ["x", "s", "t", "m", "v"], ["y"])]
+    inits = [("s", _f32(3, low=0.5)), ("t", _f32(3)), ("m", _f32(3)), ("v", _f32(3, low=0.1))]
+    m = model(nodes, [tensor("x")], [tensor("y")], inits)  # no shape: the per-channel constants' rank is unknown
+    assert_matches_reference(m, {"x": _f32(2, 3, 4)}, rtol=1e-5, atol=1e-6)
+    assert _op_types(m) == ["BatchNormalization"]
+    half = model(nodes, [tensor("x", TensorProto.FLOAT16, [2, 3, 4])], [tensor("y", TensorProto.FLOAT16)], inits)
+    assert_matches_reference(half, {"x": _f32(2, 3, 4).astype(np.float16)}, rtol=1e-2, atol=1e-2)
+    assert _op_types(half) == ["BatchNormalization"]
 
 
 def test_batch_norm_stays_when_its_statistics_are_inputs():
@@ -89,6 +113,33 @@ def test_max_pool_of_integers_and_negative_infinity():
     m8 = model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])],
                [tensor("x", TensorProto.UINT8, [1, 1, 4, 4])], [tensor("y", TensorProto.UINT8)])
     assert_matches_reference(m8, {"x": RNG.integers(0, 255, (1, 1, 4, 4), dtype=np.uint8)})
+
+
+@pytest.mark.parametrize("name", ["2d", "2d_pads", "2d_asymmetric_pads", "1d", "3d"])
+def test_relu_read_only_by_a_max_pool_moves_after_it(name):
+    attrs = dict(POOLS[name])
+    shape = attrs.pop("shape")
+    m = model([helper.make_node("Relu", ["x"], ["r"], name="relu"), helper.make_node("MaxPool", ["r"], ["y"], **attrs)],
+              [tensor("x", shape=list(shape))], [tensor("y")])
+    x = _f32(*shape)
+    x[..., :2] = -np.abs(x[..., :2])  # whole windows of negatives and -inf: the Relu of their maximum is 0 too
+    x[..., 0] = -np.inf
+    assert_matches_reference(m, {"x": x})
+    types = _op_types(m)
+    assert types.index("Relu") > types.index("ChannelsLastMaxPool")
+
+
+@pytest.mark.parametrize("reread, attrs", [
+    (True, dict(kernel_shape=[2, 2])),  # the Relu's values are read elsewhere too
+    (False, dict(kernel_shape=[2, 3], dilations=[2, 2])),  # dilated windows
+])
+def test_relu_stays_before_the_max_pool(reread, attrs):
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("MaxPool", ["r"], ["y"], **attrs)]
+    outputs = [tensor("y")] + ([tensor("r")] if reread else [])
+    m = model(nodes, [tensor("x", shape=[1, 2, 9, 9])], outputs)
+    assert_matches_reference(m, {"x": _f32(1, 2, 9, 9)})
+    types = _op_types(m)
+    assert types.index("Relu") < types.index("ChannelsLastMaxPool")
 
 
 @pytest.mark.parametrize("attrs", [dict(ceil_mode=1), dict(auto_pad="SAME_UPPER")])
@@ -178,7 +229,8 @@ def _channel_affine_model(first, scale_shape, shift_shape, x_shape=(2, 4, 5, 5))
 def test_per_channel_scale_and_shift_folded(first, scale_shape, shift_shape, x_shape):
     m = _channel_affine_model(first, scale_shape, shift_shape, x_shape)
     assert_matches_reference(m, {"x": _f32(*x_shape)}, rtol=1e-5, atol=1e-5)
-    assert _op_types(m) == [first, "Relu"]
+    # a BatchNormalization that absorbed them is then one per-channel affine map
+    assert _op_types(m) == ([first] if first == "Conv" else ["Mul", "Add"]) + ["Relu"]
 
 
 @pytest.mark.parametrize("first,scale_shape,shift_shape,x_shape", [

@@ -21,6 +21,11 @@ CASES = [
     ((2, 6, 6, 16), {"kernel_shape": [2, 2], "strides": [2, 2]}),
     ((1, 5, 4, 16), {"kernel_shape": [2, 2], "strides": [1, 1], "pads": [1, 0, 0, 1]}),
     ((1, 6, 5, 16), {"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 1, 1, 1]}),
+    # taps clipped to X (no padded copy): stride 2 with pads, uneven pads, dilated windows
+    ((2, 8, 7, 3), {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((1, 8, 9, 2), {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [0, 1, 1, 0]}),
+    ((1, 4, 6, 2), {"kernel_shape": [3, 2], "strides": [3, 2], "dilations": [3, 1], "pads": [2, 0, 2, 0]}),
+    ((1, 9, 8, 2), {"kernel_shape": [3, 2], "strides": [2, 3], "dilations": [2, 2], "pads": [2, 1, 1, 2]}),
 ]
 
 
@@ -135,6 +140,43 @@ def test_empty_outputs_and_shape_errors():
     with pytest.raises(ShapeError, match="pooled shape"):
         run("ChannelsLastAveragePoolGrad", y, np.array([2, 6, 5, 3]), kernel_shape=[2, 2])
 
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_max_pool_windows_reading_only_padding_hold_the_lowest_value(dtype):
+    # pads on a one-tap axis: the padded rows' windows read nothing of X (a value padding never wins against)
+    x = np.random.default_rng(0).integers(-50, 50, (2, 5, 6, 3)).astype(dtype)
+    low = -np.inf if dtype == np.float32 else np.iinfo(dtype).min
+    xp = np.pad(x, ((0, 0), (1, 2), (1, 1), (0, 0)), constant_values=low)
+    expected = np.stack([xp[:, :, j:j + 3].max(axis=2) for j in range(0, 6, 2)], axis=2)
+    y = run("ChannelsLastMaxPool", x, kernel_shape=[1, 3], strides=[1, 2], pads=[1, 1, 2, 1])
+    np.testing.assert_array_equal(y, expected)
+
+
+@pytest.mark.parametrize("xs, attrs", [
+    # windows longer than the input by less than a stride (TensorFlow's empty output, as its AvgPool gives),
+    # where a tap's last position ``t * d + (out - 1) * s`` is negative: it must not wrap around to the end
+    ((2, 4, 20), {"kernel_shape": [3], "strides": [2], "dilations": [2]}),
+    ((2, 3, 20), {"kernel_shape": [5], "strides": [3]}),
+    ((2, 2, 20), {"kernel_shape": [3], "strides": [2]}),
+    ((2, 3, 3, 20), {"kernel_shape": [2, 5], "strides": [1, 3]}),
+    ((2, 4, 3), {"kernel_shape": [3], "strides": [2], "dilations": [2]}),  # few channels: one pass per tap
+])
+def test_empty_outputs_with_strides_longer_than_the_overhang(xs, attrs):
+    x = np.random.default_rng(0).standard_normal(xs).astype(np.float32)
+    yshape, _ = _windows(xs, attrs)
+    assert 0 in yshape
+    y = run("ChannelsLastMaxPool", x, **attrs)
+    assert y.shape == yshape and y.dtype == x.dtype
+    assert run("ChannelsLastAveragePool", x, **attrs).shape == yshape
+    assert run("ChannelsLastMaxPoolArgmax", x, y, **attrs).shape == yshape
+    # nothing flows back from an empty output
+    np.testing.assert_array_equal(run("ChannelsLastMaxPoolGrad", x, y, y, **attrs), np.zeros(xs))
+    np.testing.assert_array_equal(run("ChannelsLastMaxPoolGradGrad", x, y, x, **attrs), np.zeros(yshape))
+    np.testing.assert_array_equal(run("ChannelsLastAveragePoolGrad", y, np.array(xs), **attrs), np.zeros(xs))
+    w = np.ones(tuple(attrs["kernel_shape"]) + (xs[-1], 4), np.float32)
+    conv_attrs = {k: v for k, v in attrs.items() if k != "kernel_shape"}
+    assert run("ChannelsLastConv", x, w, **conv_attrs).shape == yshape[:-1] + (4,)
 
 def test_shape_inference_matches_kernels():
     x = np.zeros((2, 7, 6, 3), np.float32)

@@ -12,10 +12,14 @@ engine's level-1 passes: the first folds the small constants they read, the seco
   ``(B - mean) * s + bias`` per output channel, ``s = scale / sqrt(var + eps)``; a ``Mul`` or ``Add`` by a
   constant that varies along the channel axis only (Caffe2 exports scale this way) is absorbed by the
   ``Conv`` or ``BatchNormalization`` before it (its filters and bias, or its scale and bias).  The folded
-  value must be read by nothing else; parameters are computed in float64 and stored in their dtype.
+  value must be read by nothing else; parameters are computed in float64 and stored in their dtype.  An
+  inference ``BatchNormalization`` that stays (after a Concat, say) becomes a per-channel ``Mul`` and ``Add``
+  by constants folded the same way (when X's rank and dtype can be told from the graph).
 * Max pools whose ``Indices`` output nothing reads: ``MaxPool`` always computes the indices, so the values
   are taken by ``ChannelsLastMaxPool`` instead, over ``X`` with a unit trailing axis (a view):
   ``(N, C, *D, 1)`` is the channels-last layout of a pool over ``(C, *D)`` with a window of 1 along ``C``.
+  A ``Relu`` whose values only such a pool reads is applied to the pooled values instead (the same values:
+  the maximum of Relus is the Relu of the maximum, when every window reads some of X), fewer of them.
 
 Graphs with subgraphs (If/Loop/Scan bodies, which may read any outer value) are left as they are.  The
 results equal the graph as imported (the folded convolution up to the rounding of the folded weights).
@@ -25,6 +29,7 @@ import collections
 
 import numpy as np
 
+from vfw.core import dtypes as dt
 from vfw.core.errors import VfwError
 from vfw.core.ir import make_opdef, opdef_attrs, proto_to_tensor, tensor_to_proto
 from vfw.core.registry import make_op
@@ -177,24 +182,29 @@ _RANK_KEEPING = frozenset({
 
 
 def _ranks(rw):
-    """Ranks of the values that can be told without shapes: inputs and constants, Conv outputs (their filters'
-    rank), outputs of :data:`_RANK_KEEPING` ops whose input ranks are known."""
+    """Ranks and dtypes of the values that can be told without shapes: inputs and constants, Conv outputs (their
+    filters' rank, their input's dtype), outputs of :data:`_RANK_KEEPING` ops whose inputs' are known (the dtype
+    of the first)."""
     ranks = {vi.name: len(vi.dims) for vi in rw.graph.value_info if len(vi.dims)}
     ranks.update((name, len(proto.dims)) for name, proto in rw.constants.items())
+    dtypes = {vi.name: dt.as_dtype(vi.data_type) for vi in rw.graph.value_info if vi.data_type}
+    dtypes.update((name, dt.as_dtype(proto.data_type)) for name, proto in rw.constants.items())
     for op in rw.graph.op:
         known = [ranks.get(name) for name in op.input if name]
         if op.type == "Conv" and len(known) > 1 and known[1] is not None:
             ranks[op.output[0]] = known[1]
         elif op.type in _RANK_KEEPING and known and None not in known:
             ranks[op.output[0]] = max(known)
-    return ranks
+        if (op.type == "Conv" or op.type in _RANK_KEEPING) and op.input and op.input[0] in dtypes:
+            dtypes[op.output[0]] = dtypes[op.input[0]]
+    return ranks, dtypes
 
 
 def _fold_channel_affines(rw):
     """Fold BatchNormalization into a preceding Conv, and per-channel constant Mul/Add into a preceding Conv or
     BatchNormalization (its parameters absorb them: the producer takes the folded op's output name)."""
     ops = [_copy(op) for op in rw.graph.op]
-    ranks = _ranks(rw)
+    ranks = _ranks(rw)[0]
     producers = {}  # value -> index of the Conv / BatchNormalization computing it from constant parameters
     for k, op in enumerate(ops):
         sources = [name for name in op.input[:1 if op.type == "BatchNormalization" else 2] if name in producers]
@@ -211,6 +221,30 @@ def _fold_channel_affines(rw):
         elif op.type in ("Conv", "BatchNormalization"):
             producers[op.output[0]] = k
     rw.replace_ops([op for op in ops if op is not None])
+
+
+def _batch_norms_as_affine_maps(rw):
+    """Inference BatchNormalizations left after the folding (X not a Conv's output), with constant float32/64
+    parameters of X's dtype and X's rank known: ``Add(Mul(X, s), t)``, ``s = scale / sqrt(var + epsilon)`` and
+    ``t = B - mean * s`` per channel (two passes over X instead of three; the executor's memory plan runs the
+    ``Add`` in place)."""
+    ranks, dtypes = _ranks(rw)
+    ops = []
+    for op in rw.graph.op:
+        params = _parameters(rw, op) if op.type == "BatchNormalization" else None
+        rank, dtype = (ranks.get(op.input[0]), dtypes.get(op.input[0])) if params else (None, None)
+        if rank is None or rank < 2 or dtype != rw.array(op.input[1]).dtype:
+            ops.append(_copy(op))
+            continue
+        scale, shift, mean, var = params
+        factor = scale / np.sqrt(var + opdef_attrs(op).get("epsilon", 1e-5))
+        shape = (-1,) + (1,) * (rank - 2)  # per channel, broadcast against (N, C, ...)
+        names = [rw.add_constant(f"{op.output[0]}_{role}", a.astype(dtype).reshape(shape))
+                 for role, a in (("scale", factor), ("shift", shift - mean * factor))]
+        scaled = rw.fresh(f"{op.output[0]}_scaled")
+        ops += [make_opdef("Mul", [op.input[0], names[0]], [scaled], name=op.name),
+                make_opdef("Add", [scaled, names[1]], [op.output[0]])]
+    rw.replace_ops(ops)
 
 
 def _set_parameters(rw, op, params):
@@ -243,12 +277,36 @@ def _pool_rewrite(rw, op):
             make_opdef("Squeeze", [pooled, last], [op.output[0]])]
 
 
+def _relu_commutes(rw, pool, relu):
+    """Whether ``Relu`` (an op or None) may move from the input of the rewritten max ``pool`` to its output: the
+    pool alone reads the Relu's output, and every window reads some of X (dilation 1 and pads shorter than the
+    kernel), whose maximum the Relu does not change (the maximum of a Relu is the Relu of the maximum)."""
+    if relu is None or relu.type != "Relu" or rw.reads[relu.output[0]] != 1:
+        return False
+    attrs = opdef_attrs(pool)
+    kernel = list(attrs["kernel_shape"])
+    pads = list(attrs.get("pads") or [0] * (2 * len(kernel)))
+    return all(d == 1 for d in attrs.get("dilations") or ()) and all(
+        p < k for p, k in zip(pads, kernel + kernel))
+
+
 def _values_only_max_pools(rw):
+    """Max pools without Indices as ChannelsLastMaxPool; a Relu only such a pool reads moves after it (on the
+    pooled values: a fraction of the elements for strided windows)."""
+    producer = {op.output[0]: op for op in rw.graph.op if op.type == "Relu"}
+    moved = set()  # ids of the Relus a pool now applies
     ops = []
     for op in rw.graph.op:
         rewritten = _pool_rewrite(rw, op) if op.type == "MaxPool" else None
-        ops.extend(rewritten or [_copy(op)])
-    rw.replace_ops(ops)
+        relu = producer.get(op.input[0]) if rewritten else None
+        if rewritten and _relu_commutes(rw, op, relu):
+            rewritten[0].input[0] = relu.input[0]
+            pooled = rw.fresh(f"{op.output[0]}_before_relu")
+            rewritten[-1].output[0] = pooled
+            rewritten.append(make_opdef("Relu", [pooled], [op.output[0]], name=relu.name))
+            moved.add(id(relu))
+        ops.extend(rewritten or [op])
+    rw.replace_ops([_copy(op) for op in ops if id(op) not in moved])
 
 
 def optimize_for_inference(graph):
@@ -260,5 +318,6 @@ def optimize_for_inference(graph):
     rw = _Rewriter(out)
     _fold_constant_layouts(rw)
     _fold_channel_affines(rw)
+    _batch_norms_as_affine_maps(rw)
     _values_only_max_pools(rw)
     return out

@@ -13,7 +13,7 @@ import numpy as np
 
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import non_negative, positive
-from vfw.core.ops._windows import per_axis, split_pads
+from vfw.core.ops._windows import per_axis, split_pads, tap_slice
 from vfw.core.registry import Attr
 
 WINDOW_ATTRS = {
@@ -90,8 +90,8 @@ class Window:
 
     def taps(self, kernel, out):
         """Per kernel tap (row-major order): the index of the padded input it reads for every window."""
-        return [(slice(None),) + tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
-                                       for t, o, s, d in zip(tap, out, self.strides, self.dilations))
+        return [(slice(None),) + tuple(tap_slice(o, s, d, t) for t, o, s, d in zip(tap, out, self.strides,
+                                                                                self.dilations))
                 + (slice(None),)
                 for tap in itertools.product(*map(range, kernel))]
 

@@ -133,9 +133,54 @@ def pad(x, plan, dtype, fill=0):
 
 
 def tap_slice(out, stride, dilation, tap):
-    """Slice of a padded axis read by kernel tap ``tap`` for all ``out`` windows."""
+    """Slice of a padded axis read by kernel tap ``tap`` for all ``out`` windows (empty for ``out == 0``: the
+    stop ``start - stride + 1`` could be negative, which a slice would count from the end)."""
     start = tap * dilation
-    return slice(start, start + (out - 1) * stride + 1, stride)
+    return slice(start, start + (out - 1) * stride + 1 if out else start, stride)
+
+
+def clipped_taps(n, kernel, out, stride, dilation, begin):
+    """The kernel taps along one axis of length ``n`` (begin pad ``begin``), each with the windows where it reads
+    the input rather than padding: ``(whole, partial)``, ``whole`` the input slices of taps that read the input
+    in every window, ``partial`` ``(window slice, input slice)`` pairs of the others (taps that only ever read
+    padding are left out).  Reducing over these reads the unpadded input exactly as a pass over the padded one
+    would, when padding never contributes (zero in a sum, never the maximum), and nothing is copied to pad it."""
+    whole, partial = [], []
+    for t in range(kernel):
+        offset = t * dilation - begin  # window w's tap reads input position w * stride + offset
+        lo = max(0, -(offset // stride))  # the first w with w * stride + offset >= 0
+        hi = min(out - 1, (n - 1 - offset) // stride) if n - 1 - offset >= 0 else -1
+        if lo <= hi:
+            start = lo * stride + offset
+            src = slice(start, start + (hi - lo) * stride + 1, stride)
+            if lo == 0 and hi == out - 1:
+                whole.append(src)
+            else:
+                partial.append((slice(lo, hi + 1), src))
+    return whole, partial
+
+
+def clipped_pass(x, axis, count, taps, ufunc, fill, out=None):
+    """Reduce ``count`` windows along ``axis`` of ``x`` with ``ufunc`` (``np.maximum``, ``np.add``) over ``taps``
+    from :func:`clipped_taps`, into ``out`` when given (else a new array); windows no tap reads hold ``fill``."""
+    lead = (slice(None),) * axis
+    whole, partial = taps
+    if len(whole) >= 2:
+        y = ufunc(x[lead + (whole[0],)], x[lead + (whole[1],)], out=out)
+        rest = whole[2:]
+    else:
+        y = np.empty(x.shape[:axis] + (count,) + x.shape[axis + 1:], x.dtype) if out is None else out
+        if whole:
+            np.copyto(y, x[lead + (whole[0],)])
+        else:
+            y.fill(fill)
+        rest = ()
+    for src in rest:
+        ufunc(y, x[lead + (src,)], out=y)
+    for dst, src in partial:
+        target = y[lead + (dst,)]
+        ufunc(target, x[lead + (src,)], out=target)
+    return y
 
 
 def window_layout(padded, kernel, strides, dilations, out):

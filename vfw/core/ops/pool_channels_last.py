@@ -5,7 +5,9 @@ ChannelsLastAveragePool with its adjoint.
 (an empty output when the window is longer than the padded input by less than a stride).  Each
 window reduction is a running ``np.maximum`` / ``np.add`` over the strided slices its kernel taps
 read, the channels staying the contiguous inner axis; the forward max pool runs it one spatial axis at a
-time (a window's maximum is the maximum of its rows' maxima), except for 2x2 windows over many channels.
+time (a window's maximum is the maximum of its rows' maxima), except for 2x2 windows over many channels, and
+(with strides of 2 or more) reads X itself, each tap clipped to the windows where it does not read padding,
+rather than a padded copy.
 
 Max pooling: padding never wins (it holds the dtype's lowest value, and taps reading padding are
 masked out wherever maxima are compared).  Which tied maxima receive the gradient is the ``ties``
@@ -28,7 +30,7 @@ from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._channels_last import WINDOW_ATTRS, Window
 from vfw.core.ops._common import array_of, execute, int64s, positive
-from vfw.core.ops._windows import bounded_cache, compute_dtype
+from vfw.core.ops._windows import bounded_cache, clipped_pass, clipped_taps, compute_dtype
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ATTRS = dict(WINDOW_ATTRS, kernel_shape=Attr("ints", check=positive))
@@ -43,26 +45,28 @@ def _lowest(dtype):
 class _Plan:
     """Geometry of one input shape: output shape, tap slices, padding masks, window overlap, tap counts."""
 
-    __slots__ = ("window", "kernel", "xshape", "yshape", "taps", "axis_taps", "valid", "overlapping", "tap_dtype",
-                 "_counts")
+    __slots__ = ("window", "kernel", "xshape", "yshape", "taps", "axis_taps", "pad_first", "valid", "overlapping",
+                 "tap_dtype", "_counts")
 
     def __init__(self, window, kernel, xshape):
         out = window.out(xshape, kernel)
         self.window, self.kernel, self.xshape = window, kernel, xshape
         self.yshape = (xshape[0],) + out + (xshape[-1],)
         self.taps = window.taps(kernel, out)
-        # per spatial axis that is not read as is, its taps: the index along that axis alone (a window's maximum is
-        # the maximum over one axis of the maxima over the others); None where one pass per window tap is faster:
-        # windows of as many taps as their axes' sum (2x2) over rows of many channels (contiguous reads either way)
+        # per spatial axis that is not read as is: ``(axis, windows, taps)`` (a window's maximum is the maximum over
+        # one axis of the maxima over the others); None where one pass per window tap is faster: windows of as many
+        # taps as their axes' sum (2x2) over rows of many channels (contiguous reads either way)
         self.axis_taps = None if math.prod(kernel) <= sum(kernel) and xshape[-1] >= 16 else []
-        for a, (n, k, o, s, d, b, e) in enumerate(zip(xshape[1:-1], kernel, out, window.strides, window.dilations,
-                                                     window.begins, window.ends)):
-            if self.axis_taps is None:
-                break
-            if k == 1 and s == 1 and o == n + b + e:
-                continue
-            lead = (slice(None),) * (a + 1)
-            self.axis_taps.append([lead + (slice(t * d, t * d + (o - 1) * s + 1, s),) for t in range(k)])
+        geometry = [(a + 1, n, k, o, s, d, b, e) for a, (n, k, o, s, d, b, e) in enumerate(zip(
+            xshape[1:-1], kernel, out, window.strides, window.dilations, window.begins, window.ends))
+            if not (k == 1 and s == 1 and b == e == 0)]
+        clipped = [clipped_taps(n, k, o, s, d, b) for _, n, k, o, s, d, b, _ in geometry]
+        # taps clipped to X spare copying it into a padded buffer, unless an axis has only one tap reading X in
+        # every window (stride 1): the result's first copy and the clipped taps' short passes then cost more
+        self.pad_first = any(partial and len(whole) < 2 for whole, partial in clipped)
+        if self.axis_taps is not None:
+            self.axis_taps = [(a, o, clipped_taps(n + b + e, k, o, s, d, 0) if self.pad_first else taps)
+                              for (a, n, k, o, s, d, b, e), taps in zip(geometry, clipped)]
         self.valid = window.valid_taps(xshape, kernel, out)
         self.overlapping = window.overlapping(kernel)
         self.tap_dtype = np.uint8 if len(self.taps) <= 256 else np.uint32
@@ -195,22 +199,21 @@ def channels_last_max_pool(dilations, kernel_shape, pads, strides, ties):
 
     def kernel(x, out=None):
         p = plans(x.shape)
-        y = p.padded_lowest(x)
         target = _into(out, p.yshape, x.dtype)
         if p.axis_taps is None:
-            return _tap_maxima(y, p.taps, target)
+            return _tap_maxima(p.padded_lowest(x), p.taps, target)
+        y = p.padded_lowest(x) if p.pad_first else x
         computed = False  # whether ``y`` is a new array (not a view of ``x``)
         # one spatial axis at a time: sum(kernel) passes over arrays shrinking axis by axis instead of prod(kernel)
         # passes over the output (1.5-2x faster for 3x3 windows); the maximum of a set does not depend on the order
-        for a, taps in enumerate(p.axis_taps):
-            if len(taps) == 1:
-                y = y[taps[0]]  # strided subsampling: a view
+        last = len(p.axis_taps) - 1
+        for a, (axis, count, taps) in enumerate(p.axis_taps):
+            whole, partial = taps
+            if len(whole) == 1 and not partial:
+                y = y[(slice(None),) * axis + (whole[0],)]  # strided subsampling: a view
                 continue
-            dest = target if a == len(p.axis_taps) - 1 else None
-            r = np.maximum(y[taps[0]], y[taps[1]], out=dest)
-            for index in taps[2:]:
-                np.maximum(r, y[index], out=r)
-            y, computed = r, True
+            y = clipped_pass(y, axis, count, taps, np.maximum, _lowest(x.dtype), target if a == last else None)
+            computed = True
         if target is not None:
             if y is not target:
                 np.copyto(target, y)
