@@ -88,3 +88,63 @@ def test_errors():
             k.layers.IntegerLookup(output_mode="one_hot", invert=True)
         with pytest.raises(ValueError):
             k.layers.IntegerLookup(vocabulary=[0, 1], mask_token=0)
+
+
+@pytest.mark.parametrize("config", [{}, {"mask_token": 0}, {"max_tokens": 3, "mask_token": 0, "output_mode": "one_hot"},
+                                    {"max_tokens": 3, "mask_token": 0}, {"num_oov_indices": 2, "oov_token": 7}],
+                         ids=str)
+def test_adapt_leaves_out_special_tokens(config):
+    """The mask and oov tokens are not learned; ``max_tokens`` counts the mask's index in "int" mode only."""
+    data = np.array([3, 3, 5, 7, 7, 7, 9, -1, -1, -1, -1, 0, 0, 0, 0, 0])
+    real, ours = _both(name="lookup", **config)
+    assert ours.get_config() == real.get_config()  # vocabulary_size None before a vocabulary is set
+    real.adapt(data)
+    ours.adapt(data)
+    assert ours.get_vocabulary() == [int(t) for t in real.get_vocabulary()]
+    assert ours.get_config() == real.get_config()
+    _same(real(data), ours(data))
+
+
+@pytest.mark.parametrize("config", [{}, {"mask_token": 0, "num_oov_indices": 2}, {"invert": True}], ids=str)
+def test_set_vocabulary_with_special_tokens(config):
+    real, ours = _both(name="lookup", **config)
+    vocabulary = real.get_vocabulary() + [4, 5]
+    real.set_vocabulary(vocabulary)
+    ours.set_vocabulary(vocabulary)
+    assert ours.get_vocabulary() == [int(t) for t in real.get_vocabulary()]
+    assert ours.get_config() == real.get_config()
+
+
+def test_symbolic_outputs():
+    for output_mode in ("int", "one_hot", "multi_hot", "count"):
+        real, ours = _both(vocabulary=[3, 4], output_mode=output_mode)
+        want = real.compute_output_spec(keras.KerasTensor((None, 2), dtype="int64"))
+        got = ours.compute_output_spec(vkeras.KerasTensor((None, 2), dtype="int64"))
+        assert (got.shape, got.dtype) == (want.shape, want.dtype)
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # compared with the other library's
+        return type(e).__name__, str(e).split("\n")[0][-60:]
+    return None
+
+
+@pytest.mark.parametrize("case", [
+    lambda k: k.layers.IntegerLookup(vocabulary=[]),
+    lambda k: k.layers.IntegerLookup(max_tokens=3).set_vocabulary([1, 2, 3]),
+    lambda k: k.layers.IntegerLookup(invert=True).set_vocabulary([1, -1, 3]),
+    lambda k: k.layers.IntegerLookup(vocabulary=[4, 5], name="lookup").adapt(np.array([1, 2])),
+    lambda k: k.layers.IntegerLookup(output_mode="one_hot", vocabulary=[1, 2]).set_vocabulary([1, 2, 3]),
+], ids=["empty", "max_tokens", "oov_token", "adapt_after_vocabulary", "size_change"])
+def test_vocabulary_errors(case):
+    real, ours = _error(lambda: case(keras)), _error(lambda: case(vkeras))
+    assert real is not None and ours is not None
+    assert ours == real
+
+
+def test_encoding_without_a_vocabulary_is_an_error():
+    for k in (keras, vkeras):
+        with pytest.raises(RuntimeError, match="you must set the layer's vocabulary before calling it"):
+            k.layers.IntegerLookup(output_mode="one_hot")(np.array([1, 2]))

@@ -5,15 +5,24 @@ encoding modes (``"one_hot"``, ``"multi_hot"``, ``"count"``) the mask token has 
 Out-of-vocabulary tokens go to oov index ``token mod num_oov_indices`` (Keras' ``"floormod"``). The lookup runs
 with tf ops (a sorted vocabulary searched with ``tf.searchsorted``), so it works in traced training steps and
 ``dataset.map``.
+
+An adapted vocabulary (or one set with ``set_vocabulary``) is saved in ``.keras`` files as Keras does: as the asset
+``vocabulary.txt`` (one token a line, special tokens first; ``save_assets``/``load_assets``), while a vocabulary
+given to the constructor is part of the config.  The config's ``vocabulary_size`` fixes the depth of the encoding
+modes until the vocabulary is loaded.
 """
+
+import os
 
 import numpy as np
 
 import vfw.frontends.tensorflow as tf
+from vfw.frontends.tensorflow.keras.src import backend
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor
 from vfw.frontends.tensorflow.keras.src.layers.preprocessing import _check_not_sparse, _DataLayer, encode_categories
 
 _MODES = ("int", "one_hot", "multi_hot", "count")
+_VOCABULARY_FILENAME = "vocabulary.txt"
 
 
 class IntegerLookup(_DataLayer):
@@ -39,6 +48,8 @@ class IntegerLookup(_DataLayer):
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1, vocabulary=None,
                  vocabulary_dtype="int64", idf_weights=None, invert=False, output_mode="int", sparse=False,
                  pad_to_max_tokens=False, oov_method="floormod", salt=None, name=None, **kwargs):
+        # The number of indices when the vocabulary was last set (from configs: before assets are loaded).
+        self._frozen_vocab_size = kwargs.pop("vocabulary_size", None)
         super().__init__(name=name, **kwargs)
         if output_mode == "binary":
             output_mode = "multi_hot"
@@ -65,7 +76,7 @@ class IntegerLookup(_DataLayer):
         self.idf_weights = idf_weights
         self._given_vocabulary = None if vocabulary is None else [int(v) for v in np.ravel(vocabulary)]
         self._convert_input_args = False
-        self._tokens = np.zeros([0], np.int64)
+        self._set_tables(np.zeros([0], np.int64))
         if vocabulary is not None:
             self.set_vocabulary(vocabulary)
 
@@ -76,20 +87,44 @@ class IntegerLookup(_DataLayer):
         return self.mask_token is not None and self.output_mode == "int"
 
     def set_vocabulary(self, vocabulary, idf_weights=None):
-        """Use ``vocabulary`` (tokens without the special ones, in index order)."""
+        """Use ``vocabulary``: the tokens in index order, optionally preceded by exactly the special tokens
+        (``get_vocabulary()``'s layout)."""
         if idf_weights is not None:
             raise NotImplementedError("IntegerLookup in vfw has no tf_idf mode (idf_weights).")
-        tokens = np.asarray(vocabulary, np.int64).ravel()
+        vocabulary = np.asarray(vocabulary, np.int64).ravel()
+        if vocabulary.size == 0:
+            raise ValueError(f"Cannot set an empty vocabulary. Received: vocabulary={vocabulary}")
+        special = self.get_vocabulary()[:self._first_vocabulary_index()]
+        tokens = vocabulary[len(special):] if np.array_equal(special, vocabulary[:len(special)]) else vocabulary
         if len(np.unique(tokens)) != len(tokens):
             repeated = [int(t) for t, n in zip(*np.unique(tokens, return_counts=True)) if n > 1]
             raise ValueError(f"The passed vocabulary has at least one repeated term. Please uniquify your dataset. "
                              f"The repeated terms are: {repeated}")
-        if self.mask_token is not None and self.mask_token in tokens:
-            raise ValueError(f"Found reserved mask token at unexpected location in `vocabulary`. Note that passed "
-                             f"`vocabulary` does not need to include the OOV and mask tokens. Either remove all mask "
-                             f"and OOV tokens, or include them only at the start of the vocabulary in precisely this "
-                             f"order: [{self.mask_token}, {self.oov_token}]. Received: mask_token={self.mask_token} at "
-                             f"vocabulary index {int(np.flatnonzero(tokens == self.mask_token)[0])}")
+        for kind, token, reserved in (("mask", self.mask_token, True), ("OOV", self.oov_token, self.invert)):
+            if reserved and token is not None and token in tokens:
+                raise ValueError(f"Found reserved {kind} token at unexpected location in `vocabulary`. Note that "
+                                 "passed `vocabulary` does not need to include the OOV and mask tokens. Either remove "
+                                 "all mask and OOV tokens, or include them only at the start of the vocabulary in "
+                                 f"precisely this order: {special}. Received: {kind.lower()}_token={token} at "
+                                 f"vocabulary index {np.flatnonzero(vocabulary == token)[-1:]}")
+        size = self._first_vocabulary_index() + len(tokens)
+        if self.max_tokens is not None and size > self.max_tokens:
+            raise ValueError(f"Attempted to set a vocabulary larger than the maximum vocab size. Received vocabulary "
+                             f"size is {size}; `max_tokens` is {self.max_tokens}.")
+        self._use_tokens(tokens)
+
+    def _use_tokens(self, tokens):
+        """Make ``tokens`` (special tokens excluded) the vocabulary, recording its size."""
+        size = self._first_vocabulary_index() + len(tokens)
+        if self.output_mode != "int" and self._frozen_vocab_size not in (None, size):
+            raise RuntimeError(f"When using `output_mode={self.output_mode}` and `pad_to_max_tokens=False`, the "
+                               "vocabulary size cannot be changed after the layer is called. Old vocab size is "
+                               f"{self._frozen_vocab_size}, new vocab size is {size}")
+        self._frozen_vocab_size = size
+        self._set_tables(tokens)
+
+    def _set_tables(self, tokens):
+        """The lookup tables of the vocabulary ``tokens`` (special tokens excluded)."""
         self._tokens = tokens
         order = np.argsort(tokens, kind="stable")
         self._sorted_tokens = tf.constant(tokens[order])
@@ -115,6 +150,9 @@ class IntegerLookup(_DataLayer):
         frequency (ties: larger tokens first), at most ``max_tokens`` indices in all."""
         from vfw.frontends.tensorflow.data import Dataset
 
+        if self._given_vocabulary is not None:
+            raise ValueError(f"Cannot adapt layer '{self.name}' after setting a static vocabulary via `vocabulary` "
+                             "argument or `set_vocabulary()` method.")
         if isinstance(data, Dataset):
             batches = data.take(steps) if steps is not None else data
             values = [np.asarray(b[0] if isinstance(b, tuple) else b).ravel() for b in batches]
@@ -123,19 +161,48 @@ class IntegerLookup(_DataLayer):
         else:
             values = [np.asarray(b).ravel() for b in data]
         tokens = np.concatenate(values).astype(np.int64) if values else np.zeros([0], np.int64)
-        if self.mask_token is not None:
-            tokens = tokens[tokens != self.mask_token]
+        for special in (self.mask_token, self.oov_token):
+            if special is not None:
+                tokens = tokens[tokens != special]
         unique, counts = np.unique(tokens, return_counts=True)
         order = np.lexsort((unique, counts))[::-1]  # by count, then by token, both decreasing
-        if self.max_tokens is not None:
-            order = order[:max(self.max_tokens - int(self.mask_token is not None) - self.num_oov_indices, 0)]
-        self.set_vocabulary(unique[order])
+        if self.max_tokens:
+            order = order[:max(self.max_tokens - self._first_vocabulary_index(), 0)]
+        self._use_tokens(unique[order])
+
+    # -- saving ------------------------------------------------------------------------------------------------
+    def save_assets(self, dir_path):
+        """Write the vocabulary (special tokens first) to ``dir_path/vocabulary.txt``, unless the config holds it."""
+        if self._given_vocabulary is not None:
+            return
+        with open(os.path.join(dir_path, _VOCABULARY_FILENAME), "w") as f:
+            f.write("\n".join(str(token) for token in self.get_vocabulary()))
+
+    def load_assets(self, dir_path):
+        """Set the vocabulary from ``dir_path/vocabulary.txt`` (nothing to do when the config held it)."""
+        if self._given_vocabulary is not None:
+            return
+        if dir_path is None:
+            raise ValueError(f"The model file has no `{_VOCABULARY_FILENAME}` asset for IntegerLookup layer "
+                             f"'{self.name}', whose vocabulary is not in its config.")
+        with open(os.path.join(dir_path, _VOCABULARY_FILENAME)) as f:
+            lines = f.read().splitlines()
+        while lines and lines[-1] == "":
+            lines.pop()
+        self.set_vocabulary([int(line) for line in lines])
+
+    def get_build_config(self):
+        """``{}``: the lookup's state is its vocabulary (config or assets), not the input shape."""
+        return {}
+
+    def build_from_config(self, config):
+        self.build(None)
 
     # -- the lookup --------------------------------------------------------------------------------------------
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
             return tuple(input_shape)
-        depth = self.vocabulary_size()
+        depth = self._frozen_vocab_size
         if len(input_shape) == 0:
             return (depth,)
         if self.output_mode == "one_hot" and (input_shape[-1] != 1 or len(input_shape) == 1):
@@ -143,7 +210,9 @@ class IntegerLookup(_DataLayer):
         return tuple(input_shape[:-1]) + (depth,)
 
     def compute_output_spec(self, inputs):
-        return KerasTensor(self.compute_output_shape(inputs.shape), dtype="int64")
+        # As Keras: symbolic encodings are floatx, although eager calls give int64.
+        dtype = "int64" if self.output_mode == "int" else backend.floatx()
+        return KerasTensor(self.compute_output_shape(inputs.shape), dtype=dtype)
 
     def call(self, inputs):
         inputs = tf.convert_to_tensor(inputs)
@@ -156,7 +225,11 @@ class IntegerLookup(_DataLayer):
         indices = self._indices_of(tokens)
         if self.output_mode == "int":
             return indices
-        return encode_categories(indices, self.output_mode, self.vocabulary_size(), "int64")
+        if self._frozen_vocab_size is None:
+            raise RuntimeError(f"When using `output_mode={self.output_mode}` and `pad_to_max_tokens=False`, you must "
+                               "set the layer's vocabulary before calling it. Either pass a `vocabulary` argument to "
+                               "the layer, or call `adapt` with some sample data.")
+        return encode_categories(indices, self.output_mode, self._frozen_vocab_size, "int64")
 
     def _indices_of(self, tokens):
         flat = tf.reshape(tokens, [-1])
@@ -187,14 +260,8 @@ class IntegerLookup(_DataLayer):
                 "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token, "mask_token": self.mask_token,
                 "output_mode": self.output_mode, "sparse": self.sparse, "pad_to_max_tokens": self.pad_to_max_tokens,
                 "vocabulary_dtype": self.vocabulary_dtype, "idf_weights": self.idf_weights,
-                "vocabulary": self._given_vocabulary, "vocabulary_size": self.vocabulary_size(),
+                "vocabulary": self._given_vocabulary, "vocabulary_size": self._frozen_vocab_size,
                 "oov_method": self.oov_method, "salt": self.salt}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config.pop("vocabulary_size", None)
-        return super().from_config(config)
 
 
 API = {"layers": ["IntegerLookup"]}

@@ -24,9 +24,12 @@ Variables
 ``build`` and named ``<name>/<reference path with / as _>_<slot>`` (``adam/dense_kernel_momentum``).
 ``variables`` lists them in creation order (EMA averages, then gradient accumulators, then the
 subclass' slots, interleaved per model variable).
+
+Helpers live beside: ``gradient_clipping.py`` (the three clipping options) and
+``model_variable_updates.py`` (weight decay and the EMA of the model variables, a base class of
+``Optimizer``).
 """
 
-import re
 import warnings
 
 import vfw.tensorflow as tf
@@ -35,7 +38,8 @@ from vfw.frontends.tensorflow.keras.src import initializers
 from vfw.frontends.tensorflow.keras.src.backend.config import floatx
 from vfw.frontends.tensorflow.keras.src.engine import naming
 from vfw.frontends.tensorflow.keras.src.engine.variables import Variable
-from vfw.frontends.tensorflow.keras.src.optimizers import schedules, sparse_math
+from vfw.frontends.tensorflow.keras.src.optimizers import gradient_clipping, schedules, sparse_math
+from vfw.frontends.tensorflow.keras.src.optimizers.model_variable_updates import ModelVariableUpdates, tf_variable
 from vfw.frontends.tensorflow.keras.src.utils.serialization import serialize_keras_object
 
 _LEARNING_RATE_ERROR = ("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a "
@@ -43,16 +47,11 @@ _LEARNING_RATE_ERROR = ("Argument `learning_rate` should be float, or an instanc
                         "rate value). Received instead: learning_rate={}")
 
 
-def tf_variable(variable):
-    """The tf.Variable behind a ``keras.Variable``, or ``variable`` itself (a tf.Variable)."""
-    return variable._tf_variable if isinstance(variable, Variable) else variable
-
-
 def _is_variable(value):
     return isinstance(value, (Variable, tf.Variable))
 
 
-class Optimizer:
+class Optimizer(ModelVariableUpdates):
     """Abstract optimizer base class: subclasses define ``build``, ``update_step`` and ``get_config``.
 
     Parameters
@@ -436,67 +435,7 @@ class Optimizer:
             self.update_step(grad, tf_variable(variable), learning_rate)
 
     def _clip_gradients(self, grads):
-        if self.clipnorm and self.clipnorm > 0:
-            return [tf.clip_by_norm(g, self.clipnorm) for g in grads]
-        if self.global_clipnorm and self.global_clipnorm > 0:
-            return clip_by_global_norm(grads, self.global_clipnorm)
-        if self.clipvalue and self.clipvalue > 0:
-            return [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
-        return grads
-
-    # -- weight decay -----------------------------------------------------------------------------
-    def exclude_from_weight_decay(self, var_list=None, var_names=None):
-        """Exclude variables from weight decay: those in ``var_list``, and those whose name contains one of
-        the strings (regular expressions) in ``var_names``."""
-        self._exclude_from_weight_decay = {self._var_key(v) for v in var_list or ()}
-        self._exclude_from_weight_decay_pattern = re.compile("|".join(set(var_names))) if var_names else None
-        self._exclude_from_weight_decay_cache = {}
-
-    def _use_weight_decay(self, variable):
-        key = self._var_key(variable)
-        cache = self.__dict__.setdefault("_exclude_from_weight_decay_cache", {})
-        if key not in cache:
-            pattern = getattr(self, "_exclude_from_weight_decay_pattern", None)
-            excluded = key in getattr(self, "_exclude_from_weight_decay", ()) or (
-                pattern is not None and pattern.search(variable.name) is not None)
-            cache[key] = not excluded
-        return cache[key]
-
-    def _apply_weight_decay(self, variables):
-        if self.weight_decay is None:
-            return
-        for variable in variables:
-            variable = tf_variable(variable)  # Keras on TF matches names against the tf.Variable's
-            if self._use_weight_decay(variable):
-                lr = tf.cast(self.learning_rate, variable.dtype)
-                wd = tf.cast(self.weight_decay, variable.dtype)
-                variable.assign_sub(variable * wd * lr)
-
-    # -- moving average of the model variables ------------------------------------------------------
-    def _update_model_variables_moving_average(self, trainable_variables):
-        for variable, average in zip(trainable_variables, self._model_variables_moving_average):
-            if average is None:
-                continue
-            variable, average = tf_variable(variable), tf_variable(average)
-            # The first update copies the variable; later ones blend with ema_momentum.
-            not_first_step = tf.cast(tf.not_equal(self.iterations, 0), variable.dtype)
-            momentum = tf.multiply(not_first_step, self.ema_momentum)
-            average.assign(tf.add(tf.multiply(momentum, average), tf.multiply(tf.subtract(1, momentum), variable)))
-
-    def _overwrite_model_variables_with_average_value(self, trainable_variables):
-        if len(trainable_variables) != len(self._model_variables_moving_average):
-            raise ValueError(f"The length of model variables ({len(trainable_variables)}) to override does not match "
-                             "the length of model variables stored in the optimizer "
-                             f"({len(self._model_variables_moving_average)}). Please check if the optimizer was "
-                             "called on your model.")
-        for variable, average in zip(trainable_variables, self._model_variables_moving_average):
-            if average is not None:
-                tf_variable(variable).assign(average)
-
-    def finalize_variable_values(self, var_list):
-        """End of training: with ``use_ema``, write the moving averages into the model variables ``var_list``."""
-        if self.use_ema:
-            self._overwrite_model_variables_with_average_value(var_list)
+        return gradient_clipping.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue)
 
     # -- learning rate ----------------------------------------------------------------------------
     @property
@@ -592,21 +531,3 @@ def _write(variable, value, dense_method, sparse_method):
 
 def overwrites_with_gradient(variable):
     return getattr(variable, "overwrite_with_gradient", False)
-
-
-def global_norm(values):
-    """``sqrt(sum of the squares of every tensor in values)`` (Nones skipped), as Keras computes it."""
-    squares = [sparse_math.densify(sparse_math.square(v)) for v in values if v is not None]  # an IndexedSlices' rows
-    squared_norms = tf.stack([tf.reduce_sum(s) for s in squares])
-    return tf.sqrt(tf.reduce_sum(squared_norms))
-
-
-def clip_by_global_norm(values, clip_norm):
-    """Keras' global-norm clipping: every tensor times ``clip_norm * min(1 / norm, 1 / clip_norm)``.
-
-    A non-finite norm makes the scale NaN (``norm - norm``), so every value becomes NaN.
-    """
-    norm = global_norm(values)
-    scale = tf.multiply(clip_norm, tf.minimum(tf.truediv(1.0, norm), 1.0 / clip_norm))
-    scale = scale + (norm - norm)
-    return [v if v is None else sparse_math.densify(v) * scale for v in values]  # IndexedSlices: densified, as Keras

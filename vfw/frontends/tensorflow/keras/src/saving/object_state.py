@@ -19,6 +19,9 @@ So a Sequential's layers are at ``layers/dense``, ``layers/dense_1``, its optimi
 and hands each saveable its entry (``load_own_variables``); failures are collected and reported
 together (``LoadingFailures``).  Sublayers must sit under the attribute names Keras uses for them
 so that files are exchangeable with Keras.
+
+Objects with ``save_assets``/``load_assets`` (lookup layers' vocabularies) get the folder of their
+path in an ``AssetsStore`` too (``assets_store.py``), when the walk is given one.
 """
 
 import warnings
@@ -111,8 +114,9 @@ def _container_items(container):
 
 
 # -- saving -----------------------------------------------------------------------------------------------------
-def save_state(obj, store, path="", visited=None):
-    """Write the variables of ``obj`` and of the saveables it reaches into ``store`` (an ``H5Store``).
+def save_state(obj, store, path="", visited=None, assets=None):
+    """Write the variables of ``obj`` and of the saveables it reaches into ``store`` (an ``H5Store``), and their
+    asset files into ``assets``.
 
     Parameters
     ----------
@@ -122,6 +126,8 @@ def save_state(obj, store, path="", visited=None):
         Where ``obj`` sits ("" for the model).
     visited : set, optional
         ``id``s of saveables already written (or to leave out).
+    assets : AssetsStore, optional
+        Where ``save_assets`` writes (None: assets are not saved).
     """
     visited = set() if visited is None else visited
     if id(obj) in visited:
@@ -129,18 +135,20 @@ def save_state(obj, store, path="", visited=None):
     if hasattr(obj, "save_own_variables"):
         name = getattr(obj, "name", None)
         obj.save_own_variables(store.make(path, metadata={"name": name} if isinstance(name, str) else None))
+    if assets is not None and hasattr(obj, "save_assets"):
+        obj.save_assets(assets.make(path))
     visited.add(id(obj))
     for attribute, value in _children(obj):
-        _save_value(value, store, _join(path, attribute), visited, set())
+        _save_value(value, store, _join(path, attribute), visited, set(), assets)
 
 
-def _save_value(value, store, path, visited, visited_containers):
+def _save_value(value, store, path, visited, visited_containers, assets):
     if saveable_type(value) is not None:
-        save_state(value, store, path, visited)
+        save_state(value, store, path, visited, assets)
     elif isinstance(value, (list, tuple, dict)) and id(value) not in visited_containers:
         visited_containers.add(id(value))
         for name, item in _container_items(value):
-            _save_value(item, store, _join(path, name), visited, visited_containers)
+            _save_value(item, store, _join(path, name), visited, visited_containers, assets)
 
 
 # -- loading ------------------------------------------------------------------------------------------------------
@@ -167,8 +175,8 @@ class LoadingFailures:
             raise ValueError(message)
 
 
-def load_state(obj, store, failures, path="", visited=None):
-    """Assign the variables of ``obj`` and of the saveables it reaches from ``store``.
+def load_state(obj, store, failures, path="", visited=None, assets=None):
+    """Assign the variables of ``obj`` and of the saveables it reaches from ``store``, and load their assets.
 
     Parameters
     ----------
@@ -179,44 +187,52 @@ def load_state(obj, store, failures, path="", visited=None):
     path : str
     visited : set, optional
         ``id``s of saveables already loaded (or to leave out).
+    assets : AssetsStore, optional
+        Where ``load_assets`` reads (None: ``load_assets`` is not called).
     """
     visited = set() if visited is None else visited
     if id(obj) in visited:
         return
     failed = False
+    loaders = []
     if hasattr(obj, "load_own_variables"):
+        loaders.append(lambda: obj.load_own_variables(store.get(path)))
+    if assets is not None and hasattr(obj, "load_assets"):
+        loaders.append(lambda: obj.load_assets(assets.get(path)))
+    for load in loaders:
         try:
-            obj.load_own_variables(store.get(path))
+            load()
         except Exception as e:  # reported with the others by ``failures.report``
             failures.add(obj, e)
             failed = True
     failed_before = len(failures.errors)
     for attribute, value in _children(obj):
-        _load_value(value, store, failures, _join(path, attribute), visited, set())
+        _load_value(value, store, failures, _join(path, attribute), visited, set(), assets)
     if not failed:
         if len(failures.errors) <= failed_before:
             visited.add(id(obj))
         failures.errors.pop(id(obj), None)
 
 
-def _load_value(value, store, failures, path, visited, visited_containers):
+def _load_value(value, store, failures, path, visited, visited_containers, assets):
     if saveable_type(value) is not None:
-        load_state(value, store, failures, path, visited)
+        load_state(value, store, failures, path, visited, assets)
         return
     if not isinstance(value, (list, tuple, dict)) or id(value) in visited_containers:
         return
     visited_containers.add(id(value))
     for name, item in _container_items(value):
         item_path = _join(path, name)
-        if saveable_type(item) is None and not store.has_path(item_path):
+        if saveable_type(item) is None and not store.has_path(item_path) and not (
+                assets is not None and assets.has_path(item_path)):
             # Files of older Keras versions have no groups for nested containers: load what can be found, warn
             # only if the container held saveables that were not loaded elsewhere.
             nested_failures = LoadingFailures()
-            _load_value(item, store, nested_failures, item_path, visited, visited_containers)
+            _load_value(item, store, nested_failures, item_path, visited, visited_containers, assets)
             if nested_failures.errors:
                 warnings.warn(f"Skipping nested container at '{item_path}': no matching group found in the saved "
                               "file. This usually means the file was saved with a Keras version that did not "
                               "serialize sublayers nested inside containers. Affected layers will retain their "
                               "freshly-initialized weights.", stacklevel=2)
             continue
-        _load_value(item, store, failures, item_path, visited, visited_containers)
+        _load_value(item, store, failures, item_path, visited, visited_containers, assets)
