@@ -97,8 +97,6 @@ def test_int32_ids_keep_their_dtype_through_embedding_lookup():
     check(_variable_case(VARIABLE_CASES["embedding_lookup"]), PARAMS, IDS.astype(np.int32))
 
 
-@pytest.mark.xfail(strict=True, reason="vfw's tf.gather casts int32 ids to int64 before the engine's Gather "
-                                       "(_array_gather.py), so the slices' indices are int64 where TF keeps int32")
 def test_int32_ids_keep_their_dtype_through_gather():
     check(_variable_case(VARIABLE_CASES["gather"]), PARAMS, IDS.astype(np.int32))
 
@@ -142,8 +140,7 @@ def test_ops_that_densify_indexed_slices():
     check(fn, PARAMS, IDS)
 
 
-@pytest.mark.xfail(strict=True, reason="TF keeps an IndexedSlices through tf.cast and tf.identity; vfw's (in "
-                                       "_creation.py and _array_*.py, not this helper's files) densify it")
+@pytest.mark.xfail(strict=True, reason="TF keeps an IndexedSlices through tf.cast and tf.identity; vfw's densify it")
 @pytest.mark.parametrize("op", ["cast", "identity"])
 def test_cast_and_identity_keep_indexed_slices(op):
     def fn(tf, params, ids):

@@ -28,6 +28,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core import eager as _eager
 from vfw.core.errors import DTypeError, OpInputError, VfwError
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.registry import get_schema
 from vfw.core.tensor import Tensor
 
@@ -532,6 +533,13 @@ def _call_maker(node, out_grads):
     if schema.gradient is None:
         raise NoGradientError(f"{schema.op_type}: no gradient is defined for this op")
     # Makers return one gradient per input (checked by the finite-difference tests, not here).
+    if _tracing:  # makers read traced shapes: guarded where they vary from run to run
+        from vfw.core.graph import static_shapes  # (it imports the ops, which import this module)
+        from vfw.core.graph.trace import current_trace
+
+        trace = current_trace()
+        if trace is not None:
+            return static_shapes.gradient_made(trace, node, lambda: schema.gradient(node, *out_grads))
     return schema.gradient(node, *out_grads)
 
 

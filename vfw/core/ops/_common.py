@@ -6,6 +6,7 @@ import numpy as np
 
 from vfw.core.eager import execute
 from vfw.core.errors import OpAttributeError, ShapeError
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.registry import TensorInfo, make_op
 from vfw.core.tensor import Tensor
 
@@ -139,6 +140,11 @@ def unbroadcast(grad, shape):
     Tensor
     """
     gshape = grad.array.shape
+    if _tracing:
+        from vfw.core.ops._varying_shapes import shape_varies  # (it imports this module)
+
+        if shape_varies(grad):
+            return _unbroadcast_varying(grad, tuple(shape))
     if gshape == tuple(shape):
         return grad
     lead = len(gshape) - len(shape)
@@ -146,6 +152,19 @@ def unbroadcast(grad, shape):
     if axes:
         grad = execute("ReduceSum", grad, int64s(axes), keepdims=1)
     return reshape_to(grad, shape)
+
+
+def _unbroadcast_varying(grad, shape):
+    """``unbroadcast`` for a gradient whose shape follows each run of a traced graph: summed over its leading dims
+    and over the dims of size 1 in ``shape`` whatever their size in this run, without reshaping to the traced
+    ``shape`` (the dims of ``shape`` that vary, a frontend's guard checks)."""
+    lead = grad.array.ndim - len(shape)
+    ones = [lead + i for i, d in enumerate(shape) if d == 1]
+    if ones:
+        grad = execute("ReduceSum", grad, int64s(ones), keepdims=1)
+    if lead > 0:
+        grad = execute("ReduceSum", grad, int64s(tuple(range(lead))), keepdims=0)
+    return grad
 
 
 def reshape_to(x, shape):

@@ -32,6 +32,7 @@ from vfw.core.ops._common import (
     same_as_first,
     scalar,
 )
+from vfw.core.ops._varying_shapes import count_input, kept_shape_input, shape_input, shape_varies
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
@@ -251,15 +252,18 @@ def _keepdims_shape(node):
 
 def _kept(node, t):
     """``t`` (shaped like the reduction's output) reshaped to :func:`_keepdims_shape`."""
+    x = node.inputs[0]
+    if shape_varies(x):  # (in a traced graph, computed from each run's shape)
+        return execute("Reshape", t, kept_shape_input(x, _node_axis(node)), allowzero=1)
     shape = _keepdims_shape(node)
     return t if t.array.shape == shape else reshape_to(t, shape)
 
 
 def _grad_to_input_shape(node, g):
     """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
-    shape = node.inputs[0].array.shape
+    x = node.inputs[0]
     # A 0-d gradient (a full reduction) broadcasts as it is; otherwise put the reduced dims back first.
-    return execute(bound_op("Expand"), g if not g.array.shape else _kept(node, g), int64s(shape))
+    return execute(bound_op("Expand"), g if not g.array.shape else _kept(node, g), shape_input(x))
 
 
 def _reduce_like(node, op_type, x):
@@ -276,6 +280,9 @@ def _reduce_sum_grad(node, g):
 @register_gradient("ReduceMean")
 def _reduce_mean_grad(node, g):
     x = node.inputs[0]
+    if shape_varies(x):  # (in a traced graph, the count of each run)
+        scaled = execute("Div", _kept(node, g), count_input(x, _node_axis(node), x.array.dtype))
+        return execute("Expand", scaled, shape_input(x)), None
     n = _count(x.array.shape, _node_axis(node))
     scaled = execute("Mul", _kept(node, g), scalar(1 / n if n else 0, x.array.dtype))
     return execute("Expand", scaled, int64s(x.array.shape)), None
@@ -335,7 +342,7 @@ def _reduce_sum_square_grad(node, g):
 def _reduce_log_sum_grad(node, g):
     x = node.inputs[0]
     ratio = execute("Div", _kept(node, g), _reduce_like(node, "ReduceSum", x))
-    return execute("Expand", ratio, int64s(x.array.shape)), None
+    return execute("Expand", ratio, shape_input(x)), None
 
 
 @register_gradient("ReduceLogSumExp")

@@ -30,6 +30,7 @@ from vfw.core.ops._common import (
     same_as_first,
     unbroadcast,
 )
+from vfw.core.ops._varying_shapes import shape_input, shape_varies
 from vfw.core.registry import Attr, TensorInfo, defop
 
 DATA = dt.ALL | {dt.string}
@@ -177,7 +178,7 @@ def _reshape_plan(data_shape, shape, allowzero):
 
 def _to_input_shape_grad(node, g):
     """Gradient of an op that only reshapes its first input (Reshape, Squeeze, Unsqueeze, Flatten)."""
-    return (reshape_to(g, node.inputs[0].array.shape),) + (None,) * (len(node.inputs) - 1)
+    return (execute("Reshape", g, shape_input(node.inputs[0]), allowzero=1),) + (None,) * (len(node.inputs) - 1)
 
 
 register_gradient("Reshape")(_to_input_shape_grad)
@@ -409,8 +410,13 @@ def concat(axis):
 
 @register_gradient("Concat")
 def _concat_grad(node, g):
-    sizes = [array_of(x).shape[node.attrs["axis"]] for x in node.inputs]
-    parts = execute("Split", g, int64s(sizes), axis=node.attrs["axis"])
+    axis = node.attrs["axis"]
+    if any(shape_varies(x) for x in node.inputs):  # (in a traced graph, the sizes of each run)
+        sizes = execute("Concat", *[execute("Gather", execute("Shape", x), int64s((axis,)), axis=0)
+                                    for x in node.inputs], axis=0)
+    else:
+        sizes = int64s([array_of(x).shape[axis] for x in node.inputs])
+    parts = execute("Split", g, sizes, axis=axis)
     return tuple(p if need else None for p, need in zip(parts, node.needs_input_grad))
 
 

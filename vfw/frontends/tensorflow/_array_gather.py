@@ -35,6 +35,7 @@ from vfw.frontends.tensorflow._op_support import (
     shape_text,
     with_dtype,
 )
+from vfw.frontends.tensorflow._sparse_gradients import ROW_GATHER
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned_to
 
@@ -108,10 +109,10 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if batch_dims == 0:
         if not recording(x, idx):
             return wrap(np.take(x.array, idx.array, axis))
+    if batch_dims == 0:  # (int32 ids stay int32: the IndexedSlices gradient of a row gather keeps their dtype)
+        return call(ROW_GATHER if axis == 0 else op("Gather", axis=axis), x, idx, tf_op="GatherV2")
     if idx.array.dtype != I64:
         idx = call(_TO_INT64, idx, tf_op="GatherV2")
-    if batch_dims == 0:
-        return call("Gather", x, idx, axis=axis, tf_op="GatherV2")
     for i in range(batch_dims):
         if x.array.shape[i] != idx.array.shape[i]:
             raise op_error(f"params.shape[{i}]: {x.array.shape[i]} should be equal to indices.shape[{i}]: "

@@ -81,7 +81,10 @@ def reshape(tensor, shape, name=None):
         target = _traced_shapes.dims_tensor(shape, "Reshape", "Tshape")
         dims = _traced_shapes.resolved(lambda source, wanted: (_reshape_dims(wanted, source),),
                                        _traced_shapes.shape_of(x), target)
-        return _traced_shapes.value_shaped(call(_RESHAPE, x, dims[0], tf_op="Reshape"))
+        result = call(_RESHAPE, x, dims[0], tf_op="Reshape")
+        # Python ints of a shape list are static dims (as TF's): the others follow each call's values.
+        known = [d if type(d) is int and d >= 0 else None for d in shape] if type(shape) in (list, tuple) else None
+        return _traced_shapes.value_shaped(result, known if known and len(known) == result.array.ndim else None)
     values = int_values(shape, "Tshape", "Reshape", python_error=errors.InvalidArgumentError)
     dims = _reshape_dims(values, x.array.shape)
     if recording(x):

@@ -11,8 +11,9 @@ import builtins
 
 import numpy as np
 
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow import _dtypes, _traced_shapes, errors
 from vfw.frontends.tensorflow._array_common import int_values
 from vfw.frontends.tensorflow._array_ops import reshape, transpose
 from vfw.frontends.tensorflow._creation import cast
@@ -53,10 +54,19 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         raise op_error(f"The first dimension of paddings must be the rank of inputs{shape_text(pads.array.shape)} "
                        f"{shape_text(shape)}", tf_op)
     pairs = [(int(b), int(a)) for b, a in pads.array]
-    pinned(pads, pads.array, "paddings", tf_op)
-    for b, a in pairs:
-        if b < 0 or a < 0:
-            raise op_error(f"Paddings must be non-negative: {b} {a}", tf_op)
+    follows = mode == "CONSTANT" and _tracing and _traced_shapes.varies(pads)  # a graph pads by each call's values
+    if not follows:
+        pinned(pads, pads.array, "paddings", tf_op)
+
+    def non_negative(values):
+        for b, a in values.reshape(-1, 2):
+            if b < 0 or a < 0:
+                raise op_error(f"Paddings must be non-negative: {b} {a}", tf_op)
+
+    if follows:
+        _traced_shapes.checked_at_run(non_negative, pads)
+    else:
+        non_negative(pads.array)
     if mode == "CONSTANT":
         dtype = _dtypes.of_array(x.array)
         if isinstance(constant_values, CoreTensor):
@@ -67,6 +77,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
             value = convert_to_tensor(constant_values, dtype)
         if value.array.dtype != x.array.dtype:
             same_dtype("PadV2", x, x, value)
+        if follows:
+            flat = call("Reshape", call("Transpose", _traced_shapes.as_int64(pads), perm=[1, 0], tf_op="Pad"),
+                        int64s([-1]), tf_op="Pad")
+            return _traced_shapes.value_shaped(call("Pad", x, flat, value.array.reshape(()), mode="constant",
+                                                    tf_op="PadV2"))
         if not recording(x):  # a filled array with the input written in: much cheaper than np.pad
             out = np.full([b + d + a for (b, a), d in zip(pairs, shape)], value.array.reshape(()))
             out[tuple(builtins.slice(b, b + d) for (b, _), d in zip(pairs, shape))] = x.array
@@ -143,20 +158,31 @@ def roll(input, shift, axis, name=None):
 def broadcast_to(input, shape, name=None):
     """``input`` broadcast to ``shape`` (each input dim is 1 or equal to the target's)."""
     x = convert_to_tensor(input)
+    if _tracing and (_traced_shapes.varies(shape) or _traced_shapes.shape_varies(x)):
+        # The input's shape or the target follows each call's values: the graph broadcasts, each run checks.
+        dims = _traced_shapes.dims_tensor(shape, "BroadcastTo", "Tidx")
+        _traced_shapes.checked_at_run(lambda src, wanted: _check_broadcast(tuple(src), tuple(wanted)),
+                                      _traced_shapes.shape_of(x), dims)
+        result = call(_EXPAND, x, dims, tf_op="BroadcastTo")
+        return _traced_shapes.value_shaped(result) if _traced_shapes.varies(shape) else result
     dims = int_values(shape, "Tidx", "BroadcastTo", python_error=errors.InvalidArgumentError)
+    _check_broadcast(x.array.shape, dims)
+    if x.array.shape == tuple(dims):
+        return x
+    return call(_EXPAND, x, int64s(dims), tf_op="BroadcastTo")
+
+
+def _check_broadcast(src, dims):
+    """TF's errors for broadcasting a tensor of shape ``src`` to ``dims``."""
     for d in dims:
         if d < 0:
             raise op_error(f"Dimension {d} must be >= 0", "BroadcastTo")
-    src = x.array.shape
     if len(src) > len(dims):
         raise op_error(f"Rank of input ({len(src)}) must be no greater than rank of output shape ({len(dims)}).",
                        "BroadcastTo")
     for s, d in zip(src[::-1], dims[::-1]):
         if s != d and s != 1:
             raise op_error(f"Incompatible shapes: {shape_text(src)} vs. {shape_text(dims)}", "BroadcastTo")
-    if src == tuple(dims):
-        return x
-    return call(_EXPAND, x, int64s(dims), tf_op="BroadcastTo")
 
 
 def repeat(input, repeats, axis=None, name=None):

@@ -238,6 +238,8 @@ def scalar_tensor(value, np_dtype):
     t.array = array
     t.requires_grad = False
     t.grad_node = None
+    if _tracing:
+        _graph_constant(t)
     return t
 
 
@@ -454,7 +456,16 @@ def _pack_level(items, dtype):
             parts.append(item)
     if not holds:
         return parts
-    return pack([p if p.__class__ is Tensor else wrap(_conversion.array_of(p, dtype)) for p in parts])
+    return pack([p if p.__class__ is Tensor else _constant_part(p, dtype) for p in parts])
+
+
+def _constant_part(value, dtype):
+    """A Python value of a packed list as a tensor: under a graph trace a constant of the graph (it never varies, so
+    shapes packed from it stay known), not a captured tensor."""
+    t = wrap(_conversion.array_of(value, dtype))
+    if _tracing:
+        _graph_constant(t)
+    return t
 
 
 def operands(x, y, tf_op):

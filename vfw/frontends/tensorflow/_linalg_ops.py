@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, recording, wrap
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, recording, wrap
 from vfw.frontends.tensorflow._op_support import (
     BF16,
     BOOL,
@@ -29,7 +29,7 @@ from vfw.frontends.tensorflow._op_support import (
     transpose_last,
 )
 from vfw.frontends.tensorflow._tensor import Tensor
-from vfw.frontends.tensorflow._traced_shapes import pinned
+from vfw.frontends.tensorflow._traced_shapes import merged_last, pinned, shape_of, shape_varies, value_shaped
 
 # TF's dtypes of MatMul (no CPU kernel for unsigned types), BatchMatMulV2 (int16 too), Einsum...; the engine's
 # MatMul lacks int16: it is computed wider and wrapped back (exact modulo 2**16).
@@ -168,6 +168,17 @@ def _as_matrix(x, contract, contract_first):
     return reshape(x, (inner, outer) if contract_first else (outer, inner)), [shape[i] for i in free]
 
 
+def _tensordot_equation(a_rank, b_rank, a_axes, b_axes):
+    """The Einsum equation of a tensordot: contracted dims share a letter, free dims of ``a`` then ``b`` remain."""
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    a_terms = [next(letters) for _ in range(a_rank)]
+    b_terms = [next(letters) for _ in range(b_rank)]
+    for i, j in zip(a_axes, b_axes):
+        b_terms[j] = a_terms[i]
+    free = [t for k, t in enumerate(a_terms) if k not in a_axes] + [t for k, t in enumerate(b_terms) if k not in b_axes]
+    return f"{''.join(a_terms)},{''.join(b_terms)}->{''.join(free)}"
+
+
 def tensordot(a, b, axes, name=None):
     """Sum of products of ``a`` and ``b`` over the given axes (``axes`` an int N: last N of ``a`` with first N of
     ``b``; or a pair of axis lists).
@@ -180,6 +191,10 @@ def tensordot(a, b, axes, name=None):
     a = convert_to_tensor(a)
     b = convert_to_tensor(b)
     a_axes, b_axes = _tensordot_axes(axes, a.array.ndim, b.array.ndim, a)
+    if shape_varies(a, b):  # the dims follow each call's values: one Einsum computes with them
+        same_dtype("MatMul", a, b)
+        equation = _tensordot_equation(a.array.ndim, b.array.ndim, a_axes, b_axes)
+        return call("Einsum", a, b, equation=equation, tf_op="Tensordot")
     left, a_free = _as_matrix(a, a_axes, False)
     right, b_free = _as_matrix(b, b_axes, True)
     same_dtype("MatMul", left, right)
@@ -341,13 +356,42 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     if d.array.ndim < 1:
         raise op_error(f"diagonal must be at least 1-dim, received shape: {list(d.array.shape)}", tf_op)
     lower, upper, single = _diag_range(k, tf_op)
-    width = d.array.shape[-1]
-    count = 1 if single else d.array.shape[-2]
+    num_rows, num_cols = static_int(num_rows, "num_rows"), static_int(num_cols, "num_cols")
+
+    def places(dims):
+        """The source of each output element among the flattened diagonals, and which ones lie on them."""
+        rows, cols = _diag_matrix_size(dims, single, lower, upper, num_rows, num_cols, tf_op)
+        return _diagonal_places(rows, cols, lower, upper, align)
+
+    merged = 1 if single else 2
+    padding = _padding(padding_value, d)
+    if shape_varies(d):  # the matrices' size follows each call's values: the graph computes the places
+        source, inside = (value_shaped(t) for t in host(lambda dims: places(tuple(int(n) for n in dims)), shape_of(d)))
+        flat = merged_last(d, merged)
+        # One padding element after the diagonals: Gather reads the places off the diagonals (masked) from a
+        # non-empty axis when the diagonals are empty.
+        column = call("Where", np.arange(d.array.ndim - merged + 1) == d.array.ndim - merged, np.ones((), I64),
+                      call("Shape", flat, tf_op="Shape"), tf_op="Shape")
+        # (Expand may return a view of its input: a copy keeps the padding apart from that value's memory.)
+        flat = call("Concat", flat, call("Expand", np.array(padding), column, tf_op=tf_op), axis=-1, tf_op=tf_op)
+        spread = call("Gather", flat, source, axis=-1, tf_op=tf_op)
+        return value_shaped(call("Where", inside, spread, padding, tf_op=tf_op))
+    source, inside = places(d.array.shape)
+    batch = d.array.shape[:-merged]
+    if not d.array.size:  # no diagonal elements: padding everywhere
+        return call("Expand", padding, int64s(batch + inside.shape), tf_op=tf_op)
+    spread = call("Gather", reshape(d, batch + (math.prod(d.array.shape[-merged:]),)), source, axis=-1, tf_op=tf_op)
+    return call("Where", inside, spread, padding, tf_op=tf_op)
+
+
+def _diag_matrix_size(dims, single, lower, upper, num_rows, num_cols, tf_op):
+    """``(rows, cols)`` of the matrices ``diag`` makes from diagonals of shape ``dims`` (TF's errors)."""
+    width = dims[-1]
+    count = 1 if single else dims[-2]
     if not single and count != upper - lower + 1:
         raise op_error("The number of diagonals provided in the input does not match the lower_diag_index and "
                        "upper_diag_index range.", tf_op)
     min_rows, min_cols = width - min(upper, 0), width + max(lower, 0)
-    num_rows, num_cols = static_int(num_rows, "num_rows"), static_int(num_cols, "num_cols")
     if num_rows == -1 and num_cols == -1:
         num_rows = num_cols = max(min_rows, min_cols)
     num_rows = min_rows if num_rows == -1 else num_rows
@@ -359,10 +403,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     if num_rows != min_rows and num_cols != min_cols:
         raise op_error("The number of rows or columns is not consistent with the specified d_lower, d_upper, and "
                        "diagonal.", tf_op)
-    source, inside = _diagonal_places(num_rows, num_cols, lower, upper, align)
-    batch = d.array.shape[:-1] if single else d.array.shape[:-2]
-    spread = call("Gather", reshape(d, batch + (count * width,)), source, axis=-1, tf_op=tf_op)
-    return call("Where", inside, spread, _padding(padding_value, d), tf_op=tf_op)
+    return num_rows, num_cols
 
 
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002  (TF's name)

@@ -36,7 +36,7 @@ from vfw.frontends.tensorflow._op_support import (
     scalar_like,
     with_dtype,
 )
-from vfw.frontends.tensorflow._traced_shapes import pinned
+from vfw.frontends.tensorflow._traced_shapes import pinned, reshaped_like
 
 _INT64 = np.dtype(np.int64)
 
@@ -140,7 +140,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     raw_max = reduce_max(x, axis, keepdims=True)
     shift = call("Where", is_finite(raw_max), raw_max.array, scalar_like(0, raw_max))  # constant: no gradient
     total = reduce("ReduceSum", call("Exp", subtract(x, shift)), axes, keepdims, "Sum")
-    return call("Add", call("Log", total), shift.array.reshape(total.array.shape))
+    return call("Add", call("Log", total), reshaped_like(shift, total))
 
 
 def _not_integer(input_tensor):

@@ -27,7 +27,17 @@ from vfw.frontends.tensorflow._op_support import (
     shape_text,
     with_gradient,
 )
-from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned, pinned_to
+from vfw.frontends.tensorflow._traced_shapes import (
+    as_int64,
+    checked_at_run,
+    pinned,
+    pinned_to,
+    shape_of,
+    shape_varies,
+    shape_with,
+    value_shaped,
+    varies,
+)
 
 _INT64 = np.dtype(np.int64)
 
@@ -54,23 +64,44 @@ def _identity(reduction, dtype):
 def _scatter(tf_op, data, ids, rows, reduction):
     """``data`` rows reduced into ``rows`` segments at ``ids`` (an int tensor; negative ids are dropped).
 
+    ``rows`` is an int, or an int64 scalar tensor whose value follows each call's inside a tf.function.
     Returns the segments and the number of rows each received (in data's dtype, shaped to broadcast
     against the segments).
     """
     x = convert_to_tensor(data)
     tail = x.array.shape[ids.array.ndim:]
     ids64 = call("Cast", ids, to=_INT64)
+    counted = rows.__class__ is not int
     # Dropped rows go to one extra segment, cut off at the end.
-    target = call("Where", call("Less", ids64, np.zeros((), _INT64)), np.asarray(rows, _INT64), ids64)
+    target = call("Where", call("Less", ids64, np.zeros((), _INT64)), rows if counted else np.asarray(rows, _INT64),
+                  ids64)
     index = call("Unsqueeze", target, np.array([-1], _INT64))
-    start = np.full((rows + 1,) + tail, _identity(reduction, x.array.dtype), x.array.dtype)
+    start_value = np.asarray(_identity(reduction, x.array.dtype), x.array.dtype)
+    ones = np.ones((), x.array.dtype)
+    if counted or shape_varies(x):  # the number of segments or the segments' dims follow each call's values
+        start = call("Expand", start_value, shape_with(x, _segment_count(rows, 1), ids.array.ndim), tf_op=tf_op)
+        zeros = call("Expand", np.zeros((), x.array.dtype), _segment_count(rows, 1), tf_op=tf_op)
+        ones = call("Expand", ones, shape_of(ids), tf_op=tf_op)
+    else:
+        start = np.full((rows + 1,) + tail, start_value)
+        zeros = np.zeros(rows + 1, x.array.dtype)
+        ones = np.ones(ids.array.shape, x.array.dtype)
     out = call("ScatterND", start, index, x, reduction=reduction, tf_op=tf_op)
-    counts = call("ScatterND", np.zeros(rows + 1, x.array.dtype), index, np.ones(ids.array.shape, x.array.dtype),
-                 reduction="add", tf_op=tf_op)
+    counts = call("ScatterND", zeros, index, ones, reduction="add", tf_op=tf_op)
     first = np.zeros(1, _INT64)
-    end = np.array([rows], _INT64)
-    counts = call("Reshape", call("Slice", counts, first, end, first), np.array((rows,) + (1,) * len(tail), _INT64))
-    return call("Slice", out, first, end, first), counts
+    end = _segment_count(rows, 0)
+    counts_shape = call("Concat", end, np.ones(len(tail), _INT64), axis=0) if counted else \
+        np.array((rows,) + (1,) * len(tail), _INT64)
+    counts = call("Reshape", call("Slice", counts, first, end, first), counts_shape)
+    segments = call("Slice", out, first, end, first)
+    return (value_shaped(segments), value_shaped(counts)) if counted else (segments, counts)
+
+
+def _segment_count(rows, extra):
+    """``[rows + extra]`` as a 1-D int64 input (computed by the graph when ``rows`` is a tensor)."""
+    if rows.__class__ is int:
+        return np.array([rows + extra], _INT64)
+    return call("Reshape", call("Add", rows, np.asarray(extra, _INT64)), np.array([1], _INT64))
 
 
 # -- sorted segments -----------------------------------------------------------------------------
@@ -137,19 +168,22 @@ def _unsorted_inputs(tf_op, data, segment_ids, num_segments):
         raise op_error(f"num_segments should be a scalar, not shape {shape_text(num.array.shape)}", tf_op)
     if rows < 0:
         raise op_error(f"Input num_segments == {rows} must not be negative.", tf_op)
-    pinned(num, (rows,), "num_segments", tf_op)
     if x.array.shape[:ids.array.ndim] != ids.array.shape:
         raise op_error(f"data.shape = {shape_text(x.array.shape)} does not start with segment_ids.shape = "
                        f"{shape_text(ids.array.shape)}", tf_op)
 
-    def ids_in_range(values):
-        beyond = np.flatnonzero(values.reshape(-1) >= rows)
+    def ids_in_range(values, count):
+        count = int(count)
+        if count < 0:
+            raise op_error(f"Input num_segments == {count} must not be negative.", tf_op)
+        beyond = np.flatnonzero(values.reshape(-1) >= count)
         if beyond.size:
             raise op_error(f"segment_ids[{beyond[0]}] = {int(values.reshape(-1)[beyond[0]])} is out of range "
-                           f"[0, {rows})", tf_op)
+                           f"[0, {count})", tf_op)
 
-    checked_at_run(ids_in_range, ids)
-    return x, ids, rows
+    checked_at_run(ids_in_range, ids, num)
+    # Inside a tf.function the number of segments follows each call's value.
+    return x, ids, as_int64(num) if varies(num) else rows
 
 
 def _unsorted_segment(name, tf_op, reduction, allowed):

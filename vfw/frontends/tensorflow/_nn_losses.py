@@ -27,6 +27,7 @@ from vfw.frontends.tensorflow._op_support import (
     same_dtype,
     scalar_like,
 )
+from vfw.frontends.tensorflow._traced_shapes import checked_at_run, reshaped_like
 
 _LABEL_TYPES = frozenset({np.dtype(np.int32), I64})
 
@@ -131,11 +132,15 @@ def _check_sparse_labels(labels, logits):
         raise op_error(f"Value for attr 'Tlabels' of {labels.dtype.name.replace('32', '')} is not in the list of "
                        "allowed values: int32, int64", "SparseSoftmaxCrossEntropyWithLogits")
     classes = logits.array.shape[-1]
-    bad = (labels.array < 0) | (labels.array >= classes)
-    if bad.any():  # TF's CPU kernel refuses them (its GPU kernel gives NaN)
-        raise op_error(f"Received a label value of {labels.array[bad].flat[0]} which is outside the valid range of "
-                       f"[0, {classes}).  Label values: {' '.join(map(str, labels.array.reshape(-1)))}",
-                       "SparseSoftmaxCrossEntropyWithLogits")
+
+    def labels_in_range(values):
+        bad = (values < 0) | (values >= classes)
+        if bad.any():  # TF's CPU kernel refuses them (its GPU kernel gives NaN)
+            raise op_error(f"Received a label value of {values[bad].flat[0]} which is outside the valid range of "
+                           f"[0, {classes}).  Label values: {' '.join(map(str, values.reshape(-1)))}",
+                           "SparseSoftmaxCrossEntropyWithLogits")
+
+    checked_at_run(labels_in_range, labels)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
@@ -154,7 +159,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     flat = reshape(x, (-1, classes))
     loss = call("SoftmaxCrossEntropyLoss", flat, reshape(z, (-1,)), None, reduction="none",
                 tf_op="SparseSoftmaxCrossEntropyWithLogits")[0]
-    loss = reshape(loss, z.array.shape)
+    loss = reshaped_like(loss, z, "SparseSoftmaxCrossEntropyWithLogits")
     return cast(loss, F16) if half else loss
 
 

@@ -29,6 +29,7 @@ from vfw.frontends.tensorflow._op_support import (
     same_dtype,
     scalar_like,
 )
+from vfw.frontends.tensorflow._sparse_gradients import ROW_GATHER
 from vfw.frontends.tensorflow._traced_shapes import pinned
 
 _MOMENT_TYPES = FLOATS | {np.dtype(np.int32), I64}
@@ -275,7 +276,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         rows = _shard_rows(values, sizes)
         if _div_layout(sizes):
             rows = ids  # the concatenated shards hold row i at i: the ids tensor itself (traced graphs stay general)
-    found = call("Gather", table, rows, axis=0, tf_op="GatherV2")
+    found = call(ROW_GATHER, table, rows, tf_op="GatherV2")
     return found if max_norm is None else _clip_rows(found, max_norm, ids.array.ndim)
 
 

@@ -15,10 +15,15 @@ dense scatter is computed), and the slices are built from those gradients with e
 import numpy as np
 
 from vfw.core.eager import execute
+from vfw.core.registry import make_op
 from vfw.frontends.tensorflow import _dispatch
 from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 
 _INT64 = np.dtype(np.int64)
+
+ROW_GATHER = make_op("Gather", {"axis": 0})
+"""The Gather of TF's row lookups (``tf.gather`` on axis 0, ``embedding_lookup``, ``sparse_read``): only gathers by
+this op instance have IndexedSlices gradients (the frontend's own gathers, mirror padding or rolls, stay dense)."""
 
 
 def sparse_plan(targets, groups, spans):
@@ -131,6 +136,4 @@ def _recorded(spans, seq):
 
 
 def _is_row_gather(node, position):
-    op = node.op
-    return (position == 0 and op is not None and op.schema.op_type == "Gather" and op.attrs.get("axis", 0) == 0
-            and node.inputs is not None)
+    return position == 0 and node.op is ROW_GATHER and node.inputs is not None

@@ -34,18 +34,23 @@ class Tensor(CoreTensor):
     # -- what it is --------------------------------------------------------------------------------
     @property
     def shape(self):
-        """TensorShape: the (fully known) shape."""
+        """TensorShape: the shape; inside a tf.function, the static shape (``None`` for the dims that follow each
+        call's values, as TF: ``tf.shape(x)`` gives the dynamic one)."""
+        if _tracing:
+            return TensorShape(_traced_shapes().static_shape(self))
         return TensorShape(self.array.shape)
 
     def get_shape(self):
         """TensorShape: the shape (``tensor.shape``)."""
-        return TensorShape(self.array.shape)
+        return self.shape
 
     def set_shape(self, shape):
-        """Check ``shape`` is compatible with the tensor's (eager tensors have known shapes)."""
-        if not TensorShape(self.array.shape).is_compatible_with(shape):
-            raise ValueError(f"Tensor's shape {TensorShape(self.array.shape)} is not compatible with supplied shape "
-                             f"{TensorShape(shape)}.")
+        """Check ``shape`` is compatible with the tensor's; inside a tf.function, its dims refine the static shape."""
+        known = self.shape
+        if not known.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {known} is not compatible with supplied shape {TensorShape(shape)}.")
+        if _tracing and None in known.as_list() and TensorShape(shape).rank is not None:
+            _traced_shapes().refine_static_shape(self, TensorShape(shape).as_list())
 
     @property
     def dtype(self):

@@ -11,13 +11,15 @@ follow values (``value_shaped``), so that no graph pass folds or preallocates th
 Values that do not vary (constants, the shapes of the arguments, which are part of the signature)
 are read in Python as eagerly, and the graph keeps its optimizations.  Where a function still
 reads a varying value in Python (an axis, a permutation), ``pinned`` makes each run check that the
-value is the traced one: an error when it is not, never a silently wrong result.
+value is the traced one: an error when it is not, never a silently wrong result.  ``static_shape`` is
+TF's static shape inside tf.function (``Tensor.shape``): ``None`` for the dims that follow values.
 
 Eagerly each helper costs one check of the list of open traces.
 """
 
 import numpy as np
 
+from vfw.core.graph import static_shapes
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.frontends.tensorflow import _dtypes, errors
@@ -73,6 +75,20 @@ def value_shaped(t, dims=None):
     return t
 
 
+def static_shape(t):
+    """The shape of ``t`` known whatever the call (TF's static shape inside tf.function): a tuple, ``None`` for the
+    dims that follow each call's values; eagerly, its shape."""
+    trace = _trace()
+    return t.array.shape if trace is None else static_shapes.static_shape(trace, t)
+
+
+def refine_static_shape(t, dims):
+    """Note the dims of ``t`` that ``dims`` gives (``set_shape`` inside tf.function; None: not known)."""
+    trace = _trace()
+    if trace is not None:
+        static_shapes.refine(trace, t, dims)
+
+
 def dims_tensor(shape, tf_op, attr="index_type"):
     """A shape argument holding varying values (a tensor, or a list mixing ints and scalar tensors) as a 1-D int64
     tensor computed by the graph, with TF's errors for a non-integer or non-vector shape."""
@@ -114,6 +130,35 @@ def dim_of(x, axis):
     return int64s([x.array.shape[axis]])
 
 
+def shape_with(x, prefix, start):
+    """The shape ``prefix + x.shape[start:]`` (``prefix`` ints) as a 1-D int64 input: computed by the graph when the
+    shape of ``x`` varies, else a constant."""
+    if shape_varies(x):
+        tail = call("Slice", call(_SHAPE, x, tf_op="Shape"), int64s([start]), int64s([x.array.ndim]), tf_op="Shape")
+        return call("Concat", int64s(prefix), tail, axis=0, tf_op="ConcatV2")
+    return int64s(tuple(prefix) + x.array.shape[start:])
+
+
+def reshaped_like(t, like, tf_op="Reshape"):
+    """``t`` reshaped to the shape of ``like`` (same number of elements), by the graph when that shape varies."""
+    if shape_varies(like):
+        return value_shaped(call("Reshape", t, shape_of(like), allowzero=1, tf_op=tf_op))
+    return call("Reshape", t, int64s(like.array.shape), allowzero=1, tf_op=tf_op)
+
+
+def merged_last(t, count, tf_op="Reshape"):
+    """``t`` with its last ``count`` dims merged into one, by the graph when its shape varies."""
+    if shape_varies(t):
+        return value_shaped(call("Reshape", t, _merged_dims(t, count), tf_op=tf_op))
+    shape = t.array.shape
+    return call("Reshape", t, int64s(shape[:len(shape) - count] + (-1,)), tf_op=tf_op)
+
+
+def _merged_dims(t, count):
+    lead = call("Slice", call(_SHAPE, t, tf_op="Shape"), int64s([0]), int64s([t.array.ndim - count]), tf_op="Shape")
+    return call("Concat", lead, int64s([-1]), axis=0, tf_op="ConcatV2")
+
+
 def resolved(fn, *values):
     """Int64 1-D tensors computed at every run of the graph being traced by ``fn`` (a PyFunc op).
 
@@ -128,9 +173,11 @@ def resolved(fn, *values):
 
 
 def checked_at_run(check, *tensors):
-    """Run ``check(*arrays)`` (which raises TF's error) on the tensors' values: now, and, when one of them varies,
-    at every run of the graph being traced (a PyFunc op), where values that vary decide whether the op fails."""
-    check(*[t.array for t in tensors])  # (while tracing too: TF's error, which tf.cond defers to the calls taking it)
+    """Run ``check(*arrays)`` (which raises TF's error) on the values of ``tensors`` (tensors or arrays): now, and,
+    when one of them varies, at every run of the graph being traced (a PyFunc op), where values that vary decide
+    whether the op fails."""
+    # (While tracing too: TF's error, which tf.cond defers to the calls taking it.)
+    check(*[getattr(t, "array", t) for t in tensors])
     if not varies(*tensors):
         return
 
@@ -177,10 +224,11 @@ def _listed(values):
 def refuse_python_value(t, kind):
     """Refuse ``int(t)``/``float(t)``/``complex(t)``/``operator.index(t)``/``numpy.asarray(t)`` of a tensor whose
     value varies in the graph being traced, with TF's error for a symbolic tensor (vfw has no AutoGraph, which
-    turns ``int(t)`` into a cast): the Python value would be the traced one in every call."""
-    if not varies(t):
+    turns ``int(t)`` into a cast): the Python value would be the traced one in every call.  As in TF, constants made
+    inside the function are refused too (they are symbolic there); tensors from outside it (captured) are not."""
+    if not symbolic(t):
         return
-    hint = (" (inside tf.function a tensor computed from the arguments has no Python value: vfw.tensorflow traces "
+    hint = (" (inside tf.function a tensor made there has no Python value: vfw.tensorflow traces "
             "without AutoGraph; compute with the tensor, e.g. tf.cast(x, tf.int32))")
     if kind == "array":
         raise NotImplementedError("Cannot convert a symbolic tf.Tensor to a numpy array. This error may indicate that "
@@ -190,6 +238,18 @@ def refuse_python_value(t, kind):
     accepted = {"int": "a string, a bytes-like object or a real number", "float": "a string or a real number",
                 "complex": "a string or a number"}[kind]
     raise TypeError(f"{kind}() argument must be {accepted}, not 'SymbolicTensor'" + hint)
+
+
+def symbolic(t):
+    """Whether ``t`` is a value of the graph being traced (an argument or a tensor made inside the function: TF's
+    symbolic tensors), not a tensor from outside it (a captured eager tensor, whose value TF reads)."""
+    trace = _trace()
+    if trace is None:
+        return False
+    name = trace._arrays.get(id(t.array))
+    if name is None:
+        return id(t.array) in trace._fresh or trace._is_view_of_value(t.array)
+    return name not in trace.captures
 
 
 def refuse_varying_length(t, iterating):

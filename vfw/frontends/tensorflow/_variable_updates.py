@@ -12,6 +12,7 @@ from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._op_support import shape_text
+from vfw.frontends.tensorflow._sparse_gradients import ROW_GATHER
 from vfw.frontends.tensorflow._tensor import Tensor
 
 
@@ -24,7 +25,7 @@ class GatherScatterMethods:
     def sparse_read(self, indices, name=None):
         """Tensor: the rows ``indices`` of the value (``tf.gather(v, indices)``)."""
         index = _indices(indices, self._storage.array.shape[:1], "ResourceGather")
-        return _dispatch.call("Gather", self._as_tensor(), index, axis=0, tf_op="ResourceGather")
+        return _dispatch.call(ROW_GATHER, self._as_tensor(), index, tf_op="ResourceGather")
 
     def gather_nd(self, indices, name=None):
         """Tensor: the slices of the value at the index tuples in the last dim of ``indices``."""
