@@ -153,19 +153,6 @@ def test_pack_and_unpack(value):
     same(fn)
 
 
-def test_get_file(tmp_path):
-    from vfw.tensorflow import keras
-
-    (tmp_path / "datasets").mkdir()
-    (tmp_path / "datasets" / "cached.npz").write_bytes(b"x")
-    assert keras.utils.get_file("cached.npz", "https://example.org/cached.npz", cache_dir=str(tmp_path)) == str(
-        tmp_path / "datasets" / "cached.npz")
-    with pytest.raises(RuntimeError, match="does not download"):
-        keras.utils.get_file("missing.npz", "https://example.org/missing.npz", cache_dir=str(tmp_path))
-    with pytest.raises(ValueError, match="origin"):
-        keras.utils.get_file("x")
-
-
 @pytest.mark.parametrize("value", [
     None, 3, 2.5, "s", True, [1, (2, 3)], (1, [2]), {"a": (1, 2)}, np.float32(1.5), np.int64(3),
     np.arange(3.0), np.array([[1, 2]], "int8"), b"bytes", slice(1, None, 2), Ellipsis,

@@ -17,6 +17,7 @@ MODULES = [
     "losses", "metrics", "optimizers", "optimizers.schedules",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "saving.api", "ops", "legacy_aliases",
+    "legacy.image", "utils.model_visualization",
 ]
 
 

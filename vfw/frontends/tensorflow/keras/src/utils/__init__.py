@@ -4,10 +4,10 @@
 from vfw.frontends.tensorflow.keras.src.utils.data import (  # noqa: F401
     PyDataset,
     Sequence,
-    get_file,
     pack_x_y_sample_weight,
     unpack_x_y_sample_weight,
 )
+from vfw.frontends.tensorflow.keras.src.utils.file_utils import get_file  # noqa: F401
 from vfw.frontends.tensorflow.keras.src.utils.io_utils import (  # noqa: F401
     disable_interactive_logging,
     enable_interactive_logging,

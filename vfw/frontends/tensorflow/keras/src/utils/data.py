@@ -1,7 +1,6 @@
-"""Data helpers of keras.utils: ``PyDataset``/``Sequence``, ``(x, y, sample_weight)`` packing, ``get_file``."""
+"""Data helpers of keras.utils: ``PyDataset``/``Sequence`` and ``(x, y, sample_weight)`` packing."""
 
 import itertools
-import os
 import warnings
 
 
@@ -110,32 +109,3 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     if sample_weight is None:
         return x, y
     return x, y, sample_weight
-
-
-def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None, cache_subdir="datasets",
-             hash_algorithm="auto", extract=False, archive_format="auto", cache_dir=None, force_download=False):
-    """The path of ``fname`` in Keras' cache (``~/.keras/<cache_subdir>``) when it is already there.
-
-    vfw never downloads: a file missing from the cache (or ``force_download``) raises.
-
-    Raises
-    ------
-    ValueError
-        Without ``fname`` and ``origin``.
-    RuntimeError
-        When the file would have to be downloaded.
-    """
-    if origin is None:
-        raise ValueError('Please specify the "origin" argument (URL of the file to download).')
-    if not fname:
-        fname = os.path.basename(origin.split("?")[0])
-        if not fname:
-            raise ValueError(f"Can't parse the file name from the origin provided: '{origin}'.Please specify the "
-                             "`fname` argument.")
-    if cache_dir is None:
-        cache_dir = os.path.join(os.path.expanduser("~"), ".keras")
-    path = os.path.join(os.path.expanduser(cache_dir), cache_subdir, fname)
-    if os.path.exists(path) and not force_download:
-        return path
-    raise RuntimeError(f"keras.utils.get_file: vfw does not download files. Fetch {origin} yourself and save it as "
-                       f"{path}.")
