@@ -3,8 +3,8 @@
 
 ``python driver.py a.py b.py`` runs them on whatever ``import torch`` / ``import tensorflow`` finds
 (the real frameworks); ``python -m vfw run --as torch driver.py a.py b.py`` runs the same files on
-vfw.  Every program defines ``main()`` returning its list of float losses; one process runs them
-all so that the frameworks are imported once.
+vfw.  Every program defines ``main()`` returning its list of float losses (and strings, such as reprs, which must
+match exactly); one process runs them all so that the frameworks are imported once.
 """
 
 import json
@@ -17,7 +17,7 @@ def main(paths):
     losses = {}
     for path in paths:
         program = runpy.run_path(path, run_name="program")
-        losses[os.path.basename(path)] = [float(v) for v in program["main"]()]
+        losses[os.path.basename(path)] = [v if isinstance(v, str) else float(v) for v in program["main"]()]
     # Which modules served the imports: the caller checks that vfw ran where it should.
     losses["__modules__"] = {name: sys.modules[name].__name__
                              for name in ("torch", "tensorflow") if name in sys.modules}

@@ -20,8 +20,8 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")),
-            "tensorflow": sorted((HERE / "tf_programs").glob("*.py"))}
+PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py")),
+            "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.
 RTOL, ATOL = 1e-4, 1e-6
 
@@ -57,20 +57,27 @@ def _losses(results, framework, real, program):
         pytest.skip(f"the real {framework} is not installed")
     found = results[(framework, real)]
     assert isinstance(found, dict), f"{'real' if real else 'vfw'} {framework} programs failed:\n{found[-3000:]}"
-    return np.array(found[program])
+    return found[program]
 
 
 def _compare(results, framework, program):
     want = _losses(results, framework, True, program)
     got = _losses(results, framework, False, program)
-    assert got.shape == want.shape, (got, want)
+    assert len(got) == len(want), (got, want)
+    # Strings (reprs, key lists) must be identical; numbers agree to float32 round-off.
+    texts = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if isinstance(g, str) or isinstance(w, str)]
+    for i, g, w in texts:
+        assert g == w, f"{program} on vfw vs the real {framework}, output {i}:\n{g}\n!=\n{w}"
+    text_positions = {i for i, _, _ in texts}
+    numbers = [i for i in range(len(got)) if i not in text_positions]
+    got, want = np.array([got[i] for i in numbers]), np.array([want[i] for i in numbers])
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=f"{program} on vfw vs the real {framework}")
     assert np.all(np.isfinite(got))
 
 
-KNOWN_DIFFERENCES = {
-    "embedding_sparse_updates.py": "real Keras applies an Embedding's tf.IndexedSlices gradient with row-wise (sparse) "
-                                   "optimizer updates; vfw's gradient is dense",
+KNOWN_DIFFERENCES = {  # program -> why vfw's losses differ (strict: the entry must go once they match)
+    "function_random_seeds.py": "TF seeds a stateful random op traced into a tf.function from the count of graph ops "
+                                "created before it; vfw seeds it as an eager op",
 }
 
 

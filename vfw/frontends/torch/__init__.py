@@ -115,7 +115,7 @@ for _module in (*_methods.FAMILIES, _nn_ops):
 _methods.install(Tensor)
 del _module
 
-from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, func  # noqa: E402,F401
+from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, func  # noqa: E402,F401
 from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403
 from vfw.frontends.torch.amp import GradScaler, autocast  # noqa: E402,F401
 from vfw.frontends.torch.func import vmap  # noqa: E402,F401

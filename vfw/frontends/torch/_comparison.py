@@ -11,6 +11,7 @@ import numpy as np
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch._dispatch import as_torch, cast, finish, inplace, promoted, result_dtype, type_name
+from vfw.frontends.torch._grad_fn_names import clamp_name, names_grad_fn
 from vfw.frontends.torch._pointwise import (
     _BOOL,
     _FLOATS,
@@ -271,7 +272,8 @@ def _extremum(name, engine_op, bool_op, nan_skipping):
     return _public(fn, name, f"Elementwise ``{name}`` of two tensors ({doc}).")
 
 
-_PUBLIC.update(maximum=_extremum("maximum", "Max", "Or", None), minimum=_extremum("minimum", "Min", "And", None),
+_PUBLIC.update(maximum=names_grad_fn("MaximumBackward0")(_extremum("maximum", "Max", "Or", None)),
+               minimum=names_grad_fn("MinimumBackward0")(_extremum("minimum", "Min", "And", None)),
                fmax=_extremum("fmax", "Max", "Or", "GreaterOrEqual"),
                fmin=_extremum("fmin", "Min", "And", "LessOrEqual"))
 
@@ -288,6 +290,7 @@ def _bound_value(value, np_dtype, fn):
     return _scalar(value, np_dtype)
 
 
+@names_grad_fn(clamp_name)
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002  (torch's argument names)
     """Limit values to ``[min, max]`` (numbers or broadcast tensors); ``min > max`` gives ``max``."""
     x = tensor_arg(input, "clamp")

@@ -22,6 +22,7 @@ from vfw.core.graph import trace as _trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._dispatch import call, op, wrap
+from vfw.frontends.torch._grad_fn_names import getitem_name, names_grad_fn
 from vfw.frontends.torch._traced import value_shaped
 
 __all__ = []
@@ -481,6 +482,7 @@ def _array_key(key):
     return tuple(out)
 
 
+@names_grad_fn(getitem_name)
 def getitem(self, key):
     """``self[key]`` with torch semantics: views for basic indices, copies for tensor indices."""
     if (not self.requires_grad or not _is_grad_enabled()) and not tracing():

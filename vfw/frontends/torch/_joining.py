@@ -16,6 +16,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import call, can_cast, cast, finish, op, type_name, view_of
+from vfw.frontends.torch._grad_fn_names import names_grad_fn, split_name
 from vfw.frontends.torch._layout import atleast_1d, atleast_2d, atleast_3d
 from vfw.frontends.torch._shape import (
     as_view,
@@ -114,6 +115,7 @@ def _expand_plan(arr, sizes):
     return target, repeats, strides
 
 
+@names_grad_fn("ExpandBackward0")
 def _expand(self, *sizes, **kwargs):
     """A view of ``self`` broadcast to ``sizes`` (-1 keeps a dim; new dims are added in front)."""
     if kwargs:
@@ -123,11 +125,13 @@ def _expand(self, *sizes, **kwargs):
     return _expand_to(self, sizes_arg(sizes, "expand"))
 
 
+@names_grad_fn("ExpandBackward0")
 def _expand_as(self, other):
     """``self.expand(other.size())``."""
     return _expand_to(self, tensor_arg(other, "expand_as", "other").array.shape)
 
 
+@names_grad_fn("ExpandBackward0")
 def broadcast_to(input, size):
     """``input.expand(size)``."""
     tensor_arg(input, "broadcast_to")
@@ -175,7 +179,8 @@ def broadcast_tensors(*tensors):
                                        f"non-singleton dimension {j}")
                 target[j] = d
     target = tuple(target)
-    return tuple(_expand_to(x, target) for x in tensors)
+    # torch returns a tensor that already has the shape itself, not a view of it
+    return tuple(x if x.array.shape == target else _expand_to(x, target) for x in tensors)
 
 
 # -- cat / stack ------------------------------------------------------------------------------
@@ -291,6 +296,7 @@ def concatenate(tensors, axis=0, *, dim=None, out=None):
     return cat(tensors, axis if dim is None else dim, out=out)
 
 
+@names_grad_fn("StackBackward0")
 def stack(tensors, dim=0, *, out=None):
     """The tensors (all of one shape) joined along a new dim ``dim``."""
     arrays, promoted, record = _scan(tensors, "stack")
@@ -380,6 +386,7 @@ def _int_or_tensor(value):
     return value
 
 
+@names_grad_fn(split_name)
 def split(tensor, split_size_or_sections, dim=0):
     """Views of ``tensor`` in pieces of ``split_size`` (the last may be smaller) or of the given sizes."""
     tensor_arg(tensor, "split")
@@ -427,6 +434,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _partition(input, d, sizes)
 
 
+@names_grad_fn("SplitBackward0")
 def chunk(input, chunks, dim=0):
     """Views of ``input`` in ``chunks`` pieces of ceil(size / chunks) (fewer when they run out)."""
     tensor_arg(input, "chunk")
@@ -477,6 +485,7 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     return _partition(input, d, [q + 1] * r + [q] * (count - r))
 
 
+@names_grad_fn("UnbindBackward0")
 def unbind(input, dim=0):
     """Views of each slice of ``input`` along ``dim`` (that dim removed)."""
     tensor_arg(input, "unbind")

@@ -12,6 +12,7 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch._dispatch import call, cast, finish, inplace, op, type_name, view_of
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._shape import (
     as_view,
     engine_view,
@@ -82,6 +83,7 @@ def narrow(input, dim, start, length):
     return _slice_view(input, d, start, start + length)
 
 
+@names_grad_fn("SelectBackward0")
 def select(input, dim, index):
     """A view of ``input`` at position ``index`` of dim ``dim`` (that dim removed)."""
     tensor_arg(input, "select")
@@ -273,11 +275,13 @@ def _zero(dtype):
     return np.zeros((), dtype)
 
 
+@names_grad_fn("TrilBackward0")
 def tril(input, diagonal=0, *, out=None):
     """The lower triangle (on and below diagonal ``diagonal``) of the last two dims; zeros elsewhere."""
     return _triangle(_TRIL, input, diagonal, out, "tril")
 
 
+@names_grad_fn("TriuBackward0")
 def triu(input, diagonal=0, *, out=None):
     """The upper triangle (on and above diagonal ``diagonal``) of the last two dims; zeros elsewhere."""
     return _triangle(_TRIU, input, diagonal, out, "triu")
@@ -292,6 +296,7 @@ def _triu_(self, diagonal=0):
 
 
 # -- flips and rolls --------------------------------------------------------------------------
+@names_grad_fn("FlipBackward0")
 def _flipped(x, dims):
     """``x`` reversed along ``dims`` (normalized), as a new tensor."""
     arr = x.array
@@ -348,6 +353,7 @@ def _as_list(value, name, arg):
     return [int_arg(value, name, arg)]
 
 
+@names_grad_fn("RollBackward0")
 def roll(input, shifts, dims=None):
     """A copy of ``input`` rolled by ``shifts`` along ``dims`` (the flattened tensor when ``dims`` is None)."""
     tensor_arg(input, "roll")

@@ -31,6 +31,7 @@ from vfw.frontends.torch._dispatch import (
     type_name,
     wrap,
 )
+from vfw.frontends.torch._grad_fn_names import matmul_name, names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addmv_", "addbmm",
@@ -145,6 +146,7 @@ def _product(input, other, out, name, kernel_name="addmm_impl_cpu_"):
     return finish(cast(result, dtype), out, name)
 
 
+@names_grad_fn(matmul_name)
 def matmul(input, other, *, out=None):
     """Matrix product with broadcasting: 1-D operands are vectors, leading dims are batch dims.
 
@@ -172,6 +174,7 @@ def mm(input, mat2, *, out=None):
     return _product(input, mat2, out, "mm")
 
 
+@names_grad_fn("BmmBackward0")
 def bmm(input, mat2, *, out=None):
     """Batched product of 3-D tensors ``(b, n, m) @ (b, m, p)`` (batch sizes must be equal)."""
     a, b = tensor_arg(input, "bmm").array, tensor_arg(mat2, "bmm", "mat2", 2).array
@@ -186,6 +189,7 @@ def bmm(input, mat2, *, out=None):
     return _product(input, mat2, out, "bmm", "bmm")
 
 
+@names_grad_fn("MvBackward0")
 def mv(input, vec, *, out=None):
     """Product of a matrix and a vector."""
     a, v = tensor_arg(input, "mv").array, tensor_arg(vec, "mv", "vec", 2).array
@@ -207,6 +211,7 @@ def _dot(name, input, other, out):
     return _product(input, other, out, name, "dot")
 
 
+@names_grad_fn("DotBackward0")
 def dot(input, tensor, *, out=None):
     """Inner product of two 1-D tensors of one dtype."""
     try:

@@ -10,6 +10,7 @@ import numpy as np
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._dispatch import call, wrap
+from vfw.frontends.torch._grad_fn_names import masked_fill_name, names_grad_fn
 from vfw.frontends.torch._indexing import (
     fill_scalar,
     finish,
@@ -66,6 +67,7 @@ def select(condition, value, input):
     return wrap(np.where(c, v, input.array))
 
 
+@names_grad_fn(masked_fill_name)
 def masked_fill(input, mask, value):
     """``input`` with ``value`` where the boolean ``mask`` (broadcast) is True."""
     input = tensor_arg(input, "masked_fill")

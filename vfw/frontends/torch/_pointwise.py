@@ -37,6 +37,7 @@ from vfw.frontends.torch._dispatch import (
     translate,
     type_name,
 )
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch._traced import own_memory
 
@@ -242,7 +243,7 @@ def _scaled(factor):
 _PUBLIC = {name: _float_unary(name, op_type) for name, op_type in _FLOAT_UNARY.items()}
 _PUBLIC.update(
     exp2=_composed_unary("exp2", _exp2, "Elementwise ``2 ** input``."),
-    rsqrt=_composed_unary("rsqrt", _rsqrt, "Elementwise ``1 / sqrt(input)``."),
+    rsqrt=names_grad_fn("RsqrtBackward0")(_composed_unary("rsqrt", _rsqrt, "Elementwise ``1 / sqrt(input)``.")),
     deg2rad=_composed_unary("deg2rad", _scaled(math.pi / 180.0), "Degrees to radians."),
     rad2deg=_composed_unary("rad2deg", _scaled(180.0 / math.pi), "Radians to degrees."),
 )

@@ -19,6 +19,7 @@ from vfw.core.registry import get_schema
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype, return_types
 from vfw.frontends.torch._dispatch import as_torch, call, cast, finish, op, type_name, wrap
+from vfw.frontends.torch._grad_fn_names import dim_overload, extreme_name, names_grad_fn
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "aminmax",
            "all", "any", "count_nonzero"]
@@ -209,6 +210,7 @@ def _no_dim(name, keepdim):
     return None, False
 
 
+@names_grad_fn(dim_overload("SumBackward0", "SumBackward1"))
 def sum(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):  # noqa: A001
     """Sum over ``dim`` (an int, a tuple, or None for all); integers and bools give int64."""
     if aliases:
@@ -260,6 +262,7 @@ def _float_input(x, dtype, name):
     return x
 
 
+@names_grad_fn(dim_overload("MeanBackward0", "MeanBackward1"))
 def mean(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):
     """Mean over ``dim``; floating point inputs only (or a floating ``dtype``)."""
     if aliases:
@@ -295,6 +298,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None, **aliases):
     return finish(call(bound("Div"), total, count), out, "nanmean")
 
 
+@names_grad_fn(dim_overload("ProdBackward0", "ProdBackward1"))
 def prod(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):
     """Product of all elements, or over one ``dim``; integers and bools give int64."""
     if aliases:
@@ -409,6 +413,7 @@ def _binary_extreme(a, b, largest):
     return call(bound(op_type), a, b)
 
 
+@names_grad_fn(extreme_name("Max"))
 def max(input, dim=_NO, keepdim=_NO, *, out=None, other=None, **aliases):  # noqa: A001
     """``max(x)``: the largest element; ``max(x, dim, keepdim)``: ``(values, indices)``
     (first index of ties); ``max(x, other)``: the elementwise maximum."""
@@ -417,6 +422,7 @@ def max(input, dim=_NO, keepdim=_NO, *, out=None, other=None, **aliases):  # noq
     return _max_min(input, dim, keepdim, out, other, "max", True)
 
 
+@names_grad_fn(extreme_name("Min"))
 def min(input, dim=_NO, keepdim=_NO, *, out=None, other=None, **aliases):  # noqa: A001
     """``min(x)``, ``min(x, dim, keepdim)`` -> ``(values, indices)``, or ``min(x, other)``."""
     if aliases:
@@ -442,6 +448,7 @@ def _amax_amin(input, dim, keepdim, out, op_type, name):
     return finish(_extreme_reduce(op_type, x, dim, keepdim, name), out, name)
 
 
+@names_grad_fn("AmaxBackward0")
 def amax(input, dim=(), keepdim=False, *, out=None, **aliases):
     """Maximum over ``dim`` (all dims by default); the gradient is split evenly among ties."""
     if aliases:
@@ -449,6 +456,7 @@ def amax(input, dim=(), keepdim=False, *, out=None, **aliases):
     return _amax_amin(input, dim, keepdim, out, "ReduceMax", "amax")
 
 
+@names_grad_fn("AminBackward0")
 def amin(input, dim=(), keepdim=False, *, out=None, **aliases):
     """Minimum over ``dim`` (all dims by default); the gradient is split evenly among ties."""
     if aliases:

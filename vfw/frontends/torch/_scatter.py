@@ -13,6 +13,7 @@ import numpy as np
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._dispatch import call, wrap
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._indexing import (
     check_index_dtype,
     dim_of,
@@ -260,6 +261,7 @@ def _vector_index(index, message):
     return index.array.reshape(-1)
 
 
+@names_grad_fn("IndexSelectBackward0")
 def index_select(input, dim, index, *, out=None):
     """The slices of ``input`` along ``dim`` at the positions in the 1-D ``index``."""
     input = _tensor(input, "index_select", "input")

@@ -22,6 +22,7 @@ from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import call, check_inplace, count_version, dims_of, op, stand_in, type_name, view_of
+from vfw.frontends.torch._grad_fn_names import names_grad_fn, squeeze_name
 from vfw.frontends.torch._tensor import Tensor
 
 __all__ = ["reshape", "permute", "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis",
@@ -327,6 +328,7 @@ def _checked_perm(dims, ndim):
     return perm
 
 
+@names_grad_fn("TransposeBackward0")
 def transpose(input, dim0, dim1):
     """A view of ``input`` with dims ``dim0`` and ``dim1`` swapped."""
     tensor_arg(input, "transpose")
@@ -339,6 +341,7 @@ def transpose(input, dim0, dim1):
     return engine_view(input, op("Transpose", perm=tuple(perm)))
 
 
+@names_grad_fn("TransposeBackward0")
 def swapaxes(input, axis0, axis1):
     """Alias of ``transpose``."""
     return transpose(input, axis0, axis1)
@@ -349,6 +352,7 @@ def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
 
 
+@names_grad_fn("TBackward0")
 def t(input):
     """The transpose of a matrix (tensors of fewer than 2 dims are returned as a view)."""
     tensor_arg(input, "t")
@@ -455,6 +459,7 @@ def moveaxis(input, source, destination):
 _ALL = object()
 
 
+@names_grad_fn(squeeze_name)
 def squeeze(input, dim=_ALL):
     """A view of ``input`` without its size-1 dims (only those in ``dim`` when given; others are kept)."""
     tensor_arg(input, "squeeze")

@@ -21,6 +21,7 @@ from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.torch import _dispatch, return_types
 from vfw.frontends.torch._dispatch import call, cast, finish, wrap
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._reduction import (
     axes_array,
     bound,
@@ -129,6 +130,7 @@ def _sort_args(name, args, stable, dim, descending):
     return dim, descending
 
 
+@names_grad_fn("SortBackward0")
 def sort(input, *args, stable=None, dim=-1, descending=False, out=None, **aliases):
     """``(values, indices)`` sorted along ``dim`` (ties keep their order; NaN sorts last ascending).
 
@@ -163,6 +165,7 @@ def msort(input, *, out=None):
     return finish(sort(input, dim=0)[0], out, "msort")
 
 
+@names_grad_fn("TopkBackward0")
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None, **aliases):  # noqa: A002  (torch's name)
     """``(values, indices)`` of the ``k`` largest (smallest) elements along ``dim``, best first."""
     if aliases:

@@ -14,6 +14,7 @@ from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._dispatch import call, cast, finish, type_name
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._reduction import (
     FAST_FLOATS,
     axes_array,
@@ -96,6 +97,7 @@ def _numpy_moments(a, dims, dof, keepdim, want_std):
     return new_tensor(result), new_tensor(mean_out)
 
 
+@names_grad_fn("VarBackward0")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None, **aliases):
     """Variance over ``dim`` with ``correction`` (1: Bessel's; ``unbiased=False`` is 0)."""
     if aliases:
@@ -103,6 +105,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return finish(_moments(input, dim, unbiased, keepdim, correction, "var", False)[0], out, "var")
 
 
+@names_grad_fn("StdBackward0")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None, **aliases):
     """Standard deviation over ``dim`` with ``correction`` (see ``var``)."""
     if aliases:
@@ -110,6 +113,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return finish(_moments(input, dim, unbiased, keepdim, correction, "std", True)[0], out, "std")
 
 
+@names_grad_fn("VarMeanBackward0")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
     """``(var, mean)`` over ``dim``."""
     if aliases:
@@ -117,6 +121,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, 
     return _moments(input, dim, unbiased, keepdim, correction, "var_mean", False)
 
 
+@names_grad_fn("StdMeanBackward0")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
     """``(std, mean)`` over ``dim``."""
     if aliases:
@@ -125,6 +130,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, 
 
 
 # -- logsumexp and norms -----------------------------------------------------------------
+@names_grad_fn("LogsumexpBackward0")
 def logsumexp(input, dim=None, keepdim=False, *, out=None, **aliases):
     """``log(sum(exp(x)))`` over ``dim``, computed stably; integer inputs give the default float dtype."""
     if aliases:

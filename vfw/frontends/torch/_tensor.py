@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _memory_layout, _traced
+from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _grad_fn_names, _memory_layout, _traced
 from vfw.frontends.torch._size import Size
 
 _new = object.__new__
@@ -181,6 +181,12 @@ class Tensor(CoreTensor):
     _version = property(_version_value, doc="int: how many in-place writes this tensor (or a view of it) saw.")
 
     # -- Python protocol ---------------------------------------------------------------
+    def __format__(self, format_spec):
+        # As torch: a 0-d plain tensor formats as its number (f"{loss:.4f}"); anything else only without a spec.
+        if self.array.ndim == 0 and type(self) is Tensor:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
     def __repr__(self, *, tensor_contents=None):
         from vfw.frontends.torch._tensor_str import tensor_repr
         return tensor_repr(self)
@@ -572,6 +578,9 @@ class GradFn:
 def _node_name(node):
     if node.op is None:
         return f"{getattr(node.backward_fn, 'function_name', 'CustomFunction')}Backward"
+    recorded = _grad_fn_names.recorded_name(node)
+    if recorded is not None:
+        return recorded
     op_type = node.op.schema.op_type
     return f"{_GRAD_FN_NAMES.get(op_type, op_type)}Backward0"
 

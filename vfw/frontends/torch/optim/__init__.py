@@ -1,6 +1,6 @@
 """torch.optim: optimizers (numpy updates in place, torch's single-tensor math) and learning-rate schedulers."""
 
-from vfw.frontends.torch.optim import lr_scheduler  # noqa: F401
+from vfw.frontends.torch.optim import lr_scheduler, swa_utils  # noqa: F401
 from vfw.frontends.torch.optim.adadelta import Adadelta
 from vfw.frontends.torch.optim.adafactor import Adafactor
 from vfw.frontends.torch.optim.adagrad import Adagrad

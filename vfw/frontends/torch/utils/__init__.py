@@ -1,3 +1,3 @@
-"""torch.utils: ``data`` (datasets and loaders), ``dlpack``."""
+"""torch.utils: ``data`` (datasets and loaders), ``dlpack``, ``checkpoint``."""
 
-from vfw.frontends.torch.utils import data, dlpack  # noqa: F401
+from vfw.frontends.torch.utils import checkpoint, data, dlpack  # noqa: F401

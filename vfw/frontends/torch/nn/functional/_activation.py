@@ -16,6 +16,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _pointwise
 from vfw.frontends.torch._dispatch import inplace, scalar_array, type_name
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._pointwise import _op, _run, not_implemented, tensor_arg
 from vfw.frontends.torch._random_draws import F64, rng_of, unit
 from vfw.frontends.torch._traced import replayed
@@ -122,6 +123,7 @@ def _hardtanh(input, min_val, max_val):
     return _run(_op("Where"), _run(_op("LessOrEqual"), x, lo), lo, upper)
 
 
+@names_grad_fn("HardtanhBackward0")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``input`` clamped to ``[min_val, max_val]`` (gradient 0 outside the open interval).
 
@@ -144,6 +146,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
+@names_grad_fn("HardtanhBackward0")
 def relu6(input, inplace=False):
     """``min(max(input, 0), 6)``: :func:`hardtanh` on ``[0, 6]``."""
     return hardtanh(input, 0.0, 6.0, inplace)
@@ -299,6 +302,7 @@ def _silu(input):
     return _run(_op("Mul"), x, _run(_op("Sigmoid"), x))
 
 
+@names_grad_fn("SiluBackward0")
 def silu(input, inplace=False):
     """``input * sigmoid(input)`` (swish)."""
     return _apply(_silu, input, inplace, "silu")
@@ -333,6 +337,7 @@ def hardsigmoid(input, inplace=False):
     return _apply(_hardsigmoid, input, inplace, "hardsigmoid")
 
 
+@names_grad_fn("SoftplusBackward0")
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * input)) / beta``, and ``input`` itself where ``beta * input > threshold``."""
     beta = number(beta, "beta", "softplus", 2)

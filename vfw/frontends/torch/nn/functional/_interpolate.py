@@ -16,6 +16,7 @@ from vfw.core.dtypes import FLOATS
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _typing
 from vfw.frontends.torch._dispatch import call, cast, op, type_name
+from vfw.frontends.torch._grad_fn_names import interpolate_name, names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch.nn.functional import _filters
 from vfw.frontends.torch.nn.functional._adaptive import adaptive_avg_pool
@@ -168,6 +169,7 @@ def _linear_modes(input, out_sizes, scales, mode, align_corners, antialias):
     return _resize(input, out_sizes, scales, mode, align_corners)
 
 
+@names_grad_fn(interpolate_name)
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of ``input`` ``(N, C, *spatial)``.

@@ -6,6 +6,7 @@ from vfw.core.autograd import is_grad_enabled
 from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.torch import _linalg
 from vfw.frontends.torch._dispatch import call, op, type_name, wrap
+from vfw.frontends.torch._grad_fn_names import linear_name, names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["linear", "bilinear"]
@@ -33,6 +34,7 @@ def _check(x, w, b):
                            f"{type_name(x.dtype)}")
 
 
+@names_grad_fn(linear_name)
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``.
 

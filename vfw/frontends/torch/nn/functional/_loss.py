@@ -15,6 +15,7 @@ import numpy as np
 from vfw.core.autograd import is_grad_enabled, stop_gradient
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch._dispatch import as_torch, cast, promoted, result_dtype, type_name
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._linalg import run
 from vfw.frontends.torch._pointwise import _op, not_implemented, tensor_arg
 
@@ -143,6 +144,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return reduce_loss(loss, checked_reduction(reduction))
 
 
+@names_grad_fn("MseLossBackward0")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error ``(input - target) ** 2`` (same arguments as ``l1_loss``)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
@@ -204,6 +206,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return reduce_loss(_softplus(run(_op("Neg"), run(_op("Mul"), x, y))), reduction)
 
 
+@names_grad_fn("BinaryCrossEntropyBackward0")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross entropy of probabilities ``input`` against ``target`` (same size and dtype), logs clamped
     at -100 as torch does; ``weight`` broadcasts to the target's shape."""
@@ -232,6 +235,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return reduce_loss(loss, reduction)
 
 
+@names_grad_fn("BinaryCrossEntropyWithLogitsBackward0")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """Binary cross entropy of ``sigmoid(input)``, computed stably from the logits.

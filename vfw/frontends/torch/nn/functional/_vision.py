@@ -7,6 +7,7 @@ import numpy as np
 from vfw.core.dtypes import FLOATS
 from vfw.frontends.torch import _shape, _typing
 from vfw.frontends.torch._dispatch import call, op, scalar_array, type_name
+from vfw.frontends.torch._grad_fn_names import names_grad_fn, pad_name
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch.nn.functional._grid import affine_grid, grid_sample
 from vfw.frontends.torch.nn.functional._interpolate import (
@@ -72,6 +73,7 @@ def _check_non_constant(x, mode, n, begins, ends, axes):
                                f"{-min(b, 0) - min(e, 0)} elements left after cropping (input {list(x.shape)})")
 
 
+@names_grad_fn(pad_name)
 def pad(input, pad, mode="constant", value=None):
     """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dims of ``input``.
 

@@ -1,6 +1,7 @@
-"""torch.nn.utils: gradient clipping, parameter/vector conversion and ``rnn`` sequence packing."""
+"""torch.nn.utils: gradient clipping, parameter/vector conversion, ``rnn`` sequence packing, weight and spectral
+normalization hooks, ``parametrize`` and ``parametrizations.weight_norm``."""
 
-from vfw.frontends.torch.nn.utils import rnn  # noqa: F401
+from vfw.frontends.torch.nn.utils import parametrizations, parametrize, rnn  # noqa: F401
 from vfw.frontends.torch.nn.utils.clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -9,3 +10,9 @@ from vfw.frontends.torch.nn.utils.clip_grad import (  # noqa: F401
     get_total_norm,
 )
 from vfw.frontends.torch.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from vfw.frontends.torch.nn.utils.weight_norm import (  # noqa: F401
+    remove_spectral_norm,
+    remove_weight_norm,
+    spectral_norm,
+    weight_norm,
+)
