@@ -18,6 +18,7 @@ MODULES = [
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "saving.api", "ops", "legacy_aliases",
     "legacy.image", "utils.model_visualization",
+    "legacy.layers", "legacy.backend_math", "legacy.backend_nn", "legacy.backend_control",
 ]
 
 
