@@ -250,3 +250,38 @@ def test_shift_of_a_value_read_twice_stays():
               [("w", _f32(3, 2, 1, 1)), ("shift", _f32(3, 1, 1))])
     assert_matches_reference(m, {"x": _f32(1, 2, 4, 4)}, rtol=1e-5, atol=1e-6)
     assert _op_types(m) == ["Conv", "Add", "Neg"]
+
+
+def _scaled_relu_conv_model(scale, group=1, reread=None, mul_first=False):
+    """Concat -> BatchNormalization (per-channel ``scale`` for its factor) -> Relu -> Conv(3x3, pads 1, ``group``)
+    on two (2, 2, 5, 5) inputs; ``reread`` names a value the graph also outputs."""
+    channels = len(scale)
+    mul = ["s", "c"] if mul_first else ["c", "s"]
+    nodes = [helper.make_node("Concat", ["x", "x2"], ["c"], axis=1), helper.make_node("Mul", mul, ["p"]),
+             helper.make_node("Add", ["p", "t"], ["q"]), helper.make_node("Relu", ["q"], ["r"]),
+             helper.make_node("Conv", ["r", "w", "b"], ["y"], pads=[1, 1, 1, 1], group=group)]
+    inits = [("s", np.asarray(scale, np.float32).reshape(channels, 1, 1)), ("t", _f32(channels, 1, 1)),
+             ("w", _f32(6, channels // group, 3, 3)), ("b", _f32(6))]
+    outputs = [tensor("y")] + ([tensor(reread)] if reread else [])
+    return model(nodes, [tensor("x", shape=[2, 2, 5, 5]), tensor("x2", shape=[2, 2, 5, 5])], outputs, inits)
+
+
+@pytest.mark.parametrize("group,mul_first", [(1, False), (2, True)])
+def test_positive_scale_before_relu_moves_into_the_convolution(group, mul_first):
+    m = _scaled_relu_conv_model([0.5, 2.0, 1.5, 0.25], group=group, mul_first=mul_first)
+    feeds = {"x": _f32(2, 2, 5, 5), "x2": _f32(2, 2, 5, 5)}
+    assert_matches_reference(m, feeds, rtol=1e-5, atol=1e-5)
+    assert _op_types(m) == ["Concat", "Add", "Relu", "Conv"]  # the Mul is gone: its scales are in the filters
+
+
+@pytest.mark.parametrize("scale,reread", [
+    ([0.5, -2.0, 1.5, 0.25], None),  # Relu(s * v) is not s * Relu(v) for a negative s
+    ([0.5, 0.0, 1.5, 0.25], None),  # nor is Relu(v + t / s) defined for s = 0
+    ([0.5, 2.0, 1.5, 0.25], "p"),  # the scaled value is read elsewhere
+    ([0.5, 2.0, 1.5, 0.25], "r"),  # the Relu is read elsewhere
+])
+def test_scale_before_relu_stays(scale, reread):
+    m = _scaled_relu_conv_model(scale, reread=reread)
+    feeds = {"x": _f32(2, 2, 5, 5), "x2": _f32(2, 2, 5, 5)}
+    assert_matches_reference(m, feeds, rtol=1e-5, atol=1e-5)
+    assert _op_types(m) == ["Concat", "Mul", "Add", "Relu", "Conv"]

@@ -50,3 +50,41 @@ def test_stride1_conv_transpose_gradients(xs, ws, attrs, begins, out_sp):
 ])
 def test_conv_filter_gradient_per_batch_item(xs, ws, attrs):
     check_gradient("Conv", [rand(xs, np.float64), rand(ws, np.float64, seed=1)], attrs, wrt=[1])
+
+
+@pytest.mark.parametrize("xs, ws, attrs", [
+    ((2, 3, 9, 7), (4, 3, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((1, 4, 8, 6), (6, 2, 3, 2), {"group": 2, "strides": [2, 1], "pads": [1, 0, 2, 1], "dilations": [1, 2]}),
+    ((1, 6, 7, 7), (6, 1, 3, 3), {"group": 6, "pads": [1, 1, 1, 1]}),  # depthwise
+    ((1, 2, 5, 4, 3), (3, 2, 2, 2, 2), {"pads": [1, 0, 0, 0, 1, 1]}),
+    ((1, 3, 15), (4, 3, 3), {"dilations": [2]}),  # 1-D: a row is one pixel
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])  # float16: the blocks are float32 (accumulation)
+def test_conv_in_blocks_of_output_rows(monkeypatch, xs, ws, attrs, dtype):
+    from vfw.core import make_op
+    from vfw.core.ops import conv as conv_module
+
+    blocks = []
+
+    def spy(wr, view, y, rows, perm):
+        blocks.append(rows)
+        return gemm_by_rows(wr, view, y, rows, perm)
+
+    gemm_by_rows = conv_module._gemm_by_rows
+    monkeypatch.setattr(conv_module, "_gemm_by_rows", spy)
+    # every item's columns count as large, and a block holds about 40 column elements: a few rows each
+    monkeypatch.setattr(conv_module, "_ROW_BLOCK_COLS", 1)
+    monkeypatch.setattr(conv_module, "_ROW_BLOCK_PIXELS", 1)
+    monkeypatch.setattr(conv_module, "_ROW_BLOCK_CHANNELS", 1 << 30)
+    monkeypatch.setattr(conv_module, "_CACHE_COLS", 40)
+    x, w, b = rand(xs, dtype), rand(ws, dtype, seed=1), rand((ws[0],), dtype, seed=2)
+    op = make_op("Conv", attrs)
+    tol = 1e-4 if dtype == np.float32 else 2e-2
+    check_op("Conv", [x, w, b], attrs, rtol=tol, atol=tol)
+    assert_same(op(x, w, b), run("Conv", x.astype(np.float64), w.astype(np.float64), b.astype(np.float64),
+                                 **attrs).astype(dtype), tol, tol)
+    assert blocks and max(blocks) < run("Conv", x, w, **attrs).shape[2]  # several blocks per item
+    if dtype == np.float32:  # the GEMMs write an out buffer of the compute dtype directly
+        out = np.empty(op(x, w, b).shape, dtype)
+        assert op(x, w, b, out=out) is out
+        assert_same(out, op(x, w, b), 0, 0)

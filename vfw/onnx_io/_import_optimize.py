@@ -14,7 +14,10 @@ engine's level-1 passes: the first folds the small constants they read, the seco
   ``Conv`` or ``BatchNormalization`` before it (its filters and bias, or its scale and bias).  The folded
   value must be read by nothing else; parameters are computed in float64 and stored in their dtype.  An
   inference ``BatchNormalization`` that stays (after a Concat, say) becomes a per-channel ``Mul`` and ``Add``
-  by constants folded the same way (when X's rank and dtype can be told from the graph).
+  by constants folded the same way (when X's rank and dtype can be told from the graph).  When such a ``Mul``
+  (by positive scales, per channel) is read by ``Add`` -> ``Relu`` -> ``Conv`` alone (densenet's pre-activation
+  blocks), the scales move into the filters past the Relu: ``Conv(W, Relu(s * X + t)) = Conv(W * s,
+  Relu(X + t / s))`` with ``W`` scaled along its input channels (one pass over X less).
 * Max pools whose ``Indices`` output nothing reads: ``MaxPool`` always computes the indices, so the values
   are taken by ``ChannelsLastMaxPool`` instead, over ``X`` with a unit trailing axis (a view):
   ``(N, C, *D, 1)`` is the channels-last layout of a pool over ``(C, *D)`` with a window of 1 along ``C``.
@@ -247,6 +250,75 @@ def _batch_norms_as_affine_maps(rw):
     rw.replace_ops(ops)
 
 
+def _constant_operand(rw, op):
+    """``(other input, constant)`` of a binary ``op`` exactly one of whose inputs is a constant; else None."""
+    if len(op.input) != 2:
+        return None
+    arrays = [rw.array(name) for name in op.input]
+    if (arrays[0] is None) == (arrays[1] is None):
+        return None
+    k = 0 if arrays[0] is not None else 1
+    return op.input[1 - k], arrays[k]
+
+
+def _scaled_relu_chain(rw, producers, reads, conv):
+    """``(Mul, Add, X, s, t, s per input channel)`` when ``conv`` (constant float filters) reads
+    ``Relu(Add(Mul(X, s), t))`` with finite constants ``s > 0`` and ``t`` of the filters' dtype, both per channel of
+    the convolution's input, each value read once; else None."""
+    w = rw.array(conv.input[1]) if len(conv.input) > 1 else None
+    constants = []  # the Add's and the Mul's
+    name = conv.input[0]
+    for op_type in ("Relu", "Add", "Mul"):
+        op = producers.get(name)
+        operand = None
+        if op is not None and op.type == op_type and reads[name] == 1:
+            operand = (op.input[0], None) if op_type == "Relu" else _constant_operand(rw, op)
+        if operand is None:
+            return None
+        name = operand[0]
+        constants.append((op, operand[1]))
+    group = opdef_attrs(conv).get("group", 1)
+    if w is None or w.dtype not in _FOLDED_DTYPES or w.ndim < 3 or w.shape[0] % group:
+        return None
+    (add, t), (mul, s) = constants[1:]
+    if s.dtype != w.dtype or t.dtype != w.dtype:
+        return None
+    scale, shift = _per_channel(s, w.shape[1] * group, w.ndim), _per_channel(t, w.shape[1] * group, w.ndim)
+    if scale is None or shift is None or not np.all(scale > 0):
+        return None
+    with np.errstate(all="ignore"):
+        finite = np.all(np.isfinite(scale.astype(w.dtype))) and np.all(np.isfinite((shift / scale).astype(w.dtype)))
+    return (mul, add, name, s, t, scale) if finite else None
+
+
+def _positive_scales_into_convolutions(rw):
+    """``Conv(Relu(Add(Mul(X, s), t)))`` with positive per-channel constants (densenet's BatchNormalization -> Relu
+    -> Conv after each Concat) as ``Conv(Relu(Add(X, t / s)))`` with the filters scaled by ``s`` along their input
+    channels: ``Relu(s * v) = s * Relu(v)`` for ``s > 0`` and Conv is linear in X, its zero padding included.  One
+    pass over X less (the Add still writes a fresh value when X is read elsewhere, as the Mul did)."""
+    reads = collections.Counter(name for op in rw.graph.op for name in op.input if name)
+    reads.update(rw.graph.output)
+    producers = {op.output[0]: op for op in rw.graph.op if op.type in ("Relu", "Add", "Mul") and len(op.output) == 1}
+    dropped = set()
+    for conv in rw.graph.op:
+        chain = _scaled_relu_chain(rw, producers, reads, conv) if conv.type == "Conv" else None
+        if chain is None:
+            continue
+        mul, add, x, s, t, scale = chain
+        w = rw.array(conv.input[1])
+        group = opdef_attrs(conv).get("group", 1)
+        grouped = (group, w.shape[0] // group, w.shape[1]) + w.shape[2:]
+        filters = w.astype(np.float64).reshape(grouped) * scale.reshape((group, 1, w.shape[1]) + (1,) * (w.ndim - 2))
+        conv.input[1] = rw.add_constant(f"{conv.output[0]}_w", filters.reshape(w.shape).astype(w.dtype))
+        shift = t.astype(np.float64) / s.astype(np.float64)  # the shape Add(Mul(X, s), t) broadcast X to
+        add_inputs = [x, rw.add_constant(f"{add.output[0]}_shift", shift.astype(w.dtype))]
+        del add.input[:]
+        add.input.extend(add_inputs)
+        dropped.add(id(mul))
+    if dropped:
+        rw.replace_ops([_copy(op) for op in rw.graph.op if id(op) not in dropped])
+
+
 def _set_parameters(rw, op, params):
     """Give the Conv or BatchNormalization ``op`` new constants for its first two parameters (the weights and
     bias, or the scale and bias; a Conv without bias gets one)."""
@@ -319,5 +391,6 @@ def optimize_for_inference(graph):
     _fold_constant_layouts(rw)
     _fold_channel_affines(rw)
     _batch_norms_as_affine_maps(rw)
+    _positive_scales_into_convolutions(rw)
     _values_only_max_pools(rw)
     return out
