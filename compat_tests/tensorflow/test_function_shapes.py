@@ -46,6 +46,9 @@ STATIC_SHAPES = {
     "fill": lambda tf, n: tf.fill([2, n], 1.5),
     "reshape": lambda tf, n: tf.reshape(tf.zeros([n, 4]), [-1, 2]),
     "reshape_varying_dim": lambda tf, n: tf.reshape(tf.range(2 * n), [n, 2]),
+    "mirror_pad": lambda tf, n: tf.pad(tf.zeros([n, 3]), [[0, 0], [1, 2]], "SYMMETRIC"),
+    "mirror_pad_varying_paddings": lambda tf, n: tf.pad(tf.zeros([4, 3]), tf.stack([[0, n], [tf.minimum(n, 3), 0]]),
+                                                        "SYMMETRIC"),
 }
 
 
@@ -84,6 +87,24 @@ def test_labels_out_of_range_in_a_later_call_raise():
 
 def test_negative_paddings_in_a_later_call_raise():
     check(_calls(lambda tf, n: tf.pad(tf.constant(X), tf.stack([[n, 0], [0, 1]])), [1, -1]))
+
+
+# MirrorPad (REFLECT / SYMMETRIC) of value-shaped inputs or by paddings from values (round 3 pinned its paddings).
+MIRROR_PADS = {
+    "reflect_value_shaped": (lambda tf, n: tf.pad(tf.reshape(tf.range(n * 3), [n, 3]), [[1, 1], [0, 2]], "REFLECT"),
+                             [3, 4, 2]),
+    "symmetric_value_shaped": (lambda tf, n: tf.pad(tf.reshape(tf.range(n * 2.0), [n, 2]), [[2, 1], [1, 0]],
+                                                    "SYMMETRIC"), [3, 4, 2, 1]),
+    "reflect_paddings": (lambda tf, n: tf.pad(tf.constant(X), tf.stack([[n, 0], [0, n + 1]]), "REFLECT"), [1, 2, 3, 0]),
+    "symmetric_paddings": (lambda tf, n: tf.pad(tf.constant(X), tf.stack([[0, n], [n, 1]]), "symmetric"), [2, 4, 0]),
+    "paddings_too_large_later": (lambda tf, n: tf.pad(tf.constant(X), tf.stack([[n, 0], [0, 0]]), "REFLECT"), [1, 4]),
+    "empty_dim_later": (lambda tf, n: tf.pad(tf.zeros([n, 3]), [[0, 0], [1, 1]], "REFLECT"), [2, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIRROR_PADS))
+def test_mirror_pads_follow_each_calls_shapes_and_paddings(name):
+    check(_calls(*MIRROR_PADS[name]))
 
 
 def test_broadcast_to_an_incompatible_shape_in_a_later_call_raises():
@@ -143,17 +164,81 @@ def test_gradients_through_value_shaped_tensors_follow_each_call(name):
     check(_gradient_case(GRADIENTS[name], [3, 1, 4, 0]), rtol=1e-4)
 
 
-@pytest.mark.parametrize("name", ["slice", "pad", "moments_traced_at_1"])
-def test_gradients_vfw_computes_for_traced_shapes_raise_for_other_shapes(name):
+# Gradients whose makers round 3 guarded (an error on a later call with other shapes): now each call's.
+MOVED_GRADIENTS = {
+    "slice": lambda tf, y: tf.reduce_sum(y[1:, :2] ** 2),
+    "slice_negative_step": lambda tf, y: tf.reduce_sum(y[::-2, 1:] ** 2),
+    "slice_from_value": lambda tf, y: tf.reduce_sum(tf.slice(y, tf.stack([tf.shape(y)[0] // 2, 1]), [-1, 2]) ** 2),
+    "pad": lambda tf, y: tf.reduce_sum(tf.pad(y, [[1, 0], [0, 1]]) ** 2),
+    "pad_from_value": lambda tf, y: tf.reduce_sum(tf.pad(y, tf.stack([[tf.shape(y)[0], 0], [0, 1]])) ** 2),
+    "pad_symmetric": lambda tf, y: tf.reduce_sum(tf.pad(y, [[1, 0], [0, 1]], "SYMMETRIC") ** 2),
+    "gather": lambda tf, y: tf.reduce_sum(tf.gather(y, [0, 2, 2], axis=1) ** 2),
+    "gather_rows": lambda tf, y: tf.reduce_sum(tf.gather(y, tf.range(tf.shape(y)[0]) // 2) ** 2),
+    "tile": lambda tf, y: tf.reduce_sum(tf.tile(y, [2, 3]) ** 2 * tf.range(9.0)),
+    "tile_from_value": lambda tf, y: tf.reduce_sum(tf.tile(y[:1], tf.stack([tf.shape(y)[0], 1])) ** 2),
+    "softmax": lambda tf, y: tf.reduce_sum(tf.nn.softmax(y) * tf.range(3.0)),
+    "softmax_axis0": lambda tf, y: tf.reduce_sum(tf.nn.softmax(y, axis=0) ** 2),
+    "log_softmax": lambda tf, y: tf.reduce_sum(tf.nn.log_softmax(y) * tf.range(3.0)),
+    "softmax_cross_entropy": lambda tf, y: tf.reduce_sum(tf.nn.softmax_cross_entropy_with_logits(
+        tf.nn.softmax(y * 2.0), y)),
+    "sparse_softmax_cross_entropy": lambda tf, y: tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        tf.range(tf.shape(y)[0]) % 3, y)),
+    "where": lambda tf, y: tf.reduce_sum(tf.where(y > 0.5, y, y * y)),
+    "where_broadcast": lambda tf, y: tf.reduce_sum(tf.where(y > 0.5, y, tf.ones([1, 3]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVED_GRADIENTS))
+def test_gradients_of_slices_pads_gathers_tiles_softmax_where_follow_each_call(name):
+    check(_gradient_case(MOVED_GRADIENTS[name], [3, 1, 4, 0]), rtol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+def test_gradients_of_mirror_pads_follow_each_call(mode):
+    check(_gradient_case(lambda tf, y: tf.reduce_sum(tf.pad(y, [[1, 1], [2, 0]], mode) ** 2 * tf.range(5.0)),
+                         [3, 2, 4]), rtol=1e-4)
+
+
+def test_gradients_vfw_computes_for_traced_shapes_raise_for_other_shapes():
     """Where a gradient maker keeps the traced shapes (TF computes them at each call), a later call with other shapes
     raises InvalidArgumentError: never a gradient computed silently for the traced shapes."""
-    losses = {"slice": lambda tf, y: tf.reduce_sum(y[1:, :2] ** 2),
-              "pad": lambda tf, y: tf.reduce_sum(tf.pad(y, [[1, 0], [0, 1]]) ** 2),
-              "moments_traced_at_1": GRADIENTS["moments"]}
-    values = [1, 3] if name == "moments_traced_at_1" else [3, 4]
-    check(_gradient_case(losses[name], values[:1]))  # the traced call: TF's results
+    loss = GRADIENTS["moments"]
+    check(_gradient_case(loss, [1]))  # the traced call: TF's results
     with pytest.raises(vtf.errors.InvalidArgumentError, match="traced for shape"):
-        _gradient_case(losses[name], values)(vtf)
+        _gradient_case(loss, [1, 3])(vtf)
+
+
+def _seeded_case(target_rows, seed, values):
+    """Gradients with ``output_gradients=seed(tf, n)`` of a target of ``target_rows(tf, n)`` rows, traced once."""
+    def case(tf):
+        w = tf.Variable([1.0, 2.0, 3.0])
+
+        def step(n):
+            with tf.GradientTape() as tape:
+                y = tf.ones(tf.stack([target_rows(tf, n), 3])) * w * w
+            return tape.gradient(y, w, output_gradients=seed(tf, n))
+
+        f = tf.function(step, autograph=False)
+        return [f(tf.constant(v)) for v in values]
+    return case
+
+
+SEEDS = {
+    "scalar_value_shaped_target": (lambda tf, n: n, lambda tf, n: tf.constant(2.0)),
+    "row_value_shaped_target": (lambda tf, n: n, lambda tf, n: tf.constant([[1.0, 2.0, 3.0]])),
+    "column_value_shaped_both": (lambda tf, n: n, lambda tf, n: tf.ones(tf.stack([n, 1])) * 0.5),
+    "value_shaped_seed_fixed_target": (lambda tf, n: 2, lambda tf, n: tf.ones(tf.stack([tf.minimum(n, 2), 3]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS))
+def test_output_gradients_broadcast_to_each_calls_target_shape(name):
+    """Round 3 broadcast output gradients to the traced target shape: a later call silently used that shape."""
+    check(_seeded_case(*SEEDS[name], [2, 3, 1, 0]))
+
+
+def test_output_gradients_that_do_not_broadcast_in_a_later_call_raise():
+    check(_seeded_case(lambda tf, n: 2, lambda tf, n: tf.ones(tf.stack([n, 3])), [2, 3]))
 
 
 PYTHON_VALUES = {
@@ -164,6 +249,22 @@ PYTHON_VALUES = {
     "asarray_of_shape": lambda tf, x: np.asarray(tf.shape(x)),
     "int_of_captured_eager_tensor": lambda tf, x: tf.constant(int(x)) * 2,
 }
+
+VARIABLE_PYTHON_VALUES = {
+    "int": lambda v: int(v),
+    "float": lambda v: float(v),
+    "complex": lambda v: complex(v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIABLE_PYTHON_VALUES))
+def test_python_values_of_variables_inside_a_function_raise(name):
+    """Round 3 gave the traced value (which every later call kept); TF's reads of a variable are symbolic there."""
+    def case(tf):
+        v = tf.Variable(3)
+        eager = VARIABLE_PYTHON_VALUES[name](v)
+        return eager, tf.function(lambda: VARIABLE_PYTHON_VALUES[name](v), autograph=False)()
+    check(case)
 
 
 @pytest.mark.parametrize("name", sorted(PYTHON_VALUES))

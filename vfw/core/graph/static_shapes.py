@@ -270,8 +270,12 @@ def gradient_made(trace, node, make):
 
 SHAPES_FOLLOWED = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                    "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "Reshape", "Squeeze", "Unsqueeze", "Flatten",
-                   "Concat", "Split", "Transpose", "Identity", "Cast", "Expand"}
+                   "Concat", "Split", "Transpose", "Identity", "Cast", "Expand", "Slice", "Pad", "Gather", "Tile",
+                   "Softmax", "LogSoftmax"}
 """Op types whose gradient makers compute the shapes they need with the graph when they vary."""
+
+_CLASS_AXIS_LOSSES = frozenset({"SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss"})
+"""Op types whose gradient makers read only the class dim (axis 1) of their scores and the ranks."""
 
 
 def _shape_varies(trace, array):
@@ -294,7 +298,9 @@ def _follows_shapes(trace, node, varying):
         return True
     if schema.op_type == "MatMul":  # matrices: the maker's reshapes are no-ops, its Gemms follow any size
         return all(isinstance(x, Tensor) and x.array.ndim == 2 for x in node.inputs)
-    if schema.infer_fn is broadcast_infer:
+    if schema.op_type in _CLASS_AXIS_LOSSES:  # the class count is the one size their makers keep
+        return static_shape(trace, node.inputs[0])[1:2] == node.inputs[0].array.shape[1:2]
+    if schema.infer_fn is broadcast_infer or schema.op_type == "Where":
         # The gradient of an operand sums over the dims broadcasting stretched: known where its static dim is 1
         # (or missing); a dim that varies must be the result's dim, and not 1 (which would be broadcast or not).
         shape = node._outputs[0].shape

@@ -19,6 +19,7 @@ from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.errors import IndexOutOfRangeError, OpInputError, ShapeError
 from vfw.core.ops._common import array_of, execute, int64s, normalize_axis, require, reshape_to
 from vfw.core.ops._scatter_layers import LAYERS_FROM, reduce_by_layers
+from vfw.core.ops._varying_shapes import follows_runs, moved_elements_grad
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _ANY = dt.ALL | {dt.string}  # pure data-movement ops also move strings (object arrays)
@@ -157,6 +158,8 @@ def _gather_grad(node, g):
     data, indices = node.inputs
     if not node.needs_input_grad[0]:
         return None, None
+    if follows_runs(node):  # (a traced graph whose shapes vary from run to run)
+        return moved_elements_grad(data, g, lambda t: execute("Gather", t, indices, axis=node.attrs["axis"])), None
     shape = data.array.shape
     ax = normalize_axis("Gather", node.attrs["axis"], len(shape))
     positions = reshape_to(indices, (math.prod(array_of(indices).shape),))

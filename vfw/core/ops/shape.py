@@ -30,7 +30,7 @@ from vfw.core.ops._common import (
     same_as_first,
     unbroadcast,
 )
-from vfw.core.ops._varying_shapes import shape_input, shape_varies
+from vfw.core.ops._varying_shapes import follows_runs, moved_elements_grad, shape_input, shape_varies
 from vfw.core.registry import Attr, TensorInfo, defop
 
 DATA = dt.ALL | {dt.string}
@@ -626,7 +626,10 @@ def _tile_plan(shape, repeats):
 
 @register_gradient("Tile")
 def _tile_grad(node, g):
-    shape = node.inputs[0].array.shape
+    x, repeats = node.inputs
+    if follows_runs(node, (repeats,)):  # (a traced graph whose shapes or repeats vary from run to run)
+        return moved_elements_grad(x, g, lambda t: execute("Tile", t, repeats)), None
+    shape = x.array.shape
     if g.array.shape == shape:  # every repeat is 1 (or a scalar input)
         return g, None
     _, spread, _ = tile_plan(shape, array_of(node.inputs[1]).tolist())

@@ -10,6 +10,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpInputError, ShapeError
 from vfw.core.ops._common import array_of, copy_out, execute, int64s, normalize_axes, positive, reshape_to
+from vfw.core.ops._varying_shapes import follows_runs, moved_elements_grad
 from vfw.core.ops.shape import DATA, cached, int_list, known_length, known_value, pad_infos
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -137,6 +138,8 @@ def _slice_grad(node, g):
     # Scatter g back into zeros of the input's shape with engine ops only: reverse the axes with
     # negative steps (so every axis runs forward from its lowest taken index), interleave step - 1
     # zeros after each element of strided axes, then pad (or crop the trailing zeros) into place.
+    if follows_runs(node, node.inputs[1:]):  # (a traced graph whose shapes or slice bounds vary from run to run)
+        return (moved_elements_grad(node.inputs[0], g, lambda t: execute("Slice", t, *node.inputs[1:])),)
     shape = node.inputs[0].array.shape
     index, dims = slice_plan(shape, *[None if x is None else x.tolist() for x in _optional_inputs(node, 5)])
     reverse, strided, axes, begins, ends = [], {}, [], [], []
@@ -295,19 +298,25 @@ def _pad_kernel_plan(shape, pads, axes, mode):
 
 @register_gradient("Pad")
 def _pad_grad(node, g):
-    data, value = node.inputs[0], node.inputs[2] if len(node.inputs) > 2 else None
+    data, pads_input = node.inputs[:2]
     pads, _, axes = _optional_inputs(node, 4)
     mode = node.attrs["mode"]
-    pads = pads.tolist()
+    followed = follows_runs(node, (pads_input,))  # (a traced graph whose shapes or pads vary from run to run)
     if mode == "constant":
         # Negated pads crop what was added and zero-fill what was cropped.
-        gx = execute("Pad", g, int64s([-p for p in pads]), *(() if axes is None else (None, axes)))
+        negated = execute("Neg", pads_input) if followed else int64s([-p for p in pads.tolist()])
+        gx = execute("Pad", g, negated, *(() if axes is None else (None, axes)))
         gv = None
         if len(node.needs_input_grad) > 2 and node.needs_input_grad[2]:
             # The constant fills every output element that does not come from the data.
             gv = execute("Sub", execute("ReduceSum", g, keepdims=0), execute("ReduceSum", gx, keepdims=0))
-            gv = reshape_to(gv, value.array.shape)
+            gv = reshape_to(gv, node.inputs[2].array.shape)
         return gx, None, gv, None
+    if followed:  # every output element is an element of the data
+        axes_input = node.inputs[3] if len(node.inputs) > 3 else None
+        gx = moved_elements_grad(data, g, lambda t: execute("Pad", t, pads_input, None, axes_input, mode=mode))
+        return gx, None, None, None
+    pads = pads.tolist()
     shape = array_of(data).shape
     axes = range(len(shape)) if axes is None else normalize_axes("Pad", axes.tolist(), len(shape))
     n = len(axes)

@@ -54,7 +54,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         raise op_error(f"The first dimension of paddings must be the rank of inputs{shape_text(pads.array.shape)} "
                        f"{shape_text(shape)}", tf_op)
     pairs = [(int(b), int(a)) for b, a in pads.array]
-    follows = mode == "CONSTANT" and _tracing and _traced_shapes.varies(pads)  # a graph pads by each call's values
+    follows = _tracing and _traced_shapes.varies(pads)  # a graph pads by each call's values
     if not follows:
         pinned(pads, pads.array, "paddings", tf_op)
 
@@ -88,13 +88,22 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
             return wrap(out)
         flat = int64s([b for b, _ in pairs] + [a for _, a in pairs])
         return call("Pad", x, flat, value.array.reshape(()), mode="constant", tf_op="PadV2")
-    for (b, a), d in zip(pairs, shape):
-        limit = d if mode == "SYMMETRIC" else d - 1
-        if b > limit or a > limit:
-            relation = "no greater than" if mode == "SYMMETRIC" else "less than"
-            raise op_error(f"paddings must be {relation} the dimension size: {b}, {a} "
-                           f"{'greater than' if mode == 'SYMMETRIC' else 'not less than'} {d}", tf_op)
-    return _mirror_pad(x, pairs, mode == "SYMMETRIC")
+    with_edge = mode == "SYMMETRIC"
+
+    def within_dims(values, dims):
+        for (b, a), d in zip(values.reshape(-1, 2), dims):
+            limit = d if with_edge else d - 1
+            if b > limit or a > limit:
+                relation = "no greater than" if with_edge else "less than"
+                raise op_error(f"paddings must be {relation} the dimension size: {b}, {a} "
+                               f"{'greater than' if with_edge else 'not less than'} {d}", tf_op)
+
+    if follows or _traced_shapes.shape_varies(x):  # (a traced graph: each call's paddings and shapes)
+        dims = _traced_shapes.shape_of(x)
+        checked_at_run(within_dims, pads, dims)
+        return _mirror_pad_followed(x, _traced_shapes.as_int64(pads), dims, with_edge, follows)
+    within_dims(pads.array, shape)
+    return _mirror_pad(x, pairs, with_edge)
 
 
 def _mirror_pad(x, pairs, with_edge):
@@ -109,6 +118,30 @@ def _mirror_pad(x, pairs, with_edge):
         indices = np.where(folded < d, folded, mirrored)
         x = call("Gather", x, indices.astype(I64), axis=axis, tf_op="MirrorPad")
     return x
+
+
+def _mirror_pad_followed(x, pads, dims, with_edge, pads_vary):
+    """``_mirror_pad`` with the gather indices computed by the graph from each call's ``pads`` (an int64 (rank, 2)
+    tensor) and ``dims`` (the shape of ``x``, int64), for a traced graph where they vary."""
+    one, zero = np.ones((), np.int64), np.zeros((), np.int64)
+    # The dims known whatever the call: an input's static dim grown by paddings that do not vary.
+    known = [None if pads_vary or d is None else d for d in _traced_shapes.static_shape(x)]
+    for axis in range(x.array.ndim):
+        if not pads_vary and not pads.array[axis].any():
+            continue
+        d = call("Gather", dims, np.array(axis, np.int64), axis=0, tf_op="MirrorPad")
+        row = call("Gather", pads, np.array(axis, np.int64), axis=0, tf_op="MirrorPad")
+        before = call("Gather", row, zero, axis=0, tf_op="MirrorPad")
+        after = call("Gather", row, one, axis=0, tf_op="MirrorPad")
+        positions = call("Range", call("Neg", before, tf_op="MirrorPad"), call("Add", d, after, tf_op="MirrorPad"),
+                         one, tf_op="MirrorPad")
+        period = call("Sub", call("Add", d, d, tf_op="MirrorPad"), zero if with_edge else 2 * one, tf_op="MirrorPad")
+        folded = call("Mod", positions, call("Max", period, one, tf_op="MirrorPad"), tf_op="MirrorPad")
+        mirrored = call("Sub", period, call("Add", folded, one if with_edge else zero, tf_op="MirrorPad"),
+                        tf_op="MirrorPad")
+        indices = call("Where", call("Less", folded, d, tf_op="MirrorPad"), folded, mirrored, tf_op="MirrorPad")
+        x = call("Gather", x, indices, axis=axis, tf_op="MirrorPad")
+    return _traced_shapes.value_shaped(x, known)
 
 
 def reverse(tensor, axis, name=None):

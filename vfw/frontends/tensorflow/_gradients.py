@@ -27,7 +27,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core.eager import execute
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _sparse_gradients, _tape_state, nest
+from vfw.frontends.tensorflow import _dispatch, _sparse_gradients, _tape_state, _traced_shapes, nest
 from vfw.frontends.tensorflow._custom_gradient import custom_gradient, recompute_grad  # noqa: F401  (NAMESPACES)
 from vfw.frontends.tensorflow._dtypes import of_array
 from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
@@ -420,18 +420,24 @@ def _seeds(targets, output_gradients):
     for target, seed in zip(targets, nest.flatten(output_gradients)):
         if seed is not None:
             seed = _dispatch.convert_to_tensor(seed, dtype_hint=of_array(target.array))
-            shape = target.array.shape
-            if seed.array.shape != shape:
-                try:
-                    ok = np.broadcast_shapes(seed.array.shape, shape) == shape
-                except ValueError:
-                    ok = False
-                if not ok:
-                    raise _dispatch.op_error(f"Incompatible shapes: {list(seed.array.shape)} vs. {list(shape)}",
-                                             "Mul")
-                seed = execute("Expand", seed, np.array(shape, np.int64))
+            if _traced_shapes.shape_varies(seed, target):  # (in a traced graph: the shapes of each call)
+                _traced_shapes.checked_at_run(_check_seed, seed, target)
+                seed = execute("Expand", seed, execute("Shape", target))
+            elif seed.array.shape != target.array.shape:
+                _check_seed(seed.array, target.array)
+                seed = execute("Expand", seed, np.array(target.array.shape, np.int64))
         seeds.append(seed)
     return seeds + [None] * (len(targets) - len(seeds))
+
+
+def _check_seed(seed, target):
+    """Raise TF's error unless the output gradient ``seed`` (an array) broadcasts to the shape of ``target``."""
+    try:
+        ok = np.broadcast_shapes(seed.shape, target.shape) == target.shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise _dispatch.op_error(f"Incompatible shapes: {list(seed.shape)} vs. {list(target.shape)}", "Mul")
 
 
 def _source_array(source):

@@ -366,13 +366,17 @@ class Variable(GatherScatterMethods, metaclass=_VariableMeta):
     def __bool__(self):
         return bool(self._storage.array)
 
+    # Inside tf.function a variable's reads are symbolic: no Python value (it would be the traced one on every call).
     def __int__(self):
+        _refuse_python_value_in_graph()
         return int(self._storage.array)
 
     def __float__(self):
+        _refuse_python_value_in_graph()
         return float(self._storage.array)
 
     def __complex__(self):
+        _refuse_python_value_in_graph()
         return complex(self._storage.array)
 
     def __iter__(self):
@@ -419,6 +423,14 @@ class _UnreadVariable(Variable):
 
     def _write(self, value):
         self._primary._write(value)
+
+
+def _refuse_python_value_in_graph():
+    """TF's error for ``int(v)``/``float(v)``/``complex(v)`` of a variable while a tf.function is traced."""
+    if _tracing and current_trace() is not None:
+        raise AttributeError("'SymbolicTensor' object has no attribute 'numpy' (inside tf.function a variable has "
+                             "no Python value: vfw.tensorflow traces without AutoGraph; compute with it, e.g. "
+                             "tf.cast(v, tf.int32))")
 
 
 def primary(variable):
