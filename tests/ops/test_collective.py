@@ -110,3 +110,12 @@ def test_buckets_pack_by_dtype_and_size(world):
     assert results[0] is arrays[0] and np.array_equal(results[3], np.zeros(2, np.float32))
     with pytest.raises(ValueError, match="bucket_bytes must be positive"):
         distributed.Buckets([], bucket_bytes=0)
+
+
+def test_buckets_give_large_arrays_their_own_bucket(world):
+    specs = [((3,), np.float32), ((64,), np.float32), ((2,), np.float32), ((16,), np.float64)]
+    layout = distributed.Buckets(specs, bucket_bytes=1024, solo_bytes=256).buckets
+    # the 256-byte float32 array stands alone; the small float32 ones share a bucket, float64 keeps its own
+    assert sorted([int(i) for i in b.indices] for b in layout) == [[0, 2], [1], [3]]
+    assert [[int(i) for i in b.indices] for b in distributed.Buckets(specs, bucket_bytes=1024).buckets] == \
+        [[0, 1, 2], [3]]

@@ -10,6 +10,11 @@ import numpy as np
 DEFAULT_BUCKET_BYTES = 25 * 2 ** 20
 """Bytes per bucket (torch's DistributedDataParallel default, ``bucket_cap_mb=25``)."""
 
+SOLO_BYTES = 2 ** 20
+"""Arrays of at least this many bytes are worth a bucket of their own (see :class:`Buckets`): a collective's
+latency (~10 us between processes of one machine) is far less than copying a MB into a shared buffer and
+back (~70 us per MB each way), which a bucket of one array that is reduced in place avoids."""
+
 
 class _Bucket:
     __slots__ = ("indices", "offsets", "buffer")
@@ -28,18 +33,26 @@ class Buckets:
     bucket_bytes : int
         A bucket is closed once it holds at least this many bytes (an array larger than it gets a bucket
         of its own); arrays of different dtypes never share a bucket.
+    solo_bytes : int, optional
+        Arrays of at least this many bytes get a bucket of their own (the others keep their order), so a
+        caller can reduce them in place, without packing (e.g. :data:`SOLO_BYTES`).  ``None``: only
+        arrays larger than ``bucket_bytes`` do.
     """
 
-    def __init__(self, specs, bucket_bytes=DEFAULT_BUCKET_BYTES):
+    def __init__(self, specs, bucket_bytes=DEFAULT_BUCKET_BYTES, solo_bytes=None):
         if bucket_bytes <= 0:
             raise ValueError(f"Buckets: bucket_bytes must be positive, got {bucket_bytes}")
         self.specs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in specs]
         open_buckets = {}  # dtype -> (indices, sizes) of the bucket being filled
         layout = []
         for i, (shape, dtype) in enumerate(self.specs):
+            size = int(np.prod(shape, dtype=np.int64))
+            if solo_bytes is not None and size * dtype.itemsize >= solo_bytes:
+                layout.append((dtype, ([i], [size])))
+                continue
             indices, sizes = open_buckets.setdefault(dtype, ([], []))
             indices.append(i)
-            sizes.append(int(np.prod(shape, dtype=np.int64)))
+            sizes.append(size)
             if sum(sizes) * dtype.itemsize >= bucket_bytes:
                 layout.append((dtype, open_buckets.pop(dtype)))
         layout.extend((dtype, bucket) for dtype, bucket in open_buckets.items())

@@ -4,13 +4,17 @@ At construction the replicas get rank 0's parameters and buffers (one broadcast 
 ``backward()`` that reaches the parameters then averages their ``.grad`` over the processes, in
 buckets of ``bucket_cap_mb`` (one MPI all-reduce per bucket), once every gradient is accumulated, so
 the optimizer step is the same on every replica: N processes with batch B train like one with batch N*B.
+
+A gradient of at least ``SOLO_BYTES`` is averaged in place in its own memory (a bucket of its own, no copies);
+smaller ones are packed into a flat buffer per bucket, divided by the world size as they are packed (so the
+all-reduce's sum is the average), and copied back.
 """
 
 import contextlib
 
 import numpy as np
 
-from vfw.core.distributed import Buckets
+from vfw.core.distributed import SOLO_BYTES, Buckets
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd import _engine
 from vfw.frontends.torch.autograd.grad_mode import no_grad
@@ -73,7 +77,7 @@ class DistributedDataParallel(Module):
         engine = self.process_group.engine
         self._trained = [p for p in module.parameters() if p.requires_grad]
         self._gradient_buckets = Buckets([(p.array.shape, p.array.dtype) for p in self._trained],
-                                         max(self.bucket_bytes_cap, 1))
+                                         max(self.bucket_bytes_cap, 1), solo_bytes=SOLO_BYTES)
         buffers = list(module.buffers())
         self._buffer_buckets = Buckets([(b.array.shape, b.array.dtype) for b in buffers]) if buffers else None
         if init_sync and engine.size > 1:
@@ -120,9 +124,45 @@ class DistributedDataParallel(Module):
             engine.all_reduce(used, "max", out=used)
         elif not used.all():
             raise RuntimeError(_UNUSED_PARAMETERS.format(rank=engine.rank, indices=np.flatnonzero(used == 0).tolist()))
-        averaged = self._gradient_buckets.all_reduce(engine, grads, "avg")
-        for p, grad, result, anywhere in zip(self._trained, grads, averaged, used):
+        for bucket in self._gradient_buckets.buckets:
+            if len(bucket.indices) == 1:
+                self._average_in_place(engine, bucket.indices[0], grads[bucket.indices[0]], used)
+            else:
+                self._average_bucket(engine, bucket, grads, used)
+
+    def _average_in_place(self, engine, i, grad, used):
+        """Average a bucket of one gradient in its own memory (no packing; see ``SOLO_BYTES``).
+
+        A gradient array set as ``.grad`` of two parameters is averaged twice, which leaves the average (it
+        is the same on every rank after the first time).
+        """
+        p = self._trained[i]
+        if grad is None:
+            if not used[i]:
+                return  # unused on every rank: keeps grad None
+            grad = np.zeros(p.array.shape, p.array.dtype)
+            p.grad = _dispatch.wrap(grad)
+        else:
+            np.divide(grad, engine.size, out=grad)
+        engine.all_reduce(grad, "sum", out=grad)
+        _dispatch.bump_version(p.grad)
+
+    def _average_bucket(self, engine, bucket, grads, used):
+        """Average one bucket's gradients: packed into the bucket's flat buffer (each divided by the world size on
+        the way in, so the all-reduce's sum is the average), reduced in place, copied back."""
+        flat = bucket.buffer
+        members = list(zip(bucket.indices, bucket.offsets, bucket.offsets[1:]))
+        views = [flat[start:stop].reshape(self._trained[i].array.shape) for i, start, stop in members]
+        for (i, _, _), view in zip(members, views):
+            if grads[i] is None:
+                view[...] = 0
+            else:
+                np.divide(grads[i], engine.size, out=view)
+        engine.all_reduce(flat, "sum", out=flat)
+        for (i, _, _), view in zip(members, views):
+            p, grad = self._trained[i], grads[i]
             if grad is not None:
+                np.copyto(grad, view)
                 _dispatch.bump_version(p.grad)
-            elif anywhere:
-                p.grad = _dispatch.wrap(result)
+            elif used[i]:
+                p.grad = _dispatch.wrap(view.copy())
