@@ -269,19 +269,16 @@ class Concatenate(Merge):
         return {**super().get_config(), "axis": self.axis}
 
 
-def batch_dot(x, y, axes=None):
-    """The batchwise dot product of ``x`` and ``y`` (rank >= 2) over ``axes`` (one axis each, not 0).
-
-    Keras' ``batch_dot``: a rank-2 operand's result dims are squeezed away; higher ranks keep
-    ``x``'s remaining dims then ``y``'s.
-    """
-    x_shape, y_shape = x.shape, y.shape
+def batch_dot_axes(x_shape, y_shape, axes, shapes="shapes", expand="keras.ops.expand_dims(x, 0)", provided=" "):
+    """``batch_dot``'s checks of two static shapes and its ``axes`` (None, an int, or one axis each, not 0),
+    returned as two non-negative axes.  ``shapes``, ``expand`` and ``provided`` are the words of the messages,
+    which differ between Keras 3 and tf.keras' legacy backend."""
     x_rank, y_rank = len(x_shape), len(y_shape)
     if x_rank < 2 or y_rank < 2:
-        raise ValueError(f"Cannot do batch_dot on inputs with rank < 2. Received inputs with shapes {x_shape} and "
+        raise ValueError(f"Cannot do batch_dot on inputs with rank < 2. Received inputs with {shapes} {x_shape} and "
                          f"{y_shape}.")
     if x_shape[0] is not None and y_shape[0] is not None and x_shape[0] != y_shape[0]:
-        raise ValueError(f"Cannot do batch_dot on inputs with different batch sizes. Received inputs with shapes "
+        raise ValueError(f"Cannot do batch_dot on inputs with different batch sizes. Received inputs with {shapes} "
                          f"{x_shape} and {y_shape}.")
     if isinstance(axes, int):
         axes = [axes, axes]
@@ -289,15 +286,26 @@ def batch_dot(x, y, axes=None):
         axes = [x_rank - 1, y_rank - 1 if y_rank == 2 else y_rank - 2]
     if any(isinstance(a, (list, tuple)) for a in axes):
         raise ValueError(f"Multiple target dimensions are not supported. Expected: None, int, (int, int), Provided: "
-                         f"{axes} ")
+                         f"{axes}{provided}")
     axes = [axes[0] + x_rank if axes[0] < 0 else axes[0], axes[1] + y_rank if axes[1] < 0 else axes[1]]
     if 0 in axes:
         raise ValueError("Cannot perform batch_dot over axis 0. If your inputs are not batched, add a dummy batch "
-                         "dimension to your inputs using keras.ops.expand_dims(x, 0)")
+                         f"dimension to your inputs using {expand}")
     x_axis, y_axis = axes
     if x_shape[x_axis] is not None and y_shape[y_axis] is not None and x_shape[x_axis] != y_shape[y_axis]:
-        raise ValueError(f"Cannot do batch_dot on inputs with shapes {x_shape} and {y_shape} with axes={axes}. "
-                         f"x.shape[{axes[0]}] != y.shape[{axes[1]}] ({x_shape[x_axis]} != {y_shape[y_axis]}).")
+        raise ValueError(f"Cannot do batch_dot on inputs with {shapes} {x_shape} and {y_shape} with axes={axes}. "
+                         f"x.shape[{x_axis}] != y.shape[{y_axis}] ({x_shape[x_axis]} != {y_shape[y_axis]}).")
+    return x_axis, y_axis
+
+
+def batch_dot(x, y, axes=None):
+    """The batchwise dot product of ``x`` and ``y`` (rank >= 2) over ``axes`` (one axis each, not 0).
+
+    Keras' ``batch_dot``: a rank-2 operand's result dims are squeezed away; higher ranks keep
+    ``x``'s remaining dims then ``y``'s.
+    """
+    x_rank, y_rank = len(x.shape), len(y.shape)
+    x_axis, y_axis = batch_dot_axes(x.shape, y.shape, axes)
     # x: (batch, rest_x..., k) and y: (batch, k, rest_y...), then one batched matmul
     x = ops.moveaxis(x, x_axis, -1)
     y = ops.moveaxis(y, y_axis, 1)

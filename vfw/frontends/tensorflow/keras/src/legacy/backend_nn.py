@@ -13,6 +13,7 @@ import numpy as np
 
 import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow.keras.src.backend.config import epsilon, image_data_format
+from vfw.frontends.tensorflow.keras.src.layers.merging import batch_dot_axes
 from vfw.frontends.tensorflow.keras.src.legacy.backend_math import ndim, repeat_elements
 from vfw.frontends.tensorflow.keras.src.ops.nn_extra import ctc_decode as _ctc_greedy_decode
 
@@ -44,29 +45,9 @@ def batch_dot(x, y, axes=None):
     """Per-sample dot product of batches ``x`` and ``y`` (rank >= 2) contracting ``x``'s axis ``axes[0]``
     with ``y``'s ``axes[1]`` (default: ``x``'s last with ``y``'s second to last, or last for a matrix ``y``).
     The result has ``x``'s other axes then ``y``'s; rank-2 inputs lose the added axis."""
-    x_shape, y_shape = x.shape, y.shape
-    x_ndim, y_ndim = len(x_shape), len(y_shape)
-    if x_ndim < 2 or y_ndim < 2:
-        raise ValueError(f"Cannot do batch_dot on inputs with rank < 2. Received inputs with tf.shapes {x_shape} "
-                         f"and {y_shape}.")
-    if x_shape[0] is not None and y_shape[0] is not None and x_shape[0] != y_shape[0]:
-        raise ValueError(f"Cannot do batch_dot on inputs with different batch sizes. Received inputs with "
-                         f"tf.shapes {x_shape} and {y_shape}.")
-    if isinstance(axes, int):
-        axes = [axes, axes]
-    if axes is None:
-        axes = [x_ndim - 1, y_ndim - 1 if y_ndim == 2 else y_ndim - 2]
-    if any(isinstance(a, (list, tuple)) for a in axes):
-        raise ValueError(f"Multiple target dimensions are not supported. Expected: None, int, (int, int), "
-                         f"Provided: {axes}")
-    axes = [axes[0] % x_ndim if axes[0] < 0 else axes[0], axes[1] % y_ndim if axes[1] < 0 else axes[1]]
-    if 0 in axes:
-        raise ValueError("Cannot perform batch_dot over axis 0. If your inputs are not batched, add a dummy batch "
-                         "dimension to your inputs using K.expand_dims(x, 0)")
-    x_axis, y_axis = axes
-    if x_shape[x_axis] is not None and y_shape[y_axis] is not None and x_shape[x_axis] != y_shape[y_axis]:
-        raise ValueError(f"Cannot do batch_dot on inputs with tf.shapes {x_shape} and {y_shape} with axes={axes}. "
-                         f"x.shape[{x_axis}] != y.shape[{y_axis}] ({x_shape[x_axis]} != {y_shape[y_axis]}).")
+    x_ndim, y_ndim = len(x.shape), len(y.shape)
+    x_axis, y_axis = batch_dot_axes(x.shape, y.shape, axes, shapes="tf.shapes", expand="K.expand_dims(x, 0)",
+                                    provided="")
     # Contracted axis last in x, second in y; then x (b, rest_x..., k) and y (b, k, rest_y...) flatten their
     # other axes to one matmul (b, m, k) @ (b, k, n).
     x = tf.transpose(x, [a for a in range(x_ndim) if a != x_axis] + [x_axis])
