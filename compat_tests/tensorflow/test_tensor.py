@@ -45,6 +45,18 @@ def test_repr_and_str(value):
     assert got == want
 
 
+@pytest.mark.parametrize("value", [1.5, 0.1, 3, True, b"x", np.float16(0.1), [1.1, 2.2], [["a", "bc"]],
+                                   np.arange(6.0).reshape(2, 3), np.float64(1.1)], ids=repr)
+@pytest.mark.parametrize("spec", ["", ".3f", ">12", "e"])
+def test_format(value, spec):
+    def formatted(lib):
+        try:
+            return format(lib.constant(value), spec)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__
+    assert formatted(vtf) == formatted(real)
+
+
 def test_tensor_properties_and_protocol():
     def case(tf):
         x = tf.constant([[1.0, 2.0], [3.0, 4.0]])

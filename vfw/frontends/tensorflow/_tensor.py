@@ -108,9 +108,8 @@ class Tensor(CoreTensor):
         return f"tf.Tensor({_numpy_text(self, False)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec):
-        if self.array.ndim == 0:
-            return format(self.array.item(), spec)
-        return format(str(self), spec)
+        # as TF: the numpy value's format (f"{loss:.4f}", f"{tf.constant(0.1)}" -> "0.1", arrays as numpy prints)
+        return self.array.__format__(spec)
 
     def __len__(self):
         if self.array.ndim == 0:
