@@ -2,6 +2,8 @@
 asking for the end, as Keras' ``fit`` takes ``cardinality`` batches per epoch) completes the cache, one left well
 short of the end is discarded, so a cached shuffle replays its first order or reshuffles as in TF."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,7 @@ def _reads(build, taken):
         iterator = iter(dataset)
         first = [next(iterator).numpy().tolist() for _ in range(taken)]
         del iterator
+        gc.collect()  # TF's iterators sit in reference cycles: end the first one before the next iteration starts
         return first, [v.numpy().tolist() for v in dataset], [v.numpy().tolist() for v in dataset]
     return run
 
