@@ -27,7 +27,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.ops._common import execute, same_as_first, scalar
-from vfw.core.ops.special_gamma import float64_kernel
+from vfw.core.ops.special_math import float64_kernel
 from vfw.core.registry import defop
 
 _SERIES_LIMIT = 30.0

@@ -30,27 +30,13 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
-from vfw.core.ops._common import broadcast_infer, copy_out, execute, scalar, unbroadcast
-from vfw.core.ops.special_math import _lgamma
+from vfw.core.ops._common import broadcast_infer, execute, scalar, unbroadcast
+from vfw.core.ops.special_math import _lgamma, float64_kernel
 from vfw.core.registry import Attr, defop
 
 _MAX_ITERATIONS = 2000
 _EPSILON = 1e-16
 _TINY = 1e-300
-_F64 = np.dtype(np.float64)
-
-
-def float64_kernel(fn):
-    """Kernel computing ``fn`` on broadcast float64 copies of its inputs and rounding to their dtype once."""
-
-    def kernel(*inputs, out=None):
-        dtype = inputs[0].dtype
-        wide = np.broadcast_arrays(*[np.atleast_1d(x.astype(_F64, copy=False)) for x in inputs])
-        y = np.asarray(fn(*wide)).astype(dtype, copy=False)
-        shape = np.broadcast_shapes(*[x.shape for x in inputs])
-        return copy_out(y.reshape(shape), out)
-
-    return kernel
 
 
 # -- incomplete gamma ---------------------------------------------------------------------------------

@@ -69,16 +69,15 @@ def _binary(name, factory, types=dt.FLOATS, doc=None):
     defop(name, inputs="A:T B:T", outputs="C:T", types={"T": types}, infer=broadcast_infer)(factory)
 
 
-def _in_float64(fn):
-    """Kernel computing ``fn`` on a float64 copy of the input and rounding back to its dtype once."""
+def float64_kernel(fn):
+    """Kernel computing ``fn`` on broadcast float64 copies of its inputs and rounding to their dtype once."""
 
-    def kernel(x, out=None):
-        wide = x.astype(_F64, copy=False)
-        # 1-d at least: the masked writes in ``fn`` need arrays, and numpy makes 0-d results scalars.
-        y = fn(wide) if x.ndim else fn(wide.reshape(1)).reshape(())
-        if y.dtype != x.dtype:
-            y = y.astype(x.dtype)
-        return copy_out(y, out)
+    def kernel(*inputs, out=None):
+        dtype = inputs[0].dtype
+        wide = np.broadcast_arrays(*[np.atleast_1d(x.astype(_F64, copy=False)) for x in inputs])
+        y = np.asarray(fn(*wide)).astype(dtype, copy=False)
+        shape = np.broadcast_shapes(*[x.shape for x in inputs])
+        return copy_out(y.reshape(shape), out)
 
     return kernel
 
@@ -241,9 +240,9 @@ for _name, _ufunc, _doc in (
 _unary("Erfc", lambda: lambda x, out=None: copy_out(erfc(x), out),
        "Complementary error function 1 - erf(x), without cancellation (float32's precision for float32 and "
        "narrower inputs, computed in float64).")
-_unary("Erfinv", lambda: _in_float64(_erfinv), "Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).")
-_unary("Lgamma", lambda: _in_float64(_lgamma), "log|Gamma(x)| (+inf at the poles 0, -1, -2, ... and at +-inf).")
-_unary("Digamma", lambda: _in_float64(lambda x: _polygamma(x, 0)),
+_unary("Erfinv", lambda: float64_kernel(_erfinv), "Inverse error function on [-1, 1] (+-inf at +-1, NaN outside).")
+_unary("Lgamma", lambda: float64_kernel(_lgamma), "log|Gamma(x)| (+inf at the poles 0, -1, -2, ... and at +-inf).")
+_unary("Digamma", lambda: float64_kernel(lambda x: _polygamma(x, 0)),
        "Digamma psi(x) = d/dx lgamma(x) (NaN at the negative integers, -+inf at +-0).")
 
 
@@ -251,7 +250,7 @@ _unary("Digamma", lambda: _in_float64(lambda x: _polygamma(x, 0)),
        attrs={"n": Attr("int", 1, check=lambda n: None if n >= 0 else "must be >= 0")}, infer=same_as_first)
 def polygamma(n):
     """n-th derivative of digamma (``n = 0`` is digamma itself); poles take their limit from the right."""
-    return _in_float64(lambda x: _polygamma(x, n))
+    return float64_kernel(lambda x: _polygamma(x, n))
 
 
 _binary("Atan2", ufunc_kernel(np.arctan2), doc="atan2(A, B): the angle of the point (B, A), in [-pi, pi].")

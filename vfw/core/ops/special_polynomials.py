@@ -15,7 +15,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable
 from vfw.core.ops._common import broadcast_infer
-from vfw.core.ops.special_gamma import float64_kernel
+from vfw.core.ops.special_math import float64_kernel
 from vfw.core.registry import Attr, defop
 
 
