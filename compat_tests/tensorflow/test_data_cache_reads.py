@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from compat_tests.tensorflow.data_harness import check_value, no_global_seed  # noqa: F401
-from compat_tests.tensorflow.harness import real, vtf  # noqa: F401
+from compat_tests.tensorflow.harness import real, vtf
 
 PIPELINES = {
     "shuffled range": lambda tf: tf.data.Dataset.range(10).shuffle(10, seed=16).cache(),
@@ -39,7 +39,12 @@ def test_taking_every_element_completes_the_cache(name):
 
 @pytest.mark.parametrize("name", ["shuffled range", "unknown cardinality"])
 def test_an_iteration_left_short_is_discarded(name):
-    check_value(_reads(PIPELINES[name], SIZES[name] - 4))
+    # Real TF is not deterministic here: about one run in 20 its next iteration replays the first shuffle order
+    # instead of reshuffling (measured with TF 2.21, with and without a pause after the first iterator ends).
+    # vfw must give one of the outcomes TF gives; its usual one shows up in practically every 5 TF runs.
+    reads = _reads(PIPELINES[name], SIZES[name] - 4)
+    outcomes = [reads(real) for _ in range(5)]
+    assert reads(vtf) in outcomes, f"vfw: {reads(vtf)}; tf: {outcomes}"
 
 
 def test_a_global_seed_and_keras_fit_style_epochs():
