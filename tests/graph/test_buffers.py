@@ -59,7 +59,7 @@ def eager_values(graph, feeds):
     values = dict(zip(graph.input, feeds))
     values.update({t.name: proto_to_tensor(t) for t in graph.initializer})
     for op in graph.op:
-        attrs = {k: v for k, v in opdef_attrs(op).items() if k != "buffer"}
+        attrs = {k: v for k, v in opdef_attrs(op).items() if k not in ("buffer", "buffer_offset")}
         result = _outputs_tuple(make_op(op.type, attrs)(*[values[n] if n else None for n in op.input]))
         values.update({n: r for n, r in zip(op.output, result) if n})
     return values
@@ -102,7 +102,10 @@ def check_plan(graph, keep):
     Liveness here: a value is live from its op to its last read; a possible view (``VIEW_OPS``) keeps
     its source's storage live until its own last read; fetched values (outputs, ``keep``) are read after
     the run.  Two values may share a buffer with overlapping lifetimes only in place: the op defining
-    one reads the other for the last time, with the same shape and dtype, and is allowed to.
+    one reads the other for the last time, with the same shape and dtype, and is allowed to; or as a block:
+    a Concat (dims before its axis all 1) defines one and reads the other for the last time, which lies at
+    the bytes of its place among the Concat's inputs.  Values at disjoint bytes of a buffer (its
+    ``buffer_offset``) never conflict.
     """
     n = len(graph.op)
     fetched = set(graph.output) | set(keep)
@@ -123,6 +126,11 @@ def check_plan(graph, keep):
         r = root.get(name, name)
         end[r] = n
     ids = plan_ids(graph)
+    offsets = {}
+    for op in graph.op:
+        given = next((list(a.ints.values) for a in op.arg if a.name == "buffer_offset"), [0] * len(op.output))
+        offsets.update(zip(op.output, given))
+    size = {name: int(np.prod(dims)) * dt.as_dtype(code).itemsize for name, (dims, code) in infos.items()}
     by_buffer = {}
     for step, op in enumerate(graph.op):
         given = next((list(a.ints.values) for a in op.arg if a.name == "buffer"), None)
@@ -147,8 +155,17 @@ def check_plan(graph, keep):
                 start2 = defined[second]
                 if life1[1] < start2:
                     continue
+                if offsets[first] + size[first] <= offsets[second] or offsets[second] + size[second] <= offsets[first]:
+                    continue  # disjoint bytes
                 op = graph.op[start2]
                 assert life1[1] == start2 and first in op.input, f"{first} and {second} live together in {b}"
+                if op.type == "Concat":
+                    axis = opdef_attrs(op)["axis"] % len(infos[second][0])
+                    assert int(np.prod(infos[second][0][:axis])) == 1, f"{first}: a block of {second} not contiguous"
+                    place = op.input[:list(op.input).index(first)]
+                    assert offsets[first] == offsets[second] + sum(size[x] for x in place), f"{first}: misplaced"
+                    continue
+                assert offsets[first] == offsets[second], f"in-place {first}->{second} at another offset"
                 assert op.type in INPLACE_OPS and infos[first] == infos[second], f"bad in-place {first}->{second}"
 
 

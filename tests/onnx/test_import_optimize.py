@@ -188,6 +188,35 @@ def test_transposed_constant_stored_transposed():
     assert _op_types(m) == ["MatMul"]
 
 
+def _gemm_attrs(m):
+    return [dict((a.name, a.ints.values[0] if a.ints.values else a.i) for a in op.arg)
+            for op in load(m).graph.op if op.type == "Gemm"]
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_gemm_constant_weights_stored_transposed(with_bias):
+    inputs = ["x", "w"] + (["b"] if with_bias else [])
+    nodes = [helper.make_node("Gemm", inputs, ["y"], transB=1, alpha=0.5), helper.make_node("Relu", ["y"], ["r"])]
+    inits = [("w", _f32(5, 6))] + ([("b", _f32(5))] if with_bias else [])
+    m = model(nodes, [tensor("x", shape=[3, 6])], [tensor("r")], inits)
+    assert_matches_reference(m, {"x": _f32(3, 6)}, rtol=1e-5, atol=1e-6)
+    assert [a.get("transB", 0) for a in _gemm_attrs(m)] == [0]
+    transposed = [t for t in load(m).graph.initializer if list(t.dims) == [6, 5]]
+    assert len(transposed) == 1
+
+
+def test_gemm_weights_read_elsewhere_or_fed_keep_their_layout():
+    shared = [helper.make_node("Gemm", ["x", "w"], ["y"], transB=1), helper.make_node("Gemm", ["x", "w"], ["z"],
+                                                                                       transB=1)]
+    m = model(shared, [tensor("x", shape=[3, 6])], [tensor("y"), tensor("z")], [("w", _f32(5, 6))])
+    assert_matches_reference(m, {"x": _f32(3, 6)}, rtol=1e-5, atol=1e-6)
+    assert [a.get("transB", 0) for a in _gemm_attrs(m)] == [1, 1]
+    fed = model([helper.make_node("Gemm", ["x", "w"], ["y"], transB=1)],
+                [tensor("x", shape=[3, 6]), tensor("w", shape=[5, 6])], [tensor("y")])
+    assert_matches_reference(fed, {"x": _f32(3, 6), "w": _f32(5, 6)}, rtol=1e-5, atol=1e-6)
+    assert [a.get("transB", 0) for a in _gemm_attrs(fed)] == [1]
+
+
 def test_transpose_of_an_input_stays():
     nodes = [helper.make_node("Transpose", ["w"], ["wt"]), helper.make_node("MatMul", ["x", "wt"], ["y"])]
     m = model(nodes, [tensor("x", shape=[2, 3]), tensor("w", shape=[4, 3])], [tensor("y")])

@@ -10,7 +10,7 @@ import numpy as np
 from onnx import defs
 
 from vfw.core import dtypes as dt
-from vfw.core.ir import opdef_attrs
+from vfw.core.graph.executor import kernel_attrs
 from vfw.onnx_io._export import UnsupportedOpError
 from vfw.onnx_io._export_opset import channel_affine, normalized
 
@@ -27,7 +27,7 @@ _REFUSED = {
 def write_op(writer, opdef):
     """Write one engine op as ONNX nodes (a lowering, or the ONNX operator of the same name)."""
     op_type = opdef.type
-    attrs = {k: v for k, v in opdef_attrs(opdef).items() if k != "buffer"}
+    attrs = kernel_attrs(opdef)
     inputs = [writer.name(n) for n in opdef.input]
     outputs = [writer.name(n) for n in opdef.output]
     rule = RULES.get(op_type)

@@ -17,6 +17,12 @@ they are copied out when they do.  A graph the memory passes planned (graph
 argument ``memory_plan``) also drops every intermediate after its last read
 (``del``), so memory outside the pools is freed then rather than when the
 run ends.
+
+A value may live at a byte offset in its buffer (argument ``buffer_offset``,
+one entry per output): the memory passes place the inputs of a Concat as the
+blocks of its output (:mod:`~vfw.core.graph.passes.concat`), so their
+producers write straight into the result, and the Concat only copies the
+inputs that a kernel did not write there (one that ignored ``out``).
 """
 
 import numpy as np
@@ -26,6 +32,9 @@ from vfw.core.errors import DTypeError, OpInputError, ShapeError, VfwError
 from vfw.core.ir import opdef_attrs, proto_to_tensor
 from vfw.core.registry import get_schema
 from vfw.core.workspace import current_workspace
+
+PLAN_ARGS = frozenset({"buffer", "buffer_offset"})
+"""OpDef arguments of a memory plan (the executor's, not the op's attributes)."""
 
 PLAN_MARK = "memory_plan"
 """Graph-level argument set by the memory passes: the plan then drops intermediates after their last read."""
@@ -53,12 +62,48 @@ def returns_tuple(schema):
     return len(schema.outputs) > 1 or schema.outputs[0].variadic
 
 
-def buffers_of(opdef):
-    """The ``buffer`` argument of an OpDef as a list of ints (``None`` when absent)."""
+def buffers_of(opdef, arg_name="buffer"):
+    """The ``buffer`` (or ``buffer_offset``) argument of an OpDef as a list of ints (``None`` when absent)."""
     for arg in opdef.arg:
-        if arg.name == "buffer":
+        if arg.name == arg_name:
             return list(arg.ints.values)
     return None
+
+
+def kernel_attrs(opdef):
+    """The attributes of an OpDef's op, without the memory plan's arguments."""
+    return {name: value for name, value in opdef_attrs(opdef).items() if name not in PLAN_ARGS}
+
+
+class ConcatIntoBlocks:
+    """A Concat whose output is a fixed pooled array some of whose inputs the plan placed as its blocks.
+
+    Parameters
+    ----------
+    kernel : callable
+        The Concat kernel (for inputs other than the planned ones: it validates and raises its errors).
+    blocks : list[numpy.ndarray]
+        One C-contiguous view of the output per input, in order (the output's leading dims before the
+        axis are all 1, so each input is a contiguous block).
+    whole : numpy.ndarray
+        The output.
+
+    Calling it with the inputs copies each one into its block unless it is that block already (its
+    producer wrote there), and returns the output.
+    """
+
+    def __init__(self, kernel, blocks, whole):
+        self.kernel, self.blocks, self.whole = kernel, blocks, whole
+        self.addresses = [b.__array_interface__["data"][0] for b in blocks]
+
+    def __call__(self, *parts, out=None):
+        if len(parts) != len(self.blocks) or any(type(p) is not np.ndarray or p.shape != b.shape or p.dtype != b.dtype
+                                                 for p, b in zip(parts, self.blocks)):
+            return self.kernel(*parts, out=out)
+        for part, block, address in zip(parts, self.blocks, self.addresses):
+            if part.__array_interface__["data"][0] != address or not part.flags.c_contiguous:
+                np.copyto(block, part)
+        return self.whole
 
 
 class CompiledGraph:
@@ -93,13 +138,14 @@ class CompiledGraph:
         kernels, steps, self._ops = [], [], []
         buffer_sizes = {}
         buffer_views = []
-        buffer_of = {}  # value -> its buffer id
+        buffer_of = {}  # value -> (its buffer id, its byte offset there)
+        assembled = []  # Concats writing a pooled view: (op index, its view's index, [(byte offset, shape)] per input)
         self._inplace = set()  # values an op overwrites in place
         dynamic = plan_kind(graph) == "inplace"  # in-place chains without preallocated pools
         for k, opdef in enumerate(graph.op):
             schema = get_schema(opdef.type)
             # The workspace's bound op: a seeded random op continues the stream its eager run (the trace) began.
-            op = current_workspace().op(opdef.type, {a: v for a, v in opdef_attrs(opdef).items() if a != "buffer"})
+            op = current_workspace().op(opdef.type, kernel_attrs(opdef))
             self._ops.append(op)
             kernels.append(op.kernel)
             args = []
@@ -118,7 +164,7 @@ class CompiledGraph:
                 outs.append(slot[name] if name else "_")
             buffers = buffers_of(opdef)
             if buffers and buffers[0] >= 0 and not returns_tuple(schema):
-                b, info = buffers[0], self._infos[opdef.output[0]]
+                b, info = (buffers[0], (buffers_of(opdef, "buffer_offset") or [0])[0]), self._infos[opdef.output[0]]
                 over = next((n for n in opdef.input if n and buffer_of.get(n) == b and self._infos.get(n) == info),
                             None)
                 if over is not None:
@@ -131,7 +177,9 @@ class CompiledGraph:
                 else:
                     shape, dtype = info
                     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-                    buffer_sizes[b] = max(buffer_sizes.get(b, 0), nbytes)
+                    buffer_sizes[b[0]] = max(buffer_sizes.get(b[0], 0), b[1] + nbytes)
+                    if opdef.type == "Concat":
+                        self._concat_blocks(k, opdef, b, buffer_of, len(buffer_views), assembled)
                     args.append(f"out=B[{len(buffer_views)}]")
                     buffer_views.append((b, shape, dtype))
                 buffer_of[opdef.output[0]] = b
@@ -158,8 +206,13 @@ class CompiledGraph:
         self._kernels = kernels
         self._consts = const_values
         self._pools = {b: np.empty(n, np.uint8) for b, n in buffer_sizes.items()}
-        self._buffers = [self._pools[b][: int(np.prod(s, dtype=np.int64)) * d.itemsize].view(d).reshape(s)
-                         for b, s, d in buffer_views]
+        self._buffers = [self._pools[b][at: at + int(np.prod(s, dtype=np.int64)) * d.itemsize].view(d).reshape(s)
+                         for (b, at), s, d in buffer_views]
+        for k, whole, blocks in assembled:
+            flat = self._buffers[whole].reshape(-1).view(np.uint8)
+            views = [flat[at:at + int(np.prod(s, dtype=np.int64)) * self._buffers[whole].itemsize]
+                     .view(self._buffers[whole].dtype).reshape(s) for at, s in blocks]
+            kernels[k] = ConcatIntoBlocks(kernels[k], views, self._buffers[whole])
         pooled = {id(self._pools[b]) for b in self._pools}
         self._pooled = pooled
         self.source = "\n".join(source)
@@ -167,6 +220,24 @@ class CompiledGraph:
         fully_known = all(d is not None and s is not None and None not in s for d, s in expected)
         self._expected = expected if fully_known else None
         self._named = any(opdef.name for opdef in graph.op)
+
+    def _concat_blocks(self, k, opdef, place, buffer_of, view, assembled):
+        """Record Concat ``k`` (output at ``place``, buffer view ``view``) for :class:`ConcatIntoBlocks` when the
+        plan placed one of its inputs as its block (the same buffer, at the block's byte offset)."""
+        shape, dtype = self._infos[opdef.output[0]]
+        axis = opdef_attrs(opdef).get("axis", 0)
+        axis = axis + len(shape) if axis < 0 else axis
+        shapes = [self._infos.get(n, (None, None))[0] for n in opdef.input]
+        if not 0 <= axis < len(shape) or np.prod(shape[:axis], dtype=np.int64) != 1 or any(
+                s is None or None in s for s in shapes):
+            return
+        blocks, at, placed = [], 0, False
+        for name, s in zip(opdef.input, shapes):
+            placed |= buffer_of.get(name) == (place[0], place[1] + at) and self._infos[name][1] == dtype
+            blocks.append((at, s))
+            at += int(np.prod(s, dtype=np.int64)) * dtype.itemsize
+        if placed:
+            assembled.append((k, view, blocks))
 
     def _with_releases(self, steps, slot):
         """``steps`` with ``del`` statements dropping each op output after its last read.

@@ -166,13 +166,15 @@ def memory_report(graph, keep=()):
     n = live.n
     planned = is_planned(graph)
     assigned = {}  # value -> buffer id, as the executor honours them
+    offsets = {}  # value -> its byte offset in its buffer
     for op in graph.op:
         ids = buffers_of(op)
         if ids and ids[0] >= 0 and op.output and op.output[0] and op.output[0] not in live.multi:
             assigned[op.output[0]] = ids[0]
+            offsets[op.output[0]] = (buffers_of(op, "buffer_offset") or [0])[0]
     pool = {}
     for name, b in assigned.items():
-        pool[b] = max(pool.get(b, 0), live.nbytes(name) or 0)
+        pool[b] = max(pool.get(b, 0), offsets[name] + (live.nbytes(name) or 0))
     lower = np.zeros(n + 2, np.int64)
     unpooled = np.zeros(n + 2, np.int64)
     spans = {}  # buffer -> intervals of its live values

@@ -167,6 +167,7 @@ def validate_graph(graph):
         except (VfwError, ValueError) as exc:
             raise OpAttributeError(f"{where}: malformed attribute ({exc})") from None
         buffers = attrs.pop("buffer", None)
+        offsets = attrs.pop("buffer_offset", None)
         try:
             schema.bind_attrs(attrs)
         except OpAttributeError as exc:
@@ -185,6 +186,10 @@ def validate_graph(graph):
                 define(value, where)
         if buffers is not None:
             _check_buffers(where, op, buffers, infos)
+        if offsets is not None and (buffers is None or not isinstance(offsets, tuple) or len(offsets) != len(buffers)
+                                    or not all(isinstance(at, int) and at >= 0 for at in offsets)):
+            raise OpInputError(f"{where}: 'buffer_offset' must be a list of byte offsets >= 0, one per 'buffer' "
+                               f"entry, got {offsets!r}")
     for value in graph.output:
         if value not in defined:
             raise OpInputError(f"graph {name!r}: output {value!r} is not defined by any input, initializer or op")

@@ -28,9 +28,10 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.eager import execute
+from vfw.core.graph.executor import kernel_attrs
 from vfw.core.graph.passes import optimize
 from vfw.core.graph.trace import Trace, current_trace
-from vfw.core.ir import opdef_attrs, proto_to_tensor, tensor_to_proto
+from vfw.core.ir import proto_to_tensor, tensor_to_proto
 from vfw.core.proto import GraphDef, ValueInfo
 from vfw.core.tensor import Tensor
 from vfw.core.workspace import current_workspace
@@ -268,8 +269,8 @@ def run_graph(graph, inputs, outputs=None):
     values.update((t.name, proto_to_tensor(t)) for t in graph.initializer)
     workspace = current_workspace()
     for opdef in needed_ops(graph, names):
-        attrs = {k: v for k, v in opdef_attrs(opdef).items() if k != "buffer"}
-        result = execute(workspace.op(opdef.type, attrs), *[values[n] if n else None for n in opdef.input])
+        args = [values[n] if n else None for n in opdef.input]
+        result = execute(workspace.op(opdef.type, kernel_attrs(opdef)), *args)
         for out_name, value in zip(opdef.output, result if type(result) is tuple else (result,)):
             if out_name:
                 values[out_name] = value

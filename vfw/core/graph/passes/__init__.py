@@ -7,7 +7,8 @@ Levels (``opt_level``):
   subexpressions, fold ops whose inputs are all constants, and free each
   intermediate after its last read (level 0 holds them all to the end);
 * 2: level 1, then let an op overwrite an input that it reads last (in place);
-* 3: level 2, then assign intermediates to pooled buffers by liveness.
+* 3: level 2, then assign intermediates to pooled buffers by liveness (a Concat's inputs computed straight
+  into its output when they are contiguous blocks of it).
 """
 
 from vfw.core.graph.passes.buffers import plan_buffers

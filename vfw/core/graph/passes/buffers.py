@@ -19,11 +19,15 @@ Two placements are computed and the one needing fewer pool bytes is kept
   tightly, else grows the largest free pool, else opens a new one.
 
 Two values share a pool only when their lifetimes are disjoint, or in place
-(the op reading one for the last time writes the other).
+(the op reading one for the last time writes the other), or when one is a
+block of the other (a Concat's input computed in its output, see
+:mod:`~vfw.core.graph.passes.concat`): a Concat, its blocks and their chains
+are one item, sized for the Concat's output.
 
 The plan is the OpDef argument ``buffer``: one entry per output, a pool id
 or -1 (graph outputs, state updates, outputs of multi-output ops and of
-ops that may return views, values of unknown shape).
+ops that may return views, values of unknown shape); and ``buffer_offset``
+(bytes into the pool, one entry per output) on the ops writing a block.
 """
 
 import bisect
@@ -31,6 +35,7 @@ import heapq
 
 from vfw.core.graph.executor import buffers_of
 from vfw.core.graph.memory import Liveness
+from vfw.core.graph.passes.concat import concat_blocks, place
 from vfw.core.graph.passes.inplace import inplace_slots, mark_planned, set_buffers
 
 
@@ -121,18 +126,19 @@ def plan_buffers(graph, keep):
     out.CopyFrom(graph)
     live = Liveness(out, keep)
     head = _chains(out, live)
-    items = {}  # chain head -> [first step, last step, bytes]
-    for name in live.defined:
-        if not live.poolable(name):
-            continue
+    blocks = concat_blocks(out, live, head)
+    where = {name: place(name, head, blocks) for name in live.defined if live.poolable(name)}  # (item, offset)
+    items = {}  # item (a chain head, or the outermost Concat holding blocks) -> [first step, last step, bytes]
+    for name, (key, offset) in where.items():
         first, last = live.interval(name)
-        item = items.setdefault(head.get(name, name), [first, last, 0])
+        item = items.setdefault(key, [first, last, 0])
         item[0], item[1] = min(item[0], first), max(item[1], last)
-        item[2] = max(item[2], live.nbytes(name))
+        item[2] = max(item[2], offset + live.nbytes(name))
     # Neither placement is always the smaller: keep the one needing fewer pool bytes.
     pool_of, _ = min((_by_size(items), _linear_scan(items)), key=lambda plan: sum(plan[1]))
     for op in out.op:
-        set_buffers(op, [pool_of.get(head.get(name, name), -1) if name and live.poolable(name) else -1
-                         for name in op.output])
+        placed = [where.get(name) if name else None for name in op.output]
+        set_buffers(op, [-1 if p is None else pool_of[p[0]] for p in placed],
+                    [0 if p is None else p[1] for p in placed])
     mark_planned(out, "buffers")
     return out

@@ -35,8 +35,9 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.errors import VfwError
+from vfw.core.graph.executor import kernel_attrs
 from vfw.core.graph.passes.cse import is_random
-from vfw.core.ir import opdef_attrs, proto_to_tensor, tensor_to_proto
+from vfw.core.ir import proto_to_tensor, tensor_to_proto
 from vfw.core.proto import ValueInfo
 from vfw.core.registry import make_op
 
@@ -130,7 +131,7 @@ class _Folder:
         if estimate is not None and estimate > limit:
             return False
         try:
-            op = make_op(opdef.type, {k: v for k, v in opdef_attrs(opdef).items() if k != "buffer"})
+            op = make_op(opdef.type, kernel_attrs(opdef))
             results = op(*arrays)
         except (VfwError, ValueError, TypeError, MemoryError):
             return False

@@ -17,7 +17,7 @@ initializers, graph outputs, state updates and views of any of them never
 are (see :class:`~vfw.core.graph.memory.Liveness`).
 """
 
-from vfw.core.graph.executor import PLAN_MARK
+from vfw.core.graph.executor import PLAN_ARGS, PLAN_MARK
 from vfw.core.graph.memory import Liveness
 from vfw.core.ir import make_argument
 
@@ -86,13 +86,16 @@ def inplace_slots(op, step, live):
     return found
 
 
-def set_buffers(op, ids):
-    """Replace the ``buffer`` argument of ``op`` by ``ids`` (one per output)."""
-    kept = [arg for arg in op.arg if arg.name != "buffer"]
+def set_buffers(op, ids, offsets=()):
+    """Replace the memory plan arguments of ``op``: ``buffer`` by ``ids`` (one per output), and ``buffer_offset``
+    by ``offsets`` (bytes, one per output) unless they are all 0."""
+    kept = [arg for arg in op.arg if arg.name not in PLAN_ARGS]
     del op.arg[:]
     op.arg.extend(kept)
     if ids:
         op.arg.append(make_argument("buffer", [int(i) for i in ids]))
+    if any(offsets):
+        op.arg.append(make_argument("buffer_offset", [int(i) for i in offsets]))
 
 
 def mark_planned(graph, kind):
