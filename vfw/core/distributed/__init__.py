@@ -11,15 +11,15 @@ import os
 
 from vfw.core.distributed import mpi
 from vfw.core.distributed.buckets import DEFAULT_BUCKET_BYTES, SOLO_BYTES, Buckets
-from vfw.core.distributed.group import DEFAULT_TIMEOUT, REDUCE_OPS, ProcessGroup, get_group
+from vfw.core.distributed.group import DEFAULT_TIMEOUT, REDUCE_OPS, ProcessGroup, divide_by, get_group
 from vfw.core.distributed.mpi import DistributedError, MPIUnavailableError
 
 TIMEOUT_VARIABLE = "VFW_DISTRIBUTED_TIMEOUT"
 """Environment variable: seconds a collective may take before the job is aborted (overrides the default)."""
 
 __all__ = ["DEFAULT_BUCKET_BYTES", "DEFAULT_TIMEOUT", "REDUCE_OPS", "SOLO_BYTES", "Buckets", "DistributedError",
-           "MPIUnavailableError", "ProcessGroup", "available", "destroy", "get_group", "init", "is_initialized",
-           "world"]
+           "MPIUnavailableError", "ProcessGroup", "available", "destroy", "divide_by", "get_group", "init",
+           "is_initialized", "world"]
 
 
 def available():

@@ -14,7 +14,7 @@ import contextlib
 
 import numpy as np
 
-from vfw.core.distributed import SOLO_BYTES, Buckets
+from vfw.core.distributed import SOLO_BYTES, Buckets, divide_by
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd import _engine
 from vfw.frontends.torch.autograd.grad_mode import no_grad
@@ -143,7 +143,7 @@ class DistributedDataParallel(Module):
             grad = np.zeros(p.array.shape, p.array.dtype)
             p.grad = _dispatch.wrap(grad)
         else:
-            np.divide(grad, engine.size, out=grad)
+            divide_by(grad, engine.size, out=grad)
         engine.all_reduce(grad, "sum", out=grad)
         _dispatch.bump_version(p.grad)
 
@@ -157,7 +157,7 @@ class DistributedDataParallel(Module):
             if grads[i] is None:
                 view[...] = 0
             else:
-                np.divide(grads[i], engine.size, out=view)
+                divide_by(grads[i], engine.size, out=view)
         engine.all_reduce(flat, "sum", out=flat)
         for (i, _, _), view in zip(members, views):
             p, grad = self._trained[i], grads[i]
