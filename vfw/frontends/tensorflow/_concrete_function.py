@@ -100,7 +100,7 @@ class ConcreteFunction:
         """The function's results on example tensors, run so that it changes nothing (writes are undone)."""
         args, kwargs = nest.map_structure(lambda x: example(x, size), self._template)
         with SubgraphTrace(f"{self.name}_outputs", None):
-            result = self._function._python_function(*args, **kwargs)
+            result = self._function._traced_function()(*args, **kwargs)
             return nest.map_structure(lambda x: as_spec(result_as_tensor(x)), result)
 
     def __call__(self, *args, **kwargs):

@@ -7,10 +7,11 @@ so a later call takes the branch and the number of iterations its own values sel
 that fails while traced (only the branch the traced values do not select may: the other one is
 what the call computes) raises the same error when a later call takes it.
 
-vfw has no AutoGraph: while a tf.function is traced, a tensor used as a Python ``bool``
-(``if x > 0:``, ``while i < n:``) raises ``OperatorNotAllowedInGraphError`` naming these
-functions (freezing the branch of the traced values would silently give wrong results later),
-and ``tensor.numpy()`` raises TF's AttributeError.
+Python ``if``/``while``/``for`` on tensors in a tf.function are converted into these by AutoGraph
+(``_autograph_*``).  In code AutoGraph does not convert (``autograph=False``, library code), a
+tensor used as a Python ``bool`` while a tf.function is traced raises
+``OperatorNotAllowedInGraphError`` naming these functions (freezing the branch of the traced
+values would silently give wrong results later), and ``tensor.numpy()`` raises TF's AttributeError.
 """
 
 import numpy as np
@@ -29,14 +30,16 @@ def _tracing_now():
     return bool(_tracing) and current_trace() is not None
 
 
-# -- AutoGraph's absence --------------------------------------------------------------------------
+# -- code AutoGraph does not convert -------------------------------------------------------------
 def _tensor_bool(self):
-    """``bool(tensor)``: the value eagerly; refused while a tf.function is traced (vfw has no AutoGraph)."""
+    """``bool(tensor)``: the value eagerly; refused while a tf.function is traced (in code AutoGraph converts,
+    ``if``/``while`` on a tensor never call it)."""
     if _tracing and _function.in_function_trace() and current_trace() is not None:
         raise errors.OperatorNotAllowedInGraphError(
-            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: vfw.tensorflow traces tf.function "
-            "without AutoGraph, so Python `if`/`while` on a tensor would freeze the value it had when traced. Use "
-            "tf.cond / tf.case / tf.switch_case for branches and tf.while_loop for loops on tensor values.")
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: in code AutoGraph does not convert "
+            "(autograph=False, library code, functions without source, match statements) Python `if`/`while` on a "
+            "tensor would freeze the value it had when traced. Use tf.cond / tf.case / tf.switch_case for branches "
+            "and tf.while_loop for loops on tensor values.")
     return bool(self.array)
 
 
@@ -133,8 +136,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     return _graph_cond(_scalar_pred(pred, "pred"), true_fn, false_fn, ("true_fn", "false_fn"))
 
 
-def _graph_cond(pred, true_fn, false_fn, names):
-    """An ``If`` op over the traced branches; returns the structure of the true branch."""
+def _graph_cond(pred, true_fn, false_fn, names, check=None):
+    """An ``If`` op over the traced branches; returns the structure of the true branch.  ``check()``, if given,
+    runs once both branches are traced (AutoGraph's checks of its variables, before the generic ones)."""
     taken = 0 if bool(pred.array.reshape(-1)[0]) else 1
     fns = (true_fn, false_fn)
     results = [[], []]
@@ -147,6 +151,8 @@ def _graph_cond(pred, true_fn, false_fn, names):
             raise  # a shape or dtype error, which TF raises while it builds the graph
         subs[1 - taken] = _raising_branch(error, subs[taken])
         results[1 - taken] = results[taken]
+    if check is not None:
+        check()
     _check_branches([r[0] for r in results], names)
     outputs = run_if(pred, subs, "cond")
     first = results[0][0]
@@ -220,11 +226,16 @@ def _eager_while(cond, body, loop_vars, limit):
     return nest.pack_sequence_as(loop_vars, [_as_tensor(x, "while_loop") for x in nest.flatten(loop_vars)])
 
 
-def _graph_while(cond, body, loop_vars, shape_invariants, limit):
+def _graph_while(cond, body, loop_vars, shape_invariants, limit, names=None):
+    """A ``Loop`` op; ``names``: the loop variables' names (AutoGraph's loops: TF's messages name them), and
+    ``shape_invariants`` may hold None for variables keeping their shapes."""
     if not isinstance(loop_vars, (list, tuple)):
         raise TypeError(f"object of type '{type(loop_vars).__name__}' has no len()")
     initial = [_dispatch.as_tf(t) for t in _flat_tensors(loop_vars, "while_loop")]
     invariants = None if shape_invariants is None else nest.flatten(shape_invariants)
+    flat_names = [None] * len(initial)
+    if names is not None:
+        flat_names = [name for name, var in zip(names, loop_vars) for _ in nest.flatten(var)]
 
     def packed(values):
         return nest.pack_sequence_as(loop_vars, values)
@@ -236,7 +247,7 @@ def _graph_while(cond, body, loop_vars, shape_invariants, limit):
         nest.assert_same_structure(result, loop_vars, check_types=False)
         new = [_dispatch.as_tf(t) for t in _flat_tensors(result, "while_loop")]
         for k, (old, value) in enumerate(zip(initial, new)):
-            _check_loop_var(old, value, None if invariants is None else invariants[k])
+            _check_loop_var(old, value, None if invariants is None else invariants[k], flat_names[k])
         return [_loop_pred(cond(*packed(new))), *new]
 
     start = _loop_pred(cond(*loop_vars))
@@ -245,6 +256,8 @@ def _graph_while(cond, body, loop_vars, shape_invariants, limit):
     sub = trace_subgraph(step, inputs, "while_body")
     varying = {}
     for k, invariant in enumerate(invariants or ()):
+        if invariant is None:
+            continue
         if invariant.rank is None or None in invariant.as_list():
             varying[k] = None if invariant.rank is None else invariant.as_list()
     trips = None if limit is None else _dispatch.call("Cast", limit, to=7)
@@ -263,7 +276,17 @@ def _loop_pred(value):
     return tensor
 
 
-def _check_loop_var(old, new, invariant):
+def _check_loop_var(old, new, invariant, name=None):
+    if name is not None:  # an AutoGraph loop: TF's messages name the variable
+        if old.array.dtype != new.array.dtype:
+            raise TypeError(f"'{name}' has dtype {_dtypes.of_array(old.array).name} before the loop, but dtype "
+                            f"{_dtypes.of_array(new.array).name} after one iteration")
+        if (old.array.shape != new.array.shape if invariant is None else
+                not invariant.is_compatible_with(new.array.shape)):
+            raise ValueError(f"'{name}' has shape {old.array.shape} before the loop, but shape {new.array.shape} "
+                             "after one iteration. Use tf.autograph.experimental.set_loop_options to set shape "
+                             "invariants.")
+        return
     if old.array.dtype != new.array.dtype:
         raise TypeError(f"Loop var {old!r} enters the loop with type {_dtypes.of_array(old.array)!r} but has type "
                         f"{_dtypes.of_array(new.array)!r} after 1 iteration. The type should remain constant.")

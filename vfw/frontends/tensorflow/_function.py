@@ -28,20 +28,23 @@ How it maps onto the engine, and where it differs from TensorFlow 2.21:
   the function (the usual training step) is traced into the graph with its gradient and the
   optimizer's updates.
 - **Control flow** over tensors: ``tf.cond``/``tf.while_loop``/``tf.case``/``tf.switch_case``
-  become ``If``/``Loop`` ops.  vfw has no AutoGraph: a tensor used as a Python ``bool``
-  (``if x > 0:``, ``while``) while tracing raises ``OperatorNotAllowedInGraphError`` naming
-  tf.cond/tf.while_loop instead of freezing the traced branch; Python control flow over Python
-  values unrolls while tracing, as in TF.  Iterating over a tensor unrolls over its first dim
-  (shapes are part of the signature; a dim that follows values raises TF's error),
-  ``tensor.numpy()`` raises TF's AttributeError, and ``int()``/``float()`` of a tensor computed
-  from the arguments raise TF's TypeError.
+  become ``If``/``Loop`` ops.  With ``autograph=True`` (the default) the traced Python function
+  is first converted by AutoGraph (``_autograph_*``): Python ``if``/``while``/``for``, ``and``/
+  ``or``/``not`` and conditional expressions on tensors become those ops, Python control flow
+  over Python values still unrolls while tracing, as in TF, and user functions it calls are
+  converted too.  In code left unconverted (``autograph=False``, library code, lambdas), a
+  tensor used as a Python ``bool`` while tracing raises ``OperatorNotAllowedInGraphError``
+  instead of freezing the traced branch, iterating over a tensor unrolls over its first dim
+  (a dim that follows values raises TF's error), and ``int()``/``float()`` of a tensor computed
+  from the arguments raise TF's TypeError; ``tensor.numpy()`` raises TF's AttributeError.
 - **Values read from tensors** (``tf.zeros([n])``, ``tf.reshape(x, [n, -1])``...) follow each
   call's values: the graph computes such shapes (see ``_traced_shapes``).
 - ``get_concrete_function`` records the signature without running the function (TF traces
   it then); ``structured_outputs`` runs it once on example values (writes undone).
-- ``jit_compile``, ``autograph`` and the ``experimental_*`` options are accepted and ignored.
+- ``jit_compile`` and the ``experimental_*`` options are accepted and ignored.
 """
 
+import contextlib
 import functools
 import inspect
 import re
@@ -94,6 +97,17 @@ def in_function_trace():
     return _trace_state.depth > 0
 
 
+@contextlib.contextmanager
+def reading_datasets():
+    """Let a converted ``for`` loop read a dataset's elements while a tf.function is traced (it unrolls over them:
+    the graph replays the elements read, see ``_autograph_control``)."""
+    depth, _trace_state.depth = _trace_state.depth, 0
+    try:
+        yield
+    finally:
+        _trace_state.depth = depth
+
+
 def _variable_creator(may_create, created):
     """A ``tf.variable_creator_scope`` creator refusing variables when ``may_create`` is false (TF's ValueError),
     and noting in ``created`` that the trace made one."""
@@ -123,6 +137,8 @@ def _trace_key(obj, shapes):
         return ("tensor", obj.dtype)
     if isinstance(obj, (list, tuple)):
         return (type(obj), tuple([_trace_key(x, shapes) for x in obj]))
+    if _is_dataset(obj):  # TF's type of a dataset is its element spec (the engine still traces each dataset)
+        return ("dataset", repr(obj.element_spec))
     if isinstance(obj, dict):
         return (type(obj), tuple([(k, _trace_key(obj[k], shapes)) for k in sorted(obj, key=repr)]))
     try:
@@ -130,6 +146,12 @@ def _trace_key(obj, shapes):
     except TypeError:
         return ("object", type(obj), id(obj))
     return ("value", type(obj), obj)
+
+
+def _is_dataset(obj):
+    from vfw.frontends.tensorflow.data._dataset import Dataset
+
+    return isinstance(obj, Dataset)
 
 
 def _covers(general, shape):
@@ -196,6 +218,7 @@ class Function:
     def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None, _options=None):
         functools.update_wrapper(self, python_function)
         self._python_function = python_function
+        self._converted = None  # the function AutoGraph converted, made at the first trace
         self._input_signature = None if input_signature is None else tuple(input_signature)
         self._reduce_retracing = bool(reduce_retracing)
         self._name = name or getattr(python_function, "__name__", "function")
@@ -232,6 +255,16 @@ class Function:
                             f"{len(positional)} positional arguments")
 
     # -- TF's public surface ---------------------------------------------------------------------
+    def _traced_function(self):
+        """The function the traces run: converted by AutoGraph unless ``autograph=False``."""
+        if self._converted is None:
+            self._converted = self._python_function
+            if self._options.get("autograph", True):
+                from vfw.frontends.tensorflow._autograph_runtime import convert
+
+                self._converted = convert(self._python_function)
+        return self._converted
+
     @property
     def python_function(self):
         """The Python function this tf.function wraps."""
@@ -263,7 +296,7 @@ class Function:
         except TypeError:  # instances that cannot be weakly referenced: no caching
             bound = None
         if bound is None:
-            bound = Function(_weak_method(self._python_function, instance), self._input_signature,
+            bound = Function(_weak_method(self._traced_function(), instance), self._input_signature,
                              self._reduce_retracing, self._name, self._options)
             try:
                 self._instances[instance] = bound
@@ -387,7 +420,7 @@ class Function:
         _trace_state.depth += 1
         try:
             with _variables.variable_creator_scope(_variable_creator(not self._engine_traced, created)):
-                result = self._python_function(*nest.map_structure(_unwrapped, args),
+                result = self._traced_function()(*nest.map_structure(_unwrapped, args),
                                                **nest.map_structure(_unwrapped, kwargs))
         except errors.InvalidArgumentError as e:
             raise graph_error(e) from None
@@ -497,8 +530,10 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     func : callable, optional
         Without it, returns a decorator.
     input_signature : sequence of (nested) tf.TensorSpec, optional
-    autograph, jit_compile, experimental_*
-        Accepted; vfw has no AutoGraph or XLA (see the module docstring).
+    autograph : bool
+        Convert Python control flow on tensors into graph control flow (AutoGraph, see the module docstring).
+    jit_compile, experimental_*
+        Accepted; vfw has no XLA.
     reduce_retracing : bool
     experimental_relax_shapes : bool, optional
         The former name of ``reduce_retracing``.

@@ -295,7 +295,9 @@ class Trainer(TrainerLoops):
         """``step`` compiled with ``tf.function`` (unless ``run_eagerly``)."""
         if self.run_eagerly:
             return step
-        return tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile)
+        # Keras compiles its own step function, which calls ``train_step``: AutoGraph leaves library code and what it
+        # calls unconverted, so a user's ``train_step``/``call`` runs as written (Python ``if`` on a tensor raises).
+        return tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile, autograph=False)
 
     def _make_function(self, step, shard=False):
         one_step = self._step_function(step)
