@@ -39,5 +39,10 @@ class OutOfMemoryError(VfwError, MemoryError):
     """A result too large to allocate."""
 
 
+class InaccessibleValueError(VfwError, ValueError):
+    """A value computed inside a traced control-flow body (a loop body, a branch) used outside it (TF's
+    ``InaccessibleTensorError``): the op running the body returns only its declared outputs."""
+
+
 class TraceError(VfwError, RuntimeError):
     """A traced function did something its graph cannot replay (an in-place write the trace could not see...)."""

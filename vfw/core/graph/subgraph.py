@@ -91,6 +91,12 @@ class SubgraphTrace(Trace):
         for name, tensor in self.captures.items():
             tensor.array = self._capture_arrays[name]
         if self.parent is not None:
+            # The body's own values exist only inside the op that runs it: the enclosing traces must not read them.
+            captured = {id(a) for a in self._capture_arrays.values()}
+            self.parent.inaccessible.update(self.inaccessible)
+            self.parent.inaccessible.update((id(a), (a, self.graph.name)) for a in self._alive
+                                            if isinstance(a, np.ndarray) and id(a) in self._arrays
+                                            and id(a) not in captured)
             self.parent.callbacks.extend(self.callbacks)
             self.parent.max_opt_level = min(self.parent.max_opt_level, self.max_opt_level)
             if self.unreplayable is not None:

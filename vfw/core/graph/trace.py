@@ -39,7 +39,7 @@ import threading
 import numpy as np
 
 from vfw.core import dtypes as dt
-from vfw.core.errors import OpInputError
+from vfw.core.errors import InaccessibleValueError, OpInputError
 from vfw.core.graph.aliasing import common_elements, owner, same_elements
 from vfw.core.ir import make_opdef, tensor_to_proto
 from vfw.core.proto import GraphDef, ValueInfo
@@ -108,6 +108,7 @@ class Trace:
         self._announced = set()  # ids of arrays whose write was recorded and not yet confirmed
         self._fresh = set()  # ids of arrays made inside the function: constants when first read
         self._alive = []  # keeps traced tensors and arrays alive so their ids stay unique
+        self.inaccessible = {}  # id(array) -> (array, body name): values of control-flow bodies traced inside
         self._used = set()
         self._count = 0
         self._relaxed = set()  # names of values marked with relax_shape
@@ -196,6 +197,7 @@ class Trace:
             name = self._view_of_value(array) if self._is_view_of_value(array) else None
             if name is not None:
                 return name
+            self._check_accessible(array)
             name = self._new_value(array, "capture")
             self.captures[name] = value
             self._capture_arrays[name] = array
@@ -217,8 +219,20 @@ class Trace:
                                        "Transpose, ...) instead")
                 return name
             # Not bound: a frontend may refill a scratch array between two ops.
+            self._check_accessible(value)
             return self._constant(value)
         return self._constant(np.asarray(value))
+
+    def _check_accessible(self, array):
+        """Refuse a value (or a view of one) that a control-flow body traced inside this trace computed."""
+        while array is not None:
+            entry = self.inaccessible.get(id(array))
+            if entry is not None and entry[0] is array:
+                raise InaccessibleValueError(
+                    f"trace {self.graph.name!r}: a tensor computed inside {entry[1]!r} (a loop body or a branch) is "
+                    "out of scope and cannot be used here. Use return values, explicit Python locals or TensorFlow "
+                    "collections to access it.")
+            array = array.base if isinstance(array.base, np.ndarray) else None
 
     def _fresh_constant(self, array):
         """A constant for memory made inside the function, bound: a write into it later gives it a new value."""

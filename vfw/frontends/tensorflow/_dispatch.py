@@ -18,7 +18,7 @@ Every tf function is a few lines over these helpers:
 import numpy as np
 
 from vfw.core.eager import execute
-from vfw.core.errors import IndexOutOfRangeError, VfwError
+from vfw.core.errors import InaccessibleValueError, IndexOutOfRangeError, VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.registry import make_op, op_key
@@ -94,6 +94,8 @@ def mismatch(tf_op, expected, got, position=1):
 
 def translate(e, tf_op=None):
     """The tf.errors exception for an engine error raised by ``tf_op``."""
+    if isinstance(e, InaccessibleValueError):
+        return e  # TF's InaccessibleTensorError is a ValueError too
     if isinstance(e, IndexOutOfRangeError):
         return op_error(str(e), tf_op)
     if isinstance(e, MemoryError):
