@@ -165,10 +165,13 @@ class Node:
     written : set[int] or None
         Output slots whose memory was overwritten since (:meth:`mark_written`); the
         maker may not read them (:meth:`output` raises).
+    display_name : str
+        A name a frontend gave the node (its ``grad_fn`` name); unset unless given, so
+        read it with ``getattr(node, "display_name", None)``.
     """
 
     __slots__ = ("op", "inputs", "edges", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad",
-                 "hooks", "check_inputs", "written", "__weakref__")
+                 "hooks", "check_inputs", "written", "display_name", "__weakref__")
 
     def __init__(self, op, inputs, output_arrays, backward_fn=None):
         self.op = op
@@ -314,9 +317,17 @@ def stop_gradient(x):
     return Tensor.wrap(x.array) if isinstance(x, Tensor) else Tensor(x)
 
 
+# The latest stamp handed out (monotonic: set under the lock). Backward skips the saved-input checks of nodes
+# recorded after it: no tensor can carry a later stamp.
+_latest_write = [0]
+_stamp_lock = threading.Lock()
+
+
 def write_stamp():
     """A number later than every node recorded so far: the stamp of an in-place write (see ``Node``)."""
-    return next(_counter)
+    with _stamp_lock:
+        stamp = _latest_write[0] = next(_counter)
+    return stamp
 
 
 # -- backward ----------------------------------------------------------------------
@@ -355,14 +366,20 @@ def _reachable(targets, source_keys, first_seq, last_seq, leaves=None, skip=()):
     """
     found = {}
     stack = [t.grad_node for t in targets]
+    windowed = first_seq > 0 or last_seq != float("inf") or skip
     while stack:
         node = stack.pop()
-        if node is None or node.seq in found or not first_seq <= node.seq <= last_seq:
+        if node is None:
             continue
-        if skip and any(lo <= node.seq <= hi for lo, hi in skip):
+        seq = node.seq
+        if seq in found:
             continue
-        found[node.seq] = node
-        stack.extend([edge[0] for edge in node.edges if edge is not None])
+        if windowed and (not first_seq <= seq <= last_seq or any(lo <= seq <= hi for lo, hi in skip)):
+            continue
+        found[seq] = node
+        for edge in node.edges:
+            if edge is not None and edge[0] is not None:
+                stack.append(edge[0])
     leads = set()  # seqs of nodes from which a source is reachable
     result = []
     floats = dt.FLOATS
@@ -474,7 +491,8 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
             leaves[id(t)] = t
         _accumulate(grads, _key(t), g)
     nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves, skip)
-    prev_mode = is_grad_enabled()
+    latest_write = _latest_write
+    prev_mode = _local.enabled
     _local.enabled = create_graph
     try:
         for node in nodes:
@@ -503,7 +521,7 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                             out_grads[i] = _zeros(node._outputs[i].shape, node._outputs[i].dtype)
             if node.inputs is None:
                 node._check_alive()  # freed by an earlier backward, yet a gradient needs it
-            if node.check_inputs:
+            if node.check_inputs and latest_write[0] > seq:  # something was written since the node was recorded
                 node._check_inputs()
             if node.hooks is not None:
                 node._run_hooks(out_grads)

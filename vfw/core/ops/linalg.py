@@ -284,6 +284,9 @@ def _matmul_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
     sa, sb = array_of(a).shape, array_of(b).shape
+    if len(sa) == 2 and len(sb) == 2:  # matrices (the usual case): Gemm reads transposed operands in place
+        return (execute(bound_op("Gemm", transB=1), g, b) if need_a else None,
+                execute(bound_op("Gemm", transA=1), a, g) if need_b else None)
     if len(sa) == 1 and len(sb) == 1:  # dot product: g is a scalar
         return (execute("Mul", g, b) if need_a else None), (execute("Mul", g, a) if need_b else None)
     # numpy's promotion of 1-D operands: (k,) is (1, k) on the left and (k, 1) on the right.
@@ -292,8 +295,7 @@ def _matmul_grad(node, g):
     gs = g.array.shape
     g2 = _reshaped(g, gs[:len(gs) - (len(sa) > 1) - (len(sb) > 1)] + (a2[-2], b2[-1]))
     ga = gb = None
-    if len(a2) == 2 and len(b2) == 2:
-        # Gemm reads transposed operands in place.
+    if len(a2) == 2 and len(b2) == 2:  # a vector and a matrix, as matrices
         if need_a:
             ga = execute(bound_op("Gemm", transB=1), g2, _reshaped(b, b2))
         if need_b:
@@ -323,16 +325,21 @@ def _gemm_grad(node, g):
     trans_a, trans_b = node.attrs["transA"], node.attrs["transB"]
     ga = gb = gc = None
     if needs[0]:
-        ga = (execute("Gemm", b, g, alpha=alpha, transA=trans_b, transB=1) if trans_a
-              else execute("Gemm", g, b, alpha=alpha, transB=1 - trans_b))
+        ga = (execute(bound_op("Gemm", alpha=alpha, transA=trans_b, transB=1), b, g) if trans_a
+              else execute(bound_op("Gemm", alpha=alpha, transB=1 - trans_b), g, b))
     if needs[1]:
-        gb = (execute("Gemm", g, a, alpha=alpha, transA=1, transB=trans_a) if trans_b
-              else execute("Gemm", a, g, alpha=alpha, transA=1 - trans_a))
+        gb = (execute(bound_op("Gemm", alpha=alpha, transA=1, transB=trans_a), g, a) if trans_b
+              else execute(bound_op("Gemm", alpha=alpha, transA=1 - trans_a), a, g))
     if needs[2] and c is not None:
         if beta == 0:  # C is not read at all
             gc = execute("ConstantOfShape", int64s(c.array.shape), value=np.zeros(1, c.array.dtype))
         else:
-            gc = unbroadcast(g if beta == 1 else execute("Mul", g, np.asarray(beta, g.array.dtype)), c.array.shape)
+            gc = g if beta == 1 else execute("Mul", g, np.asarray(beta, g.array.dtype))
+            if c.array.shape == g.array.shape[1:]:
+                # A bias row (a linear layer): column sums into fresh memory, no reshaped view (.grad copies views).
+                gc = execute(bound_op("ReduceSum", keepdims=0), gc, int64s((0,)))
+            else:
+                gc = unbroadcast(gc, c.array.shape)
     return ga, gb, gc
 
 

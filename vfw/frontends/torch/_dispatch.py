@@ -156,14 +156,14 @@ def _check_saved_inputs(node):
     op_type = node.op.schema.op_type
     if op_type in _SAVES_NO_INPUTS:
         return
-    inputs = node.inputs
+    edges = node.edges  # an input's edge is set where it is a tensor that requires grad
     if op_type in _CROSS_READS:
-        node.check_inputs = _CROSS_CHECKS[getattr(inputs[1], "requires_grad", False),
-                                          getattr(inputs[0], "requires_grad", False)]
+        node.check_inputs = _CROSS_CHECKS[edges[1] is not None, edges[0] is not None]
     elif op_type == "Div":  # the divisor always, the dividend for the divisor's gradient
-        node.check_inputs = (0, 1) if getattr(inputs[1], "requires_grad", False) else (1,)
+        node.check_inputs = (0, 1) if edges[1] is not None else (1,)
     else:
-        node.check_inputs = _ALL_INPUTS[len(inputs)] if len(inputs) < 5 else tuple(range(len(inputs)))
+        count = len(edges)
+        node.check_inputs = _ALL_INPUTS[count] if count < 5 else tuple(range(count))
 
 
 _ALL_INPUTS = [(), (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]

@@ -9,17 +9,13 @@ with :func:`names_grad_fn` record torch's name for the nodes they create; printe
 """
 
 import functools
-import weakref
 
 from vfw.core.tensor import Tensor
-
-# node -> torch's name; weak, so a freed graph takes its names with it.
-_NODE_NAMES = weakref.WeakKeyDictionary()
 
 
 def recorded_name(node):
     """str or None: the name a decorated function gave ``node``."""
-    return _NODE_NAMES.get(node)
+    return getattr(node, "display_name", None)
 
 
 def names_grad_fn(name):
@@ -48,7 +44,7 @@ def names_grad_fn(name):
                 found = name if isinstance(name, str) else name(*args, **kwargs)
                 if found is not None:
                     for node in nodes:
-                        _NODE_NAMES[node] = found
+                        node.display_name = found
             return result
         return named
     return decorate
@@ -56,8 +52,11 @@ def names_grad_fn(name):
 
 def _new_nodes(result, first, args):
     if isinstance(result, Tensor):
-        if result.grad_node is None or result.grad_node is first:
+        node = result.grad_node
+        if node is None or node is first:
             return ()
+        if node.seq > _newest_seq(args):  # recorded by this call (the usual case, without building a set)
+            return (node,)
         outputs = (result,)
     elif isinstance(result, (tuple, list)):
         outputs = result
@@ -68,11 +67,20 @@ def _new_nodes(result, first, args):
             if isinstance(t, Tensor) and t.grad_node is not None and id(t.grad_node) not in taken]
 
 
+def _newest_seq(args):
+    """The largest creation number of the nodes of the tensor arguments (0 if none has one)."""
+    newest = 0
+    for a in args:
+        if isinstance(a, Tensor) and a.grad_node is not None and a.grad_node.seq > newest:
+            newest = a.grad_node.seq
+    return newest
+
+
 def dim_overload(without_dim, with_dim, dim_keywords=("dim", "axis")):
     """A name chooser for reductions: torch's overload with ``dim`` (given positionally or by keyword, even as
     None) has another node name than the one without."""
     def choose(*args, **kwargs):
-        return with_dim if len(args) > 1 or any(k in kwargs for k in dim_keywords) else without_dim
+        return with_dim if len(args) > 1 or kwargs and any(k in kwargs for k in dim_keywords) else without_dim
     return choose
 
 
@@ -209,7 +217,7 @@ def matmul_name(*args, **kwargs):
     """``matmul`` is ``dot``/``mv``/``mm`` for vectors and matrices; torch reshapes batched operands around a
     ``bmm`` (ending in an unsafe view, or a clone for a matrix times a batch) and a vector times a matrix
     around an ``mm`` (ending in a squeeze)."""
-    ranks = (_argument(args, kwargs, 0, "input").ndim, _argument(args, kwargs, 1, "other").ndim)
+    ranks = (_argument(args, kwargs, 0, "input").array.ndim, _argument(args, kwargs, 1, "other").array.ndim)
     if max(ranks) <= 2:
         return {(1, 1): "DotBackward0", (1, 2): "SqueezeBackward4", (2, 1): "MvBackward0"}.get(ranks, "MmBackward0")
     return "CloneBackward0" if ranks[0] == 2 else "UnsafeViewBackward0"
