@@ -3,8 +3,10 @@
 Box windows are separable, so the windowed ops reduce one spatial axis at a
 time (last axis first), each pass a short static loop of strided-slice
 maximum/add over the kernel taps of that axis: ``sum(kernel)`` vector ops
-instead of ``prod(kernel)``.  Geometry (output sizes, pads, divisors, index
-maps) is computed once per input shape and cached in the bound op.
+instead of ``prod(kernel)``; stride-1 window sums shift the whole flattened
+padded input instead (one long contiguous add per tap, not a short run per
+row).  Geometry (output sizes, pads, divisors, index maps) is computed once
+per input shape and cached in the bound op.
 
 Gradients: MaxPool and GlobalMaxPool scatter-add the output gradient onto the
 (first) maximum of each window (a plain scatter write when windows are disjoint);
@@ -87,6 +89,34 @@ class _Spec:
                                    for t in range(self.kernel[i])]))
         return result
 
+    def sum_plan(self, padded, out):
+        """``(summing function, its plan)`` for the window sums of a C-contiguous padded input of shape ``padded``:
+        :func:`_flat_box_sum` for stride-1 windows whose outputs span most of each axis, else :func:`_box_sum`
+        (with large windows or strides, its slices shrink the data many times faster than whole-array shifts).
+        """
+        if any(s != 1 or 2 * o < n for s, o, n in zip(self.strides, out, padded[2:])):
+            return _box_sum, self.passes(out)
+        return _flat_box_sum, self.flat_passes(padded, out)
+
+    def flat_passes(self, padded, out):
+        """Separable window sums over a C-contiguous padded input of shape ``padded``, as flat shifts: ``(tap
+        offsets per pass, crop)``.
+
+        Along an axis whose neighbours lie ``step`` apart in the flattened input, tap ``t`` of every window lies
+        ``t * dilation * step`` after the window's start, so each tap is one add of the whole flat array shifted
+        by its offset (1.2-1.4x faster than strided slices whose rows are a few elements long).  Sums starting
+        near an image's end run into the next one, but only at positions ``crop`` (the windows' starts, with
+        the strides) leaves out: a window's taps all lie inside its own image.
+        """
+        offsets = []
+        for i in reversed(range(self.nd)):
+            step = math.prod(padded[3 + i:])
+            if self.kernel[i] > 1:
+                offsets.append([t * self.dilations[i] * step for t in range(self.kernel[i])])
+        crop = (slice(None), slice(None)) + tuple(slice(0, (o - 1) * s + 1 if o else 0, s)
+                                                  for o, s in zip(out, self.strides))
+        return offsets, crop
+
 
 def _window_infer(op):
     def infer(attrs, infos):
@@ -118,6 +148,22 @@ def _box_sum(xp, passes):
             acc += cur[sl]
         cur = acc
     return cur
+
+
+def _flat_box_sum(xp, plan):
+    """Sum of each window of the C-contiguous ``xp`` (zero padding already applied), one spatial axis at a time,
+    per ``plan`` from :meth:`_Spec.flat_passes`: a strided view of a new array."""
+    offsets, crop = plan
+    cur = flat = xp.reshape(-1)
+    n = flat.size
+    for taps in offsets:
+        n = max(0, n - taps[-1])  # the sums that start early enough for every tap to stay in the array
+        acc = np.empty(flat.size, xp.dtype)
+        np.add(cur[taps[0]:taps[0] + n], cur[taps[1]:taps[1] + n], out=acc[:n])
+        for t in taps[2:]:
+            acc[:n] += cur[t:t + n]
+        cur = acc
+    return (flat.copy() if cur is flat else cur).reshape(xp.shape)[crop]
 
 
 # ------------------------------------------------------------------------------------------ MaxPool
@@ -259,19 +305,18 @@ def average_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, co
 
     def make(shape):
         out, begins, ends = spec.geometry(shape)
-        return pad_plan(shape, begins, ends), spec.passes(out), {}, _divisor(spec, shape, count_include_pad)
+        padding = pad_plan(shape, begins, ends)
+        padded = shape if padding is None else padding[0]
+        return padding, spec.sum_plan(padded, out), {}, _divisor(spec, shape, count_include_pad)
 
     def kernel(x, out=None):
-        padding, passes, divisors, divisor = _cached(cache, x.shape, make)
+        padding, (box_sum, passes), divisors, divisor = _cached(cache, x.shape, make)
         ct = compute_dtype(x.dtype)
         div = divisors.get(ct)
         if div is None:
             div = divisors[ct] = divisor.astype(ct)
-        y = _box_sum(pad(x, padding, ct), passes)
-        if ct != x.dtype:
-            y /= div
-            return y.astype(x.dtype)
-        return np.divide(y, div, out=out if out is not None else y)
+        y = np.divide(box_sum(pad(x, padding, ct), passes), div, out=out if ct == x.dtype else None)
+        return y if ct == x.dtype else y.astype(x.dtype)
 
     return kernel
 
@@ -345,15 +390,16 @@ def lp_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, p):
 
     def make(shape):
         out, begins, ends = spec.geometry(shape)
-        return pad_plan(shape, begins, ends), spec.passes(out)
+        padding = pad_plan(shape, begins, ends)
+        return padding, spec.sum_plan(shape if padding is None else padding[0], out)
 
     def kernel(x, out=None):
-        padding, passes = _cached(cache, x.shape, make)
+        padding, (box_sum, passes) = _cached(cache, x.shape, make)
         ct = compute_dtype(x.dtype)
         xc = x.astype(ct) if x.dtype != ct else x
         powered = np.square(xc) if p == 2 else np.abs(xc) if p == 1 else np.abs(xc) ** p
-        y = _box_sum(pad(powered, padding, ct), passes)
-        y = np.sqrt(y, out=y) if p == 2 else y if p == 1 else np.power(y, 1.0 / p, out=y)
+        y = box_sum(pad(powered, padding, ct), passes)
+        y = np.sqrt(y) if p == 2 else np.ascontiguousarray(y) if p == 1 else np.power(y, 1.0 / p)
         return y if ct == x.dtype else y.astype(x.dtype)
 
     return kernel
