@@ -114,3 +114,33 @@ def test_few_channel_columns_in_batch_slices_and_into_an_output_buffer(monkeypat
     np.testing.assert_allclose(out, want_y, rtol=1e-4, atol=1e-4)
     dw = make_op("ChannelsLastConvGradFilter", dict(attrs, kernel_shape=[3, 3]))(x, dy)
     np.testing.assert_allclose(dw, want_dw, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("xs", [(3, 6, 8, 5), (3, 7, 9, 5)], ids=["full", "tail"])
+def test_tiled_max_pool_gradient_into_an_output_buffer(xs):
+    # the buffer holds garbage: the gradient overwrites all of it (zeros in a tail no window reads)
+    attrs = {"kernel_shape": [2, 2], "strides": [2, 2]}
+    x = _relu_like(xs).astype(np.float32)
+    y = run("ChannelsLastMaxPool", x, **attrs)
+    dy = _ties(y.shape, seed=1).astype(np.float32)
+    out = np.full(xs, np.nan, np.float32)
+    assert make_op("ChannelsLastMaxPoolGrad", attrs)(x, y, dy, out=out) is out
+    np.testing.assert_array_equal(out, _reference(x, attrs, dy, np.zeros(xs))[3]["first"])
+
+
+@pytest.mark.parametrize("attrs", [{}, {"strides": [2, 1]}, {"pads": [1, 0, 1, 1]}], ids=["valid", "strided", "padded"])
+def test_transposed_convolution_in_batch_slices_into_an_output_buffer(monkeypatch, attrs):
+    from vfw.core.ops import conv_channels_last
+
+    monkeypatch.setattr(conv_channels_last, "_COLS_LIMIT", 1000)  # two batch items per slice
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((5, 7, 6, 8)), rng.standard_normal((3, 3, 8, 4))
+    y = run("ChannelsLastConv", x, w, **attrs)
+    dy = rng.standard_normal(y.shape)
+    _, want_dx, want_dw = _torch_conv(x, w, attrs, dy=dy)
+    out = np.full(x.shape, np.nan)
+    got = make_op("ChannelsLastConvTranspose", attrs)(dy, w, np.array(x.shape), out=out)
+    np.testing.assert_allclose(got, want_dx, rtol=1e-10, atol=1e-10)
+    assert got is out
+    dw = make_op("ChannelsLastConvGradFilter", dict(attrs, kernel_shape=[3, 3]))(x, dy)
+    np.testing.assert_allclose(dw, want_dw, rtol=1e-10, atol=1e-10)

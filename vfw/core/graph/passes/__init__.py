@@ -6,7 +6,8 @@ Levels (``opt_level``):
 * 1: prune what the fetched values do not need, eliminate common
   subexpressions, fold ops whose inputs are all constants, and free each
   intermediate after its last read (level 0 holds them all to the end);
-* 2: level 1, then let an op overwrite an input that it reads last (in place);
+* 2: level 1, then move Relu gradients of max-pool gradients onto the pooled gradient, and let an op overwrite
+  an input that it reads last (in place);
 * 3: level 2, then assign intermediates to pooled buffers by liveness (a Concat's inputs computed straight
   into its output when they are contiguous blocks of it).
 """
@@ -16,6 +17,7 @@ from vfw.core.graph.passes.cse import eliminate_common_subexpressions
 from vfw.core.graph.passes.fold import fold_constants
 from vfw.core.graph.passes.inplace import mark_planned, plan_inplace
 from vfw.core.graph.passes.prune import prune
+from vfw.core.graph.passes.relu_pool import move_relu_grads_before_pool_grads
 
 
 def release_dead_values(graph, keep):
@@ -30,8 +32,8 @@ _O1 = (prune, eliminate_common_subexpressions, fold_constants, prune, release_de
 PIPELINES = {
     0: (),
     1: _O1,
-    2: _O1 + (plan_inplace,),
-    3: _O1 + (plan_inplace, plan_buffers),
+    2: _O1 + (move_relu_grads_before_pool_grads, plan_inplace),
+    3: _O1 + (move_relu_grads_before_pool_grads, plan_inplace, plan_buffers),
 }
 
 
