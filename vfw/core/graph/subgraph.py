@@ -141,7 +141,7 @@ class Subgraph:
         return [id(t.array) for t in self.captures]
 
 
-def trace_subgraph(fn, inputs, name):
+def trace_subgraph(fn, inputs, name, varying=None):
     """Trace ``fn(*inputs)`` (which returns a list of tensors) into a :class:`Subgraph`.
 
     Parameters
@@ -150,11 +150,17 @@ def trace_subgraph(fn, inputs, name):
     inputs : list[Tensor]
         The body's explicit inputs: tensors of their own memory (the function receives them).
     name : str
+    varying : dict[int, tuple or None], optional
+        Inputs whose shape may change from one run to the next (a loop's carried values under relaxed shape
+        invariants): their dims, None where one may change (None for an unknown rank).  Marked before the body
+        runs, so that the shapes the body reads (``Shape``, static shapes) follow each run.
     """
     trace = SubgraphTrace(name, current_trace())
     with trace:
         for t in inputs:
             trace.add_input(t)
+        for k, dims in (varying or {}).items():
+            trace.relax_shape(inputs[k], dims)
         outputs = list(fn(*inputs))
         trace.set_outputs(outputs)
     graph = trace.graph

@@ -478,11 +478,11 @@ class Trace:
         from vfw.core.graph.passes.cse import is_random  # the passes import the op registry, which imports this
 
         ops = self.graph.op
-        if self._scanned == len(ops):
-            return
-        if self._scanned == 0:
+        if self._scanned == 0:  # also before the first op: a relaxed input varies from the start
             self._varying = set()
             self._shape_varying = set(self._relaxed)
+        if self._scanned == len(ops):
+            return
         varying, shaped, relaxed = self._varying, self._shape_varying, self._relaxed
         external = set(self.graph.input) | set(self.captures)
         for k in range(self._scanned, len(ops)):
