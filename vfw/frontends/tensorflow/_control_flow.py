@@ -22,7 +22,7 @@ from vfw.core.graph.subgraph import trace_subgraph
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes, _function, errors, nest
+from vfw.frontends.tensorflow import _composites, _dispatch, _dtypes, _function, errors, nest
 from vfw.frontends.tensorflow._tensor import Tensor
 
 
@@ -59,11 +59,14 @@ def _tensor_numpy(self):
 def _as_tensor(x, what):
     if x is None:
         raise ValueError(f"{what}: None values not supported.")
+    if _composites.is_composite(x):
+        return x  # a TensorArray: eager loops carry the object
     return _dispatch.convert_to_tensor(x)
 
 
 def _flat_tensors(structure, what):
-    return [_as_tensor(x, what) for x in nest.flatten(structure)]
+    """The tensors of ``structure``, composite values (TensorArrays) as their component tensors."""
+    return [_as_tensor(x, what) for x in _composites.flatten_components(structure)]
 
 
 def _branch(fn, record, name):
@@ -156,7 +159,7 @@ def _graph_cond(pred, true_fn, false_fn, names, check=None):
     _check_branches([r[0] for r in results], names)
     outputs = run_if(pred, subs, "cond")
     first = results[0][0]
-    return None if first is None else nest.pack_sequence_as(first, [_dispatch.as_tf(t) for t in outputs])
+    return None if first is None else _composites.pack_components(first, [_dispatch.as_tf(t) for t in outputs])
 
 
 def _raising_branch(error, like):
@@ -231,14 +234,16 @@ def _graph_while(cond, body, loop_vars, shape_invariants, limit, names=None):
     ``shape_invariants`` may hold None for variables keeping their shapes."""
     if not isinstance(loop_vars, (list, tuple)):
         raise TypeError(f"object of type '{type(loop_vars).__name__}' has no len()")
+    loop_vars = _composites.settled(loop_vars, body)  # TensorArrays whose element shape the body decides
     initial = [_dispatch.as_tf(t) for t in _flat_tensors(loop_vars, "while_loop")]
-    invariants = None if shape_invariants is None else nest.flatten(shape_invariants)
+    invariants = _composites.component_invariants(
+        loop_vars, None if shape_invariants is None else nest.flatten(shape_invariants))
     flat_names = [None] * len(initial)
     if names is not None:
         flat_names = [name for name, var in zip(names, loop_vars) for _ in nest.flatten(var)]
 
     def packed(values):
-        return nest.pack_sequence_as(loop_vars, values)
+        return _composites.pack_components(loop_vars, values)
 
     def step(iteration, going, *values):
         result = body(*packed(values))
@@ -253,16 +258,16 @@ def _graph_while(cond, body, loop_vars, shape_invariants, limit, names=None):
     start = _loop_pred(cond(*loop_vars))
     inputs = [_dispatch.wrap(np.array(0, np.int64)), _dispatch.wrap(np.array(True))]
     inputs += [_dispatch.wrap(t.array.copy()) for t in initial]  # memory of their own: not the outer values
-    sub = trace_subgraph(step, inputs, "while_body")
     varying = {}
     for k, invariant in enumerate(invariants or ()):
         if invariant is None:
             continue
         if invariant.rank is None or None in invariant.as_list():
             varying[k] = None if invariant.rank is None else invariant.as_list()
+    sub = trace_subgraph(step, inputs, "while_body", {2 + k: dims for k, dims in varying.items()})
     trips = None if limit is None else _dispatch.call("Cast", limit, to=7)
     final = run_loop(trips, start, initial, sub, "while", varying)
-    return nest.pack_sequence_as(loop_vars, [_dispatch.as_tf(t) for t in final])
+    return _composites.pack_components(loop_vars, [_dispatch.as_tf(t) for t in final])
 
 
 def _loop_pred(value):

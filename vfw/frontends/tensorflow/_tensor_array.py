@@ -1,14 +1,16 @@
 """tf.TensorArray: a list of same-dtype tensors written and read by index (TF 2's eager semantics).
 
 TF's eager TensorArray keeps a Python list of tensors; vfw does the same, eagerly and while a
-tf.function is traced (vfw traces Python loops unrolled, so a TensorArray written in a
-``for i in range(n)`` loop is a list of traced tensors). Reads return the written tensors and
-``stack``/``concat``/``gather`` build on engine ops, so GradientTape gradients flow through it.
-``write``/``scatter``/``unstack``/``split`` return a new TensorArray object sharing the storage,
-as TF's eager one does (``ta = ta.write(i, x)`` is the portable idiom).
+tf.function is traced outside graph loops (vfw traces Python loops unrolled, so a TensorArray
+written in a ``for i in range(n)`` loop is a list of traced tensors). Reads return the written
+tensors and ``stack``/``concat``/``gather`` build on engine ops, so GradientTape gradients flow
+through it. ``write``/``scatter``/``unstack``/``split`` return a new TensorArray object sharing
+the storage, as TF's eager one does (``ta = ta.write(i, x)`` is the portable idiom).
 
-A TensorArray is not a tensor: it cannot be a ``tf.while_loop`` loop variable inside a
-tf.function (vfw has no composite tensors); use a Python loop there.
+A TensorArray is a composite value (its ``_type_spec`` is a :class:`TensorArraySpec`): eager
+``tf.while_loop`` carries it as the Python object, and graph loops (``tf.while_loop`` and
+AutoGraph's tensor loops inside tf.function) carry it as one stacked tensor and rebuild it as
+the graph form of ``_tensor_array_graph`` (TF's TensorList semantics there).
 """
 
 import numpy as np
@@ -18,7 +20,7 @@ from vfw.frontends.tensorflow import _array_ops, _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error, pack, wrap
 from vfw.frontends.tensorflow._op_support import static_int
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
-from vfw.frontends.tensorflow._traced_shapes import pinned
+from vfw.frontends.tensorflow._traced_shapes import pinned, varies
 
 
 class _Storage:
@@ -106,7 +108,7 @@ class TensorArray:
     # -- writing -----------------------------------------------------------------------------------
     def _value(self, value):
         """``value`` as a tensor of the array's dtype (TF's InvalidArgumentError for another dtype)."""
-        dtype = self._storage.dtype
+        dtype = self.dtype
         if isinstance(value, CoreTensor) or hasattr(value, "_as_tensor"):
             tensor = convert_to_tensor(value)
         else:
@@ -217,6 +219,8 @@ class TensorArray:
 
     def read(self, index, name=None):
         """Element ``index`` (zeros of the element shape if it was never written)."""
+        if varies(index):  # an index following each call's values (a graph loop's counter): the graph form reads it
+            return self._as_graph().read(index)
         k = self._index(index, False)
         value = self._element(k)
         if self._storage.clear_after_read and self._storage.items[k] is not None:
@@ -236,6 +240,8 @@ class TensorArray:
 
     def gather(self, indices, element_shape=None, name=None):
         """Elements ``indices`` stacked along a new first axis."""
+        if varies(indices):
+            return self._as_graph().gather(indices)
         items = self._storage.items
         positions = _index_list(indices, "indices")
         for k in positions:
@@ -255,6 +261,112 @@ class TensorArray:
     def __repr__(self):
         return f"<vfw.tensorflow.TensorArray dtype={self.dtype.name} size={len(self._storage.items)}>"
 
+    # -- as a composite value ----------------------------------------------------------------------
+    def _known_shape(self):
+        """The element shape: as inferred, else the written elements' (which must agree), else as declared."""
+        storage = self._storage
+        if storage.element_shape.is_fully_defined():
+            return storage.element_shape
+        shapes = {item.array.shape for item in storage.items if item is not None}
+        if len(shapes) > 1:
+            raise ValueError(f"Inconsistent shapes: the elements of a TensorArray entering a graph loop must have "
+                             f"one shape, found {sorted(shapes)}")
+        return TensorShape(shapes.pop()) if shapes else storage.element_shape
+
+    @property
+    def _type_spec(self):
+        storage = self._storage
+        return TensorArraySpec(self._known_shape(), storage.dtype, storage.dynamic_size, storage.infer_shape)
+
+    def _as_graph(self):
+        """The same elements as a graph TensorArray (one stacked tensor; unwritten elements zeros)."""
+        from vfw.frontends.tensorflow._tensor_array_graph import GraphTensorArray, zero_rows
+
+        spec = self._type_spec
+        items = self._storage.items
+        shape = spec._element_shape
+        if not shape.is_fully_defined():  # nothing written: the element shape is decided by the first write
+            return GraphTensorArray(wrap(np.zeros(len(items), self.dtype.np)), spec)
+        if not any(item is not None for item in items):
+            return GraphTensorArray(zero_rows(np.array([len(items)], np.int64), shape, self.dtype), spec)
+        zeros = wrap(np.zeros(shape.as_list(), self.dtype.np))
+        return GraphTensorArray(pack([zeros if item is None else item for item in items]), spec)
+
+
+class TensorArraySpec:
+    """The type of a TensorArray: element shape, dtype, ``dynamic_size`` and ``infer_shape``.
+
+    Parameters
+    ----------
+    element_shape : TensorShape or list, optional
+        The elements' shape (None: unknown).
+    dtype : DType, default tf.float32
+    dynamic_size : bool, default False
+    infer_shape : bool, default True
+    """
+
+    def __init__(self, element_shape=None, dtype=_dtypes.float32, dynamic_size=False, infer_shape=True):
+        self._element_shape = as_shape(element_shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._infer_shape = bool(infer_shape)
+
+    @property
+    def value_type(self):
+        """The type of the values this spec describes (TensorArray)."""
+        return TensorArray
+
+    def _key(self):
+        dims = None if self._element_shape.rank is None else tuple(self._element_shape.as_list())
+        return dims, self._dtype, self._dynamic_size, self._infer_shape
+
+    def __eq__(self, other):
+        return isinstance(other, TensorArraySpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"TensorArraySpec({self._element_shape!r}, {self._dtype!r}, {self._dynamic_size}, "
+                f"{self._infer_shape})")
+
+    def is_compatible_with(self, other):
+        """Whether ``other`` (a spec or a TensorArray) has this dtype and flags and a compatible element shape."""
+        if isinstance(other, TensorArray):
+            other = other._type_spec
+        return (isinstance(other, TensorArraySpec) and self._key()[1:] == other._key()[1:]
+                and self._element_shape.is_compatible_with(other._element_shape))
+
+    # -- the protocol of ``_composites`` (graph loops) --------------------------------------------
+    def _with_shape(self, shape):
+        return TensorArraySpec(shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    def _to_components(self, value):
+        return [value._as_graph()._buffer]
+
+    def _from_components(self, components):
+        from vfw.frontends.tensorflow._tensor_array_graph import GraphTensorArray
+
+        return GraphTensorArray(components[0], self)
+
+    def _undecided(self):
+        return not self._element_shape.is_fully_defined()
+
+    def _component_invariants(self):
+        if self._undecided():
+            return [TensorShape(None)]
+        return [TensorShape([None, *self._element_shape.as_list()]) if self._dynamic_size else None]
+
+    def _settled(self, value, after):
+        """``value`` (its elements all unwritten) in the element shape that the spec ``after`` (of the loop body's
+        result) learned, or ``value`` when the body did not learn one."""
+        if after._undecided() or not self._undecided():
+            return value
+        from vfw.frontends.tensorflow._tensor_array_graph import GraphTensorArray, length, zero_rows
+
+        return GraphTensorArray(zero_rows(length(value._as_graph()._buffer), after._element_shape, self._dtype),
+                                self._with_shape(after._element_shape))
+
 
 def _index_list(indices, what):
     """Indices given as a list, numpy array or integer tensor, as a list of ints (read once per trace inside a
@@ -265,5 +377,5 @@ def _index_list(indices, what):
     return values
 
 
-NAMESPACES = {"tf": ["TensorArray"]}
+NAMESPACES = {"tf": ["TensorArray", "TensorArraySpec"]}
 TENSOR_METHODS = {}
