@@ -108,7 +108,8 @@ class Liveness:
                              ast.Import, ast.ImportFrom, ast.Pass, ast.Delete, ast.Assert, ast.Raise)):
             return (live - assigned([stmt])) | read([stmt])
         if isinstance(stmt, ast.With):
-            return read(stmt.items) | self.block(stmt.body, live, head)
+            bound = assigned([item.optional_vars for item in stmt.items if item.optional_vars is not None])
+            return read(stmt.items) | (self.block(stmt.body, live, head) - bound)
         if isinstance(stmt, ast.Try):
             after = live | self.block(stmt.finalbody, live, head)
             handlers = frozenset().union(*[self.block(h.body, after, head) for h in stmt.handlers])

@@ -12,16 +12,16 @@ tensor while a tf.function is traced, the statement becomes ``tf.cond``/``tf.whi
   keep their dtype and shape (``set_loop_options(shape_invariants=...)`` relaxes shapes), one used
   after the loop but first assigned inside it starts from zeros of the type the body gives it;
   ``return`` inside a graph loop is TF's NotImplementedError;
-- ``for`` over a tensor loops over its first dimension in the graph; over a ``tf.data`` dataset
-  it unrolls over the elements read while tracing (the graph replays them); a Python ``for``
-  whose ``break`` or ``return`` depends on a tensor is TF's NotImplementedError.
+- ``for`` over a tensor loops over its first dimension in the graph (over a ``tf.data`` dataset or
+  iterator: :mod:`_autograph_datasets`); a Python ``for`` whose ``break`` or ``return`` depends on
+  a tensor is TF's NotImplementedError.
 """
 
 import numpy as np
 
 from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _control_flow, _dispatch, _dtypes, _function, nest
+from vfw.frontends.tensorflow import _composites, _control_flow, _dispatch, _dtypes, nest
 
 
 class _NoReturn:
@@ -162,9 +162,6 @@ def for_stmt(iterable, extra_test, body, init, names, live, options, has_return)
         if has_return:
             _refuse_return()
         return _for_tensor(_dispatch.convert_to_tensor(iterable), extra_test, body, init, names, live, options)
-    if _is_dataset(iterable) and _function.in_function_trace():
-        with _function.reading_datasets():
-            iterable = list(iterable)
     state = tuple(init)
     for item in iterable:
         if extra_test is not None:
@@ -176,12 +173,6 @@ def for_stmt(iterable, extra_test, body, init, names, live, options, has_return)
                 break
         state = body(item, *state)
     return state
-
-
-def _is_dataset(x):
-    from vfw.frontends.tensorflow.data._dataset import Dataset
-
-    return isinstance(x, Dataset)
 
 
 def _for_tensor(tensor, extra_test, body, init, names, live, options):
@@ -215,14 +206,17 @@ def _for_tensor(tensor, extra_test, body, init, names, live, options):
 class _GraphLoop:
     """A tf.while_loop over the live variables of a converted loop."""
 
-    def __init__(self, names, live, options):
+    def __init__(self, names, live, options, undefined_zeros=True):
         self.names = names
         self.keep = [i for i, name in enumerate(names) if name in live]
         self.options = options or {}
+        self.undefined_zeros = undefined_zeros  # a variable first assigned in the body starts from zeros (else: error)
 
     def run(self, state, test, body):
         state = list(state)
         missing = [i for i in self.keep if isinstance(state[i], Undefined)]
+        if missing and not self.undefined_zeros:
+            raise ValueError(f"'{self.names[missing[0]]}' must be defined before the loop")
         if missing:
             state = self._zeros_for(missing, state, body)
         loop_vars = [state[i] for i in self.keep]
@@ -286,7 +280,7 @@ class _GraphLoop:
 
 def _convertible(value):
     try:
-        for leaf in nest.flatten(value):
+        for leaf in _composites.flatten_components(value):  # a TensorArray: its component tensors
             _dispatch.convert_to_tensor(leaf)
     except (TypeError, ValueError):
         return False

@@ -16,14 +16,23 @@ import warnings
 import weakref
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _autograph_control, _control_flow
+from vfw.frontends.tensorflow import _autograph_control, _autograph_datasets, _control_flow, _function
 from vfw.frontends.tensorflow._autograph_control import NO_RETURN, Undefined, if_return, if_stmt, loop_options
 
 __all__ = ["NO_RETURN", "Undefined", "if_return", "if_stmt", "loop_options", "values", "retval", "and_", "or_",
            "not_", "if_exp", "while_stmt", "for_stmt", "converted_call", "convert"]
 
 while_stmt = _autograph_control.while_stmt
-for_stmt = _autograph_control.for_stmt
+
+
+def for_stmt(iterable, extra_test, body, init, names, live, options, has_return):
+    """The values of ``names`` after ``for item in iterable: body(item, ...)`` (while ``extra_test(...)``): a graph
+    loop over a tensor or, while a tf.function is traced, over a ``tf.data`` dataset or iterator."""
+    if _autograph_datasets.is_source(iterable) and _function.in_function_trace() and _control_flow._tracing_now():
+        if has_return:
+            _autograph_control._refuse_return()
+        return _autograph_datasets.for_dataset(iterable, extra_test, body, init, names, live, options)
+    return _autograph_control.for_stmt(iterable, extra_test, body, init, names, live, options, has_return)
 
 
 def values(frame_locals, names):
@@ -89,6 +98,17 @@ def _range(*args):
     return tf_range(*args)
 
 
+def _dataset_builtin(func, args, kwargs):
+    """``iter``/``enumerate`` of a dataset while a tf.function is traced (TF's AutoGraph builtins), else None."""
+    if not args or not _function.in_function_trace():
+        return None
+    if func is builtins.iter and len(args) == 1 and not kwargs:
+        return _autograph_datasets.iterator_in_function(args[0])
+    if func is builtins.enumerate and _autograph_datasets.is_dataset(args[0]):
+        return args[0].enumerate(*args[1:], **kwargs)
+    return None
+
+
 def _cast_builtin(dtype_name):
     def cast(x):
         from vfw.frontends.tensorflow import _dtypes
@@ -111,6 +131,10 @@ def converted_call(func, /, *args, **kwargs):
         replacement = None
     if replacement is not None and not kwargs and _graph_args(args):
         return replacement(*args)
+    if func is builtins.iter or func is builtins.enumerate:
+        dataset_result = _dataset_builtin(func, args, kwargs)
+        if dataset_result is not None:
+            return dataset_result
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
         converted = convert(func.__func__)
         if converted is not func.__func__:

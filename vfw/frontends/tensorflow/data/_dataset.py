@@ -448,8 +448,33 @@ def int64_argument(value, name):
     if array is not None and array.dtype.kind in "iu":
         if array.ndim:
             raise _dispatch.op_error(f"`{name}` must be a scalar", "Dataset")
+        keep_traced_value(value, name)
         return int(array)
-    return int(_dispatch.convert_to_tensor(value, dtype=_dtypes.int64).array)
+    tensor = _dispatch.convert_to_tensor(value, dtype=_dtypes.int64)
+    keep_traced_value(tensor, name)
+    return int(tensor.array)
+
+
+def keep_traced_value(tensor, name):
+    """Note that a dataset made while a tf.function is traced keeps the value ``tensor`` has now (``name``: the
+    argument): when the tensor follows each call's values, every call checks that it still holds the traced value
+    and raises InvalidArgumentError if not (vfw builds the dataset in Python once per trace, TF in the graph at
+    every call), rather than reading the traced value's elements."""
+    from vfw.frontends.tensorflow import _traced_shapes
+    from vfw.frontends.tensorflow._function import in_function_trace
+
+    if not in_function_trace() or not _traced_shapes.varies(tensor):
+        return
+    traced = np.array(tensor.array)
+
+    def same_as_traced(array):
+        if array.shape != traced.shape or not np.array_equal(array, traced, equal_nan=array.dtype.kind in "fc"):
+            raise _dispatch.op_error(f"`{name}` of a tf.data dataset made inside this tf.function differs from its "
+                                     "value when the function was traced: vfw.tensorflow builds such a dataset once "
+                                     "per trace (TF at every call); make the dataset outside the function, or pass "
+                                     "this value as a Python value", "Dataset")
+
+    _traced_shapes.checked_at_run(same_as_traced, tensor)
 
 
 def check_dataset(value, what):

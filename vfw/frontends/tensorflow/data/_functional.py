@@ -66,6 +66,38 @@ def output_components(value):
     return structure.components(normalized_output(value))
 
 
+def _captured_values(func):
+    """The values ``func`` reads from its closure cells and defaults."""
+    target = getattr(func, "__func__", func)
+    values = list(getattr(target, "__defaults__", None) or ())
+    for cell in getattr(target, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # a cell not filled yet
+            pass
+    return values
+
+
+def _refuse_traced_captures(func, transformation):
+    """Refuse a dataset function made while a tf.function is traced that reads tensors following the call's values
+    (through its closure or defaults): vfw runs it in Python, where they would keep their traced values."""
+    if not _function.in_function_trace():
+        return
+    from vfw.core.graph.trace import current_trace
+    from vfw.core.tensor import Tensor as CoreTensor
+    from vfw.frontends.tensorflow import nest
+
+    trace = current_trace()
+    leaves = [leaf for value in _captured_values(func) for leaf in nest.flatten(value)]
+    # Tensors the trace computed (eager tensors from outside are fixed; variables are read when the function runs).
+    if trace is not None and any(isinstance(leaf, CoreTensor) and id(leaf.array) in trace._arrays
+                                 and trace.varies(leaf) for leaf in leaves):
+        raise NotImplementedError(f"vfw.tensorflow: the `{transformation}` function of a tf.data dataset made inside a "
+                                  "tf.function reads tensors that follow the call's values; vfw runs dataset "
+                                  "functions in Python, where they would keep their traced values: make the dataset "
+                                  "outside the function, or pass such values through the dataset's elements")
+
+
 class StructuredFunction:
     """A user function applied to dataset elements (or to ``(state, element)`` pairs).
 
@@ -86,6 +118,7 @@ class StructuredFunction:
     def __init__(self, func, input_spec, transformation):
         if not callable(func):
             raise ValueError(f"Argument `func` must be a callable. Received func={func} (of type {type(func)})")
+        _refuse_traced_captures(func, transformation)
         self._func = func
         self._spread = type(input_spec) is tuple
         self._kernels = {}  # random kernels when no iteration is pulled (see _randomness)

@@ -5,7 +5,7 @@ import numpy as np
 from vfw.frontends.tensorflow import _dispatch
 from vfw.frontends.tensorflow.data import _randomness
 from vfw.frontends.tensorflow.data import _structure as structure
-from vfw.frontends.tensorflow.data._dataset import out_of_range
+from vfw.frontends.tensorflow.data._dataset import check_not_in_function, out_of_range
 
 
 class Iterator:
@@ -43,6 +43,7 @@ class OwnedIterator(Iterator):
         return self
 
     def __next__(self):
+        check_not_in_function()  # (a converted `for` loop reads it in the graph, see _autograph_datasets)
         previous = _randomness.enter_iteration(self._kernels)
         try:
             return self._pack(next(self._elements))

@@ -7,14 +7,18 @@ from vfw.frontends.tensorflow._shape import TensorShape, as_shape
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _seeds, _tables
 from vfw.frontends.tensorflow.data import _structure as structure
-from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, int64_argument
+from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, int64_argument, keep_traced_value
 
 
 def _element(tensors):
     """A source's element, normalized; TF's ValueError for an empty one."""
     if tensors is None or (structure.is_structure(tensors) and not structure.flatten(tensors)):
         raise ValueError("Invalid `element`. `element` should not be empty.")
-    return structure.normalize(tensors)
+    value = structure.normalize(tensors)
+    for leaf in structure.flatten(value):
+        if not structure.is_dataset(leaf):
+            keep_traced_value(leaf, "tensors")
+    return value
 
 
 class TensorSliceDataset(Dataset):
