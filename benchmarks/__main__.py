@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -65,10 +66,36 @@ def _rerun_with_threads(threads, argv):
     The libraries are already loaded here (their thread pools sized), so only a fresh process can
     change them.  Returns the child's exit status.
     """
-    env = dict(os.environ, **{name: str(threads) for name in THREAD_VARIABLES})
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # finds this package from any directory
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    env = _child_environment(**{name: str(threads) for name in THREAD_VARIABLES})
     return subprocess.run([sys.executable, "-m", "benchmarks", *argv], env=env).returncode
+
+
+def _child_environment(**settings):
+    """This process's environment with ``settings``, finding this package from any directory."""
+    env = dict(os.environ, **settings)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    return env
+
+
+def _run_entry_isolated(name, rounds, quick):
+    """:func:`_run_entry` in a fresh Python process: one entry's allocations, caches and thread pools (real
+    torch's after a 1000x1000 add, say) must not slow the next entry's candidates (measured: vfw.torch's
+    fwd+bwd step 62 us alone, 100-240 us after the eager-overhead entry in the same process)."""
+    title = ENTRIES[name][0]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "entry.json")
+        argv = [name, "--rounds", str(rounds), "--entry-json", path] + (["--quick"] if quick else [])
+        done = subprocess.run([sys.executable, "-m", "benchmarks", *argv], env=_child_environment(),
+                              capture_output=True, text=True)
+        print(done.stdout, end="")
+        print(done.stderr, end="", file=sys.stderr)
+        code = done.returncode
+        if not os.path.exists(path):
+            print(f"\n{title}\nFAILED: the entry's process exited with status {code}")
+            return {"title": title, "error": f"the entry's process exited with status {code}"}
+        with open(path) as f:
+            return json.load(f)
 
 
 def _run_entry(name, rounds, quick):
@@ -98,6 +125,7 @@ def main(argv=None):
     parser.add_argument("--json", metavar="PATH", help="also write the tables, the combined table and the machine "
                         "description as JSON")
     parser.add_argument("--png", metavar="PATH", help="also write a bar chart of the ratios (needs matplotlib)")
+    parser.add_argument("--entry-json", metavar="PATH", help=argparse.SUPPRESS)  # a child running one entry
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(ENTRIES))
     if unknown:
@@ -105,12 +133,20 @@ def main(argv=None):
     if args.threads is not None and any(os.environ.get(name) != str(args.threads) for name in THREAD_VARIABLES):
         return _rerun_with_threads(args.threads, argv)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else 15)
+    if args.entry_json:
+        (name,) = args.names
+        result = _run_entry(name, rounds, args.quick)
+        with open(args.entry_json, "w") as f:
+            json.dump(result, f)
+        return 1 if "error" in result else 0
     threads = os.environ.get("OMP_NUM_THREADS") or os.environ.get("OPENBLAS_NUM_THREADS") or "default"
     print(f"BLAS threads: {threads} (--threads 1 for 1-thread figures); "
           f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}; rounds: {rounds}{' (quick)' if args.quick else ''}")
     settings = {"threads": threads, "rounds": rounds, "quick": args.quick, "date": time.strftime("%Y-%m-%d %H:%M %Z"),
                 "load_average_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None}
-    results = {name: _run_entry(name, rounds, args.quick) for name in args.names or ENTRIES}
+    names = args.names or list(ENTRIES)
+    run = _run_entry if len(names) == 1 or args.quick else _run_entry_isolated  # --quick: only checks it runs
+    results = {name: run(name, rounds, args.quick) for name in names}
     combined, notes = combined_rows(results)
     print_combined(combined, notes)
     failed = [name for name, result in results.items() if "error" in result]

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks.__main__ import ENTRIES, main
+from benchmarks.__main__ import ENTRIES, _run_entry_isolated, main
 from benchmarks.report import COMBINED_HEADER, combined_rows
 from benchmarks.targets import COMPARISONS, TARGETS, comparisons_for, target_for
 
@@ -68,6 +68,13 @@ def test_threads_option_reruns_with_one_thread_everywhere(tmp_path):
     if _AVAILABLE["torch"]:
         assert data["machine"]["framework_threads"]["torch"] == 1
     assert list(data["entries"]) == ["eager_overhead"]
+
+
+def test_an_entry_runs_in_a_process_of_its_own(capfd):
+    result = _run_entry_isolated("eager_overhead", 1, True)
+    assert "error" not in result and result["title"] == ENTRIES["eager_overhead"][0]
+    assert result["rows"] and all(len(row) == len(result["header"]) for row in result["rows"])
+    assert result["title"] in capfd.readouterr().out  # the child's table is printed here
 
 
 def test_combined_rows_apply_targets_and_read_unregistered_entries():
