@@ -280,6 +280,9 @@ PRINTED = [
     lambda tf: (tf.constant(["ab", "c"]), tf.zeros([0]), tf.constant(7, tf.int64), tf.constant(2 ** 40, tf.int64)),
     lambda tf: (tf.constant([1.0, 2.0, 3.0, 4.0, 5.0], tf.float16), tf.constant(1234567.0), tf.constant(0.1)),
     lambda tf: (), lambda tf: (None, (1, 2)),
+    # Python values other than strings print by their repr
+    lambda tf: (tf.TensorShape([None, 3]), tf.TensorShape(None), tf.float32, np.float32(0.5), np.array([1, 2]),
+                b"bytes", 1e-20, [tf.TensorShape([2])]),
 ]
 OPTIONS = [{}, {"summarize": -1}, {"summarize": 2, "sep": "|", "end": "!\n"}]
 

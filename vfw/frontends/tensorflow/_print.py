@@ -88,7 +88,8 @@ def _text(template, arrays, summarize, sep, end):
     pieces = []
     for item in template:
         if not nest.is_nested(item):
-            pieces.append(next(shown) if item is _TENSOR else str(item))
+            # TF prints a string as it is and any other Python value by its repr (TensorShape([2]), tf.float32)
+            pieces.append(next(shown) if item is _TENSOR else item if isinstance(item, str) else repr(item))
         else:
             leaves = [_Shown(next(shown)) if x is _TENSOR else x for x in nest.flatten(item)]
             pieces.append(str(nest.pack_sequence_as(item, leaves)))
