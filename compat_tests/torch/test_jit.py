@@ -160,10 +160,14 @@ def test_keyword_and_nested_example_inputs():
     assert traced(pair=(vt.ones(2), vt.zeros(2)), scale=vt.tensor(2.0)).tolist() == [2.0, 2.0]
 
 
-def test_trace_warns_deprecation_like_torch():
+def test_trace_and_script_warn_deprecation_like_torch():
     for lib_jit, lib in ((real.jit, real), (jit, vt)):
-        with pytest.warns(DeprecationWarning, match="torch.jit.trace` is deprecated"):
+        with pytest.warns(DeprecationWarning, match="torch.jit.trace` is deprecated") as caught:
             lib_jit.trace(lambda x: x + 1, lib.ones(1))
+        with pytest.warns(DeprecationWarning, match="torch.jit.script` is deprecated") as scripted:
+            lib_jit.script(lib.nn.Linear(2, 2))
+        # attributed to the library, not to the caller: Python's default filters hide it in a user's script
+        assert all(w.filename != __file__ for w in [*caught, *scripted])
 
 
 # -- modules -----------------------------------------------------------------------------------

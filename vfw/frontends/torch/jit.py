@@ -75,8 +75,15 @@ def is_scripting():
 
 
 # -- decorators and helpers that only matter to the TorchScript compiler ------------------------
+def _deprecated(name):
+    # torch 2.13 warns from inside torch.jit, so Python's default filters hide it outside __main__'s own warnings
+    warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+                  DeprecationWarning, stacklevel=1)
+
+
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Return ``obj`` unchanged: vfw has no TorchScript compiler, so scripted code runs eagerly."""
+    _deprecated("script")
     return obj
 
 
@@ -372,8 +379,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     TracedModule or ScriptFunction
         See the module docstring for how calls run (graphs, retracing, eager under autograd).
     """
-    warnings.warn("`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                  DeprecationWarning, stacklevel=2)
+    _deprecated("trace")
     if example_inputs is None and example_kwarg_inputs is None:
         raise TypeError("trace(): example_inputs or example_kwarg_inputs must be given")
     if isinstance(example_inputs, (Tensor, dict)) and example_kwarg_inputs is None:
