@@ -40,9 +40,11 @@ from vfw.frontends.tensorflow import (
     _nn_ops,
     _nn_pool,
     _print,
+    _ragged,
     _random_generator,
     _random_ops,
     _random_stateless,
+    _string_ops,
     _tensor_array,
     _tensor_spec,
     _variables,
@@ -53,7 +55,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _nn_norm, _nn_conv, _nn_conv_transpose, _nn_pool, _random_ops, _random_stateless, _random_generator,
             _variables, _module, _gradients, _function, _tensor_spec, _control_flow, _print, _context_ops,
             _functional_ops, _tensor_array, _histogram_ops, _indexed_slices, _init_ops,
-            _image_ops, _math_special, _linalg_lu, _nn_ctc, _math_incomplete]
+            _image_ops, _math_special, _linalg_lu, _nn_ctc, _math_incomplete,
+            _ragged, _string_ops]
 
 
 def names(namespace):

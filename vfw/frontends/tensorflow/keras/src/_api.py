@@ -14,6 +14,7 @@ MODULES = [
     "layers.normalization", "layers.regularization", "layers.reshaping", "layers.merging", "layers.rnn",
     "layers.attention", "layers.multi_head_attention",
     "layers.preprocessing", "layers.preprocessing_image", "layers.preprocessing_lookup",
+    "layers.preprocessing_text",
     "losses", "metrics", "optimizers", "optimizers.schedules",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "saving.api", "ops", "legacy_aliases",
