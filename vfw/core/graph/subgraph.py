@@ -163,6 +163,7 @@ def trace_subgraph(fn, inputs, name, varying=None):
             trace.relax_shape(inputs[k], dims)
         outputs = list(fn(*inputs))
         trace.set_outputs(outputs)
+        trace.forget_varying_shapes()  # the subgraph is optimized at SUBGRAPH_OPT_LEVEL, which folds known shapes
     graph = trace.graph
     names = list(trace.captures)
     graph.input.extend(names)

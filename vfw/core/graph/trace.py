@@ -525,6 +525,17 @@ class Trace:
         if not fixed_results:
             self.max_opt_level = 0
 
+    def forget_varying_shapes(self):
+        """Give every value whose shape may change between runs (:meth:`shape_varies`) unknown dims in its value
+        info, so that no pass folds the traced shape into a later run (``Shape`` of a value computed from a
+        relaxed one, in a loop body optimized on its own)."""
+        self._scan()
+        for vi in self.graph.value_info:
+            if vi.name in self._shape_varying:
+                rank = len(vi.dims)
+                del vi.dims[:]
+                vi.dims.extend([-1] * rank)
+
     def rebind(self, tensor, name):
         """Note that ``tensor``'s (possibly new) array now holds value ``name`` (after an in-place change)."""
         self._bind_array(tensor.array, name)

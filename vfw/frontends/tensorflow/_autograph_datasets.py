@@ -12,7 +12,7 @@ reshuffled order, new random ``map`` draws, a generator run again):
 The loop variables follow AutoGraph's rules for tensor loops (:mod:`_autograph_control`); a
 variable used after the loop must be defined before it (TF's ValueError).  The element's dims
 that ``element_spec`` leaves unknown (a partial last batch) may change from one iteration to the
-next: the body's tracing run sees zeros with those dims of size 1, and the traced body is marked
+next: the body's tracing run sees zeros with those dims of size 2, and the traced body is marked
 as following run-time shapes.  The tracing runs of control-flow bodies read nothing (their ops
 read when the graph runs).
 """
@@ -20,7 +20,7 @@ read when the graph runs).
 import numpy as np
 
 from vfw.core.graph.subgraph import tracing_subgraph
-from vfw.frontends.tensorflow import _autograph_control, _context_ops, _control_flow, _dispatch, _function
+from vfw.frontends.tensorflow import _autograph_control, _context_ops, _control_flow, _dispatch, _function, _variables
 from vfw.frontends.tensorflow._traced_shapes import value_shaped
 
 
@@ -94,7 +94,9 @@ class _Reader:
         self.source = source
         self.spec = spec
         self.leaves = leaves
-        self.example = tuple(_structure.example_component(leaf, 1, 0) for leaf in leaves)
+        # Unknown dims of 2, not 1: a dim of 1 broadcasts, so the gradients traced on it (a bias added to a batch)
+        # could not follow the batches of later runs.
+        self.example = tuple(_structure.example_component(leaf, 2, 0) for leaf in leaves)
         self.iterator = None
         self.pending = None
 
@@ -180,7 +182,10 @@ def for_dataset(source, extra_test, body, init, names, live, options):
             if dims is None or None in dims:
                 value_shaped(tensor, dims)
             components.append(tensor.array)
-        return body(pack(components), *state)
+        # TF runs the body as a dataset function (a graph of its own): the variables it creates (a Keras
+        # optimizer's slots on the first step) are not the function's, so they do not make it trace again.
+        with _variables.creator_scopes_suspended():
+            return body(pack(components), *state)
 
     loop = _autograph_control._GraphLoop(names, live, options, undefined_zeros=False)
     return loop.run(tuple(init), test, step)

@@ -7,7 +7,8 @@ How it maps onto the engine, and where it differs from TensorFlow 2.21:
   calls with that signature run the compiled graph, so Python side effects (``print``, appending
   to a list) happen while tracing only, as in TF.  ``experimental_get_tracing_count()`` follows
   TF's rules: tensor arguments by shape and dtype (numpy arrays as tensors, variables by shape
-  and dtype), Python values by value and type, nested lists/tuples/dicts by structure;
+  and dtype), Python values by value (equal numbers such as ``2`` and ``2.0`` select the trace
+  of the first one passed, which the function then sees), nested lists/tuples/dicts by structure;
   ``reduce_retracing=True`` generalizes a retraced shape to the most specific shape covering
   the earlier traces (``(None, 2)``...), and an ``input_signature`` (``tf.TensorSpec`` with
   ``None`` dims) admits every matching call in one trace.  Since vfw's graphs are compiled for
@@ -236,6 +237,7 @@ class Function:
         self._traced = {}  # TF trace key -> list of traced shape tuples
         self._seen = set()  # (key, shapes) already covered by a trace
         self._fast = set()  # shapes and dtypes of all-tensor positional calls already covered
+        self._literals = {}  # Python numbers passed so far: the first of each value (see _literal)
         self._count = 0
         self._engine_traced = False
         self._verify = False
@@ -353,7 +355,14 @@ class Function:
             args, kwargs = self._bound(args, kwargs)
         if self._input_signature is not None:
             return self._conform(args, kwargs), {}
-        return nest.map_structure(_as_argument, args), nest.map_structure(_as_argument, kwargs)
+        return nest.map_structure(self._literal, args), nest.map_structure(self._literal, kwargs)
+
+    def _literal(self, x):
+        """An argument as the trace caches see it (``_as_argument``), a Python number replaced by the first equal one
+        passed before: TF selects a trace by a literal's value, so ``2``, ``2.0`` (and ``1``, ``True``) share one."""
+        if x.__class__ is int or x.__class__ is float or x.__class__ is bool:
+            return self._literals.setdefault(x, x)
+        return _as_argument(x)
 
     def _conform(self, args, kwargs):
         """``args`` as tensors matching the input signature (TF's TypeError otherwise)."""

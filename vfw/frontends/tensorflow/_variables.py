@@ -107,6 +107,17 @@ def variable_creator_scope(variable_creator):
         _creators.stack.pop()
 
 
+@contextlib.contextmanager
+def creator_scopes_suspended():
+    """No variable creator in scope inside the block: code TF traces into a graph of its own (the body of a
+    ``for`` loop over a dataset inside tf.function), whose variables the enclosing tf.function does not see."""
+    saved, _creators.stack = _creators.stack, []
+    try:
+        yield
+    finally:
+        _creators.stack = saved
+
+
 class _VariableMeta(type):
     """``tf.Variable(...)`` builds a ResourceVariable, through the creators in scope."""
 
