@@ -13,8 +13,6 @@ An adapted vocabulary is saved in ``.keras`` files as the asset ``vocabulary.txt
 weights as ``idf_weights.txt``); a vocabulary given to the constructor is part of the config.
 """
 
-import os
-
 import numpy as np
 
 import vfw.frontends.tensorflow as tf
@@ -23,13 +21,19 @@ from vfw.frontends.tensorflow._ragged import RaggedTensor
 from vfw.frontends.tensorflow.keras.src import backend
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor
 from vfw.frontends.tensorflow.keras.src.layers.preprocessing import _check_not_sparse, _DataLayer
+from vfw.frontends.tensorflow.keras.src.layers.preprocessing_index_lookup import (
+    MODES,
+    StringDtype,
+    TokenCounter,
+    listed,
+)
+from vfw.frontends.tensorflow.keras.src.layers.preprocessing_lookup import StringLookup
 from vfw.frontends.tensorflow.keras.src.utils import serialization
 
 # Keras' punctuation class (``,-\.`` is the range from "," to ".").
 _PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
 _MASK, _OOV = "", "[UNK]"
-_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
-_VOCABULARY_FILENAME, _IDF_FILENAME = "vocabulary.txt", "idf_weights.txt"
+MODES = MODES
 
 
 def _check_choice(value, allowed, arg_name, allow_none=True):
@@ -44,7 +48,7 @@ def _as_text(token):
     return token.decode("utf-8") if isinstance(token, bytes) else str(token)
 
 
-class TextVectorization(_DataLayer):
+class TextVectorization(StringDtype, _DataLayer):
     """Turns strings into sequences of token indices (``"int"``) or into per-string vectors over the vocabulary.
 
     Parameters
@@ -77,7 +81,7 @@ class TextVectorization(_DataLayer):
         _check_choice(standardize, ("lower_and_strip_punctuation", "lower", "strip_punctuation"), "standardize")
         _check_choice(split, ("whitespace", "character"), "split")
         output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)
-        _check_choice(output_mode, _MODES, "output_mode", allow_none=False)
+        _check_choice(output_mode, MODES, "output_mode", allow_none=False)
         if not (ngrams is None or isinstance(ngrams, int)
                 or isinstance(ngrams, tuple) and all(isinstance(n, int) for n in ngrams)):
             raise ValueError(f"`ngrams` must be None, an integer, or a tuple of integers. Received: ngrams={ngrams}")
@@ -96,7 +100,7 @@ class TextVectorization(_DataLayer):
         if pad_to_max_tokens and output_mode != "int" and max_tokens is None:
             raise ValueError("If pad_to_max_tokens is True, must set `max_tokens`. Received: max_tokens=None")
         self._has_input_vocabulary = kwargs.pop("has_input_vocabulary", vocabulary is not None)
-        self._frozen_vocab_size = kwargs.pop("vocabulary_size", None)
+        vocabulary_size = kwargs.pop("vocabulary_size", None)
         super().__init__(name=name, **kwargs)
         self.max_tokens, self.standardize, self.split = max_tokens, standardize, split
         self.ngrams_arg = ngrams
@@ -105,95 +109,27 @@ class TextVectorization(_DataLayer):
         self.pad_to_max_tokens, self.sparse, self.ragged, self.encoding = pad_to_max_tokens, sparse, ragged, encoding
         self._input_vocabulary, self._input_idf_weights = vocabulary, idf_weights
         self._convert_input_args = False
-        self._set_tables([], None)
+        # The vocabulary and its lookup: Keras' StringLookup with the empty string as mask token (untracked: a
+        # helper, not a sublayer, so the layer's saved state and built status are its own).
+        lookup = StringLookup(max_tokens=max_tokens, mask_token=_MASK, oov_token=_OOV, output_mode=output_mode,
+                              pad_to_max_tokens=pad_to_max_tokens and output_mode != "int", encoding=encoding,
+                              vocabulary_size=vocabulary_size)
+        object.__setattr__(self, "_lookup_layer", lookup)
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
 
-    @property
-    def compute_dtype(self):
-        return "string"
-
-    @property
-    def variable_dtype(self):
-        return "string"
-
     # -- the vocabulary ------------------------------------------------------------------------------------------
-    def _special_tokens(self):
-        return [_MASK, _OOV] if self.output_mode == "int" else [_OOV]
-
-    def _set_tables(self, tokens, idf_weights):
-        """Make ``tokens`` (special tokens excluded) the vocabulary, with tf-idf weights (OOV weight first)."""
-        self._tokens = list(tokens)
-        specials = self._special_tokens()
-        self._index = {t.encode(self.encoding): i + len(specials) for i, t in enumerate(self._tokens)}
-        if self.output_mode == "int":
-            self._index[_MASK.encode()] = 0
-        self._idf_weights = None if idf_weights is None else np.asarray(idf_weights, np.float32)
-
-    def _use(self, tokens, idf_weights):
-        size = len(self._special_tokens()) + len(tokens)
-        if self.output_mode != "int" and not self.pad_to_max_tokens and self._frozen_vocab_size not in (None, size) \
-                and self.built:
-            raise RuntimeError(f"When using `output_mode={self.output_mode}` and `pad_to_max_tokens=False`, the "
-                               "vocabulary size cannot be changed after the layer is called. Old vocab size is "
-                               f"{self._frozen_vocab_size}, new vocab size is {size}")
-        self._frozen_vocab_size = size
-        self._set_tables(tokens, idf_weights)
-
     def set_vocabulary(self, vocabulary, idf_weights=None):
         """Use ``vocabulary`` (tokens, optionally preceded by exactly the special tokens, or a file path)."""
-        if isinstance(vocabulary, str):
-            if not os.path.exists(vocabulary):
-                raise ValueError(f"Vocabulary file {vocabulary} does not exist.")
-            with open(vocabulary, encoding=self.encoding) as f:
-                vocabulary = f.read().splitlines()
-        tokens = [_as_text(t) for t in np.ravel(np.asarray(vocabulary.numpy() if tf.is_tensor(vocabulary)
-                                                          else vocabulary, object))]
-        if not tokens:
-            raise ValueError(f"Cannot set an empty vocabulary. Received: vocabulary={vocabulary}")
-        if self.output_mode == "tf_idf" and idf_weights is None:
-            raise ValueError("`idf_weights` must be set if output_mode is 'tf_idf'.")
-        if self.output_mode != "tf_idf" and idf_weights is not None:
-            raise ValueError(f"`idf_weights` should only be set if output_mode is `'tf_idf'`. Received: "
-                             f"output_mode={self.output_mode} and idf_weights={idf_weights}")
-        specials = self._special_tokens()
-        if tokens[:len(specials)] == specials:
-            tokens = tokens[len(specials):]
-            leading_idf = True
-        else:
-            leading_idf = False
-        if len(set(tokens)) != len(tokens):
-            repeated = sorted({t for t in tokens if tokens.count(t) > 1})
-            raise ValueError("The passed vocabulary has at least one repeated term. Please uniquify your dataset. "
-                             f"The repeated terms are: {repeated}")
-        for token in (_MASK,):  # as Keras: only the mask token is reserved (an OOV token may be a term)
-            if token in tokens:
-                raise ValueError("Found reserved token at unexpected location in `vocabulary`. Note that passed "
-                                 "`vocabulary` does not need to include the OOV and mask tokens. Either remove all "
-                                 "mask and OOV tokens, or include them only at the start of the vocabulary in "
-                                 f"precisely this order: {specials}. Received: token={token!r}")
-        size = len(specials) + len(tokens)
-        if self.max_tokens is not None and size > self.max_tokens:
-            raise ValueError(f"Attempted to set a vocabulary larger than the maximum vocab size. Received vocabulary "
-                             f"size is {size}; `max_tokens` is {self.max_tokens}.")
-        weights = None
-        if idf_weights is not None:
-            weights = np.ravel(np.asarray(idf_weights, np.float32))
-            if leading_idf and len(weights) == len(tokens) + 1:
-                weights = weights[1:]
-            if len(weights) != len(tokens):
-                raise ValueError("`idf_weights` must be the same length as vocabulary. len(idf_weights) is "
-                                 f"{len(weights)}; len(vocabulary) is {len(tokens)}")
-            weights = np.concatenate([[weights.mean()], weights]).astype(np.float32)
-        self._use(tokens, weights)
+        self._lookup_layer.set_vocabulary(vocabulary, idf_weights)
 
     def get_vocabulary(self, include_special_tokens=True):
         """The tokens in index order (special tokens first when ``include_special_tokens``)."""
-        return (self._special_tokens() if include_special_tokens else []) + list(self._tokens)
+        return self._lookup_layer.get_vocabulary(include_special_tokens)
 
     def vocabulary_size(self):
         """The number of indices, special tokens included."""
-        return len(self._special_tokens()) + len(self._tokens)
+        return self._lookup_layer.vocabulary_size()
 
     def adapt(self, data, batch_size=None, steps=None):
         """Learn the vocabulary (and tf-idf weights) from ``data``: a list or array of strings, a string tensor,
@@ -211,32 +147,10 @@ class TextVectorization(_DataLayer):
         else:
             data = tf.convert_to_tensor(np.asarray(data, object) if not tf.is_tensor(data) else data)
             batches = [tf.expand_dims(data, -1) if data.shape.rank == 1 else data]
-        counts, document_counts, documents = {}, {}, 0
+        counter = TokenCounter()
         for batch in batches:
-            rows = self._token_rows(self._preprocess(batch[0] if isinstance(batch, tuple) else batch))
-            for row in rows:
-                for token in row:
-                    counts[token] = counts.get(token, 0) + 1
-                if self.output_mode == "tf_idf":
-                    for token in set(row):
-                        document_counts[token] = document_counts.get(token, 0) + 1
-            documents += len(rows)
-        if not counts:
-            return
-        for special in (_MASK, _OOV):
-            counts.pop(special.encode(), None)
-        tokens = np.empty(len(counts), object)
-        tokens[:] = list(counts)
-        order = np.lexsort((tokens, np.asarray(list(counts.values()))))[::-1]
-        if self.max_tokens:
-            order = order[:max(self.max_tokens - len(self._special_tokens()), 0)]
-        learned = [_as_text(t) for t in tokens[order]]
-        weights = None
-        if self.output_mode == "tf_idf":
-            frequencies = np.asarray([document_counts[t] for t in tokens[order]], np.float64)
-            idf = np.log(1 + documents / (1 + frequencies)).astype(np.float32)
-            weights = np.concatenate([[idf.mean(dtype=np.float32)], idf]).astype(np.float32)
-        self._use(learned, weights)
+            counter.add_rows(self._token_rows(self._preprocess(batch[0] if isinstance(batch, tuple) else batch)))
+        self._lookup_layer.use_counts(counter)
 
     @staticmethod
     def _token_rows(tokens):
@@ -280,27 +194,12 @@ class TextVectorization(_DataLayer):
             inputs = tf.strings.ngrams(inputs, ngram_width=self._ngrams, separator=" ")
         return inputs
 
-    def _lookup(self, tokens):
-        """int64 indices of the string tensor ``tokens`` (the OOV index for unknown tokens)."""
-        oov = 1 if self.output_mode == "int" else 0
-        find = np.frompyfunc(lambda t: self._index.get(t, oov), 1, 1)
-        return host(lambda a: np.asarray(find(a), np.int64).reshape(a.shape), tokens)
-
-    def _depth(self):
-        if self.pad_to_max_tokens:
-            return self.max_tokens
-        if self._frozen_vocab_size is None:
-            raise RuntimeError(f"When using `output_mode={self.output_mode}` and `pad_to_max_tokens=False`, you must "
-                               "set the layer's vocabulary before calling it. Either pass a `vocabulary` argument to "
-                               "the layer, or call `adapt` with some sample data.")
-        return self._frozen_vocab_size
-
     def call(self, inputs):
         tokens = self._preprocess(inputs)
         if isinstance(tokens, RaggedTensor):
-            indices = tokens.with_flat_values(self._lookup(tokens.flat_values))
+            indices = tokens.with_flat_values(self._lookup_layer.lookup(tokens.flat_values))
         else:
-            indices = self._lookup(tokens)
+            indices = self._lookup_layer.lookup(tokens)
         if self.output_mode == "int":
             if isinstance(indices, RaggedTensor):
                 if self.ragged:
@@ -316,8 +215,8 @@ class TextVectorization(_DataLayer):
 
     def _encode(self, indices):
         """multi_hot / count / tf_idf vectors (floatx) of every row of ``indices``."""
-        depth, mode = self._depth(), self.output_mode
-        weights = self._idf_weights
+        depth, mode = self._lookup_layer.depth(), self.output_mode
+        weights = self._lookup_layer.idf_weights_with_oov
         if mode == "tf_idf" and weights is None:
             raise ValueError("`idf_weights` must be set if output_mode is 'tf_idf'.")
         if weights is not None and len(weights) < depth:
@@ -349,7 +248,7 @@ class TextVectorization(_DataLayer):
         input_shape = tuple(input_shape)
         if self.output_mode == "int":
             return (input_shape[0] if input_shape else None, self.output_sequence_length)
-        depth = self.max_tokens if self.pad_to_max_tokens else self._frozen_vocab_size
+        depth = self.max_tokens if self.pad_to_max_tokens else self._lookup_layer.frozen_vocabulary_size
         if self.split is None and len(input_shape) > 1:
             return input_shape[:-1] + (depth,)
         return (input_shape[0] if input_shape else None, depth)
@@ -366,8 +265,8 @@ class TextVectorization(_DataLayer):
         config = {"max_tokens": self.max_tokens, "standardize": self.standardize, "split": self.split,
                   "ngrams": self.ngrams_arg, "output_mode": self.output_mode,
                   "output_sequence_length": self.output_sequence_length, "pad_to_max_tokens": self.pad_to_max_tokens,
-                  "sparse": self.sparse, "ragged": self.ragged, "vocabulary": _listed(self._input_vocabulary),
-                  "idf_weights": _listed(self._input_idf_weights), "encoding": self.encoding,
+                  "sparse": self.sparse, "ragged": self.ragged, "vocabulary": listed(self._input_vocabulary),
+                  "idf_weights": listed(self._input_idf_weights), "encoding": self.encoding,
                   "vocabulary_size": self.vocabulary_size()}
         for key in ("standardize", "split"):
             if callable(config[key]):
@@ -386,41 +285,19 @@ class TextVectorization(_DataLayer):
 
     def save_assets(self, dir_path):
         """Write the vocabulary (special tokens first) and tf-idf weights, unless the config holds them."""
-        if self._has_input_vocabulary and self._input_vocabulary is not None:
-            return
-        with open(os.path.join(dir_path, _VOCABULARY_FILENAME), "w", encoding=self.encoding) as f:
-            f.write("\n".join(self.get_vocabulary()))
-        if self._idf_weights is not None:
-            np.savetxt(os.path.join(dir_path, _IDF_FILENAME), self._idf_weights)
+        if not (self._has_input_vocabulary and self._input_vocabulary is not None):
+            self._lookup_layer.save_assets(dir_path)
 
     def load_assets(self, dir_path):
         """Set the vocabulary (and tf-idf weights) written by :meth:`save_assets`."""
-        if self._has_input_vocabulary and self._input_vocabulary is not None:
-            return
-        if dir_path is None or not os.path.exists(os.path.join(dir_path, _VOCABULARY_FILENAME)):
-            return
-        with open(os.path.join(dir_path, _VOCABULARY_FILENAME), encoding=self.encoding) as f:
-            tokens = f.read().split("\n")
-        tokens = tokens[len(self._special_tokens()):] if tokens[:len(self._special_tokens())] == \
-            self._special_tokens() else tokens
-        weights = None
-        if os.path.exists(os.path.join(dir_path, _IDF_FILENAME)):
-            weights = np.atleast_1d(np.loadtxt(os.path.join(dir_path, _IDF_FILENAME), np.float32))
-        self._frozen_vocab_size = None
-        self._use([t for t in tokens if t != ""] if tokens != [""] else [], weights)
+        if not (self._has_input_vocabulary and self._input_vocabulary is not None):
+            self._lookup_layer.load_assets(dir_path)
 
     def get_build_config(self):
         return {}
 
     def build_from_config(self, config):
         self.build(None)
-
-
-def _listed(value):
-    if value is None or isinstance(value, str):
-        return value
-    return [v.item() if isinstance(v, np.generic) else _as_text(v) if isinstance(v, bytes) else v
-            for v in np.ravel(np.asarray(value.numpy() if tf.is_tensor(value) else value, object)).tolist()]
 
 
 API = {"layers": ["TextVectorization"]}
