@@ -74,6 +74,15 @@ def tails_only(stmts, kinds, enter_loops):
     return True
 
 
+def _rewrite_nested(stmt, block):
+    """Rewrite the statement lists of a ``with`` or ``try`` statement with ``block``."""
+    for field in ("body", "orelse", "finalbody"):
+        if getattr(stmt, field, None):
+            setattr(stmt, field, block(getattr(stmt, field)))
+    for handler in getattr(stmt, "handlers", ()):
+        handler.body = block(handler.body)
+
+
 class _Prepare:
     def __init__(self):
         self.count = 0
@@ -88,11 +97,7 @@ class _Prepare:
                 stmt.orelse = self.block(stmt.orelse)
                 out.append(stmt)
             elif isinstance(stmt, (ast.With, ast.Try)):
-                for field in ("body", "orelse", "finalbody"):
-                    if hasattr(stmt, field):
-                        setattr(stmt, field, self.block(getattr(stmt, field)))
-                for handler in getattr(stmt, "handlers", ()):
-                    handler.body = self.block(handler.body)
+                _rewrite_nested(stmt, self.block)
                 out.append(stmt)
             else:
                 out.append(stmt)
@@ -151,11 +156,7 @@ class _ReturnsToBreaks:
                 stmt.orelse = self.block(stmt.orelse) if stmt.orelse else []
                 out.append(stmt)
             elif isinstance(stmt, (ast.With, ast.Try)):
-                for field in ("body", "orelse", "finalbody"):
-                    if getattr(stmt, field, None):
-                        setattr(stmt, field, self.block(getattr(stmt, field)))
-                for handler in getattr(stmt, "handlers", ()):
-                    handler.body = self.block(handler.body)
+                _rewrite_nested(stmt, self.block)
                 out.append(stmt)
             else:
                 out.append(stmt)
