@@ -21,6 +21,7 @@ only follows nodes created while it was recording.
 
 import functools
 import itertools
+import operator
 import threading
 
 import numpy as np
@@ -178,8 +179,14 @@ class Node:
         self.inputs = inputs
         # Where each input's gradient goes, fixed now: a frontend may later rebind a tensor to a
         # new node (an in-place op), which must not reroute the gradients of earlier consumers.
-        self.edges = tuple([((None, x) if x.grad_node is None else (x.grad_node, x.grad_slot))
-                            if isinstance(x, Tensor) and x.requires_grad else None for x in inputs])
+        edges = []  # (a loop: a comprehension's own frame costs more than it does, once per recorded op)
+        for x in inputs:
+            if isinstance(x, Tensor) and x.requires_grad:
+                source = x.grad_node
+                edges.append((None, x) if source is None else (source, x.grad_slot))
+            else:
+                edges.append(None)
+        self.edges = tuple(edges)
         self._outputs = output_arrays
         self.n_outputs = len(output_arrays)
         self.seq = next(_counter)
@@ -348,6 +355,28 @@ def _ones(shape, dtype):
     return _scalar_one(dtype) if shape == () else np.ones(shape, dtype)
 
 
+def broadcast_scalar(a, shape):
+    """The 0-d array ``a`` as a read-only zero-stride view of ``shape``: what Expand gives, without its dispatch.
+
+    Cached for the shared 1 that seeds the backward of a scalar target (neither it nor its views can change):
+    the gradient of ``loss = x.sum()`` in every step.
+    """
+    if a is _scalar_one(a.dtype):
+        return _ones_view(shape, a.dtype)
+    return _zero_stride_view(a, shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _ones_view(shape, dtype):
+    return _zero_stride_view(_scalar_one(dtype), shape)
+
+
+def _zero_stride_view(a, shape):
+    view = np.ndarray(shape, a.dtype, buffer=a, strides=(0,) * len(shape))
+    view.flags.writeable = False
+    return view
+
+
 def _zeros(shape, dtype):
     return Tensor.wrap(np.zeros(shape, dtype))
 
@@ -406,6 +435,47 @@ def _reachable(targets, source_keys, first_seq, last_seq, leaves=None, skip=()):
             result.append(node)
     result.reverse()
     return result
+
+
+def _reachable_to_leaves(targets, leaves):
+    """:func:`_reachable` for :func:`leaf_gradients` (no window, every float leaf that requires grad a source).
+
+    Every recorded node then leads to a source (recorded outputs are float), so one traversal sets
+    ``needs_input_grad`` without tracking which nodes lead where.  Returns ``None`` (nothing recorded
+    in ``leaves``) on meeting a non-float leaf that requires grad or a node without a differentiable input:
+    :func:`_reachable` sorts those out.
+    """
+    found = {}
+    stack = list(map(_grad_node_of, targets))  # (map: no comprehension frame, once per backward)
+    floats = dt.FLOATS
+    while stack:
+        node = stack.pop()
+        if node is None or node.seq in found:
+            continue
+        needs = []
+        for edge in node.edges:
+            if edge is None:
+                needs.append(False)
+            elif edge[0] is None:
+                if edge[1].array.dtype not in floats:
+                    return None
+                needs.append(True)
+            else:
+                stack.append(edge[0])
+                needs.append(True)
+        if True not in needs:  # (a node with no differentiable input, which _reachable leaves out)
+            return None
+        node.needs_input_grad = tuple(needs)
+        found[node.seq] = node
+    order = sorted(found)
+    for seq in order:  # leaves in creation order of their consumers, as _reachable adds them
+        for edge in found[seq].edges:
+            if edge is not None and edge[0] is None:
+                leaves[id(edge[1])] = edge[1]
+    return list(map(found.__getitem__, reversed(order)))
+
+
+_grad_node_of = operator.attrgetter("grad_node")
 
 
 def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
@@ -490,7 +560,11 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
         if leaves is not None and t.grad_node is None and t.requires_grad:
             leaves[id(t)] = t
         _accumulate(grads, _key(t), g)
-    nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves, skip)
+    nodes = None
+    if leaves is not None and not first_seq and last_seq == float("inf") and not skip:
+        nodes = _reachable_to_leaves(targets, leaves)
+    if nodes is None:
+        nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves, skip)
     latest_write = _latest_write
     prev_mode = _local.enabled
     _local.enabled = create_graph
@@ -525,7 +599,9 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                 node._check_inputs()
             if node.hooks is not None:
                 node._run_hooks(out_grads)
-            in_grads = _call_maker(node, out_grads)
+            # The usual node (an engine op, no trace) calls its maker here, without _call_maker's checks.
+            maker = None if node.backward_fn is not None or _tracing else node.op.schema.gradient
+            in_grads = _call_maker(node, out_grads) if maker is None else maker(node, *out_grads)
             if check is not None:
                 check(node, in_grads)
             for edge, g, need in zip(node.edges, in_grads, node.needs_input_grad):

@@ -88,3 +88,23 @@ def execute(op, *inputs, **attrs):
         if trace is not None:
             trace.record(op, inputs, outputs)
     return outputs
+
+
+def execute_gradient_op(op, grad, *others):
+    """:func:`execute` of the bound single-output ``op`` on ``grad`` (a tensor) and ``others``, for gradient makers.
+
+    The same result; while nothing can record it (gradients disabled, as in a backward without
+    ``create_graph``, and no graph trace) it skips the executor's bookkeeping: makers run once per node
+    of every backward.
+    """
+    if _tracing or autograd.is_grad_enabled():
+        return execute(op, grad, *others)
+    arrays = [grad.array]
+    for x in others:  # (a loop: a comprehension's frame costs more)
+        arrays.append(x.array if isinstance(x, Tensor) else x)
+    result = op(*arrays)
+    output = _new(grad.result_class)
+    output.array = result
+    output.requires_grad = False
+    output.grad_node = None
+    return output

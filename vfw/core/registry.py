@@ -427,7 +427,10 @@ class Op:
 
     def __call__(self, *inputs, out=None):
         try:
-            signature = tuple([x.dtype for x in inputs])
+            # (one and two inputs, most calls, without a comprehension's frame)
+            n = len(inputs)
+            signature = (inputs[0].dtype, inputs[1].dtype) if n == 2 else (inputs[0].dtype,) if n == 1 else \
+                tuple([x.dtype for x in inputs])
         except AttributeError:  # absent optional inputs (None), or a non-array (a sequence, an optional, a mistake)
             signature = tuple([None if x is None else getattr(x, "dtype", type(x)) for x in inputs])
         if signature not in self._signatures:

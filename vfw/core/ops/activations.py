@@ -34,6 +34,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
+from vfw.core.eager import execute_gradient_op
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import array_of, bound_op, copy_out, execute, same_as_first, unbroadcast
 from vfw.core.ops._special import erfc_scaled
@@ -158,7 +159,7 @@ _ZEROS = {d: np.zeros((), d) for d in _RELU_TYPES}
 
 @register_gradient("Relu")
 def _relu_grad(node, g):
-    return (execute(bound_op("ReluGrad"), g, node.inputs[0]),)
+    return (execute_gradient_op(bound_op("ReluGrad"), g, node.inputs[0]),)
 
 
 _UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}

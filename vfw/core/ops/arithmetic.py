@@ -20,6 +20,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
+from vfw.core.eager import execute_gradient_op
 from vfw.core.errors import ShapeError
 from vfw.core.ops._common import (
     array_of,
@@ -93,8 +94,8 @@ def _add_sub_grad(node, g):
 def _mul_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    return (unbroadcast(execute(bound_op("Mul"), g, b), a.array.shape) if need_a else None,
-            unbroadcast(execute(bound_op("Mul"), g, a), b.array.shape) if need_b else None)
+    return (unbroadcast(execute_gradient_op(bound_op("Mul"), g, b), a.array.shape) if need_a else None,
+            unbroadcast(execute_gradient_op(bound_op("Mul"), g, a), b.array.shape) if need_b else None)
 
 
 @register_gradient("Neg")

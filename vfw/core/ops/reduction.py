@@ -17,8 +17,9 @@ import math
 import numpy as np
 
 from vfw.core import dtypes as dt
-from vfw.core.autograd import not_differentiable, register_gradient
+from vfw.core.autograd import broadcast_scalar, not_differentiable, register_gradient
 from vfw.core.errors import OpInputError, ShapeError
+from vfw.core.graph.trace import _active as _tracing
 from vfw.core.ops._common import (
     array_of,
     as_array,
@@ -262,6 +263,10 @@ def _kept(node, t):
 def _grad_to_input_shape(node, g):
     """``g`` (shaped like the reduction's output) reshaped with kept dims and broadcast to the input's shape."""
     x = node.inputs[0]
+    if not g.array.shape and not g.requires_grad and not _tracing:
+        # A full reduction's gradient that nothing records (no create_graph, no trace): the view Expand makes,
+        # without the op's dispatch (the loss.backward() of every training step).
+        return g.result_class.wrap(broadcast_scalar(g.array, x.array.shape))
     # A 0-d gradient (a full reduction) broadcasts as it is; otherwise put the reduced dims back first.
     return execute(bound_op("Expand"), g if not g.array.shape else _kept(node, g), shape_input(x))
 

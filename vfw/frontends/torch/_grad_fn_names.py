@@ -219,5 +219,8 @@ def matmul_name(*args, **kwargs):
     around an ``mm`` (ending in a squeeze)."""
     ranks = (_argument(args, kwargs, 0, "input").array.ndim, _argument(args, kwargs, 1, "other").array.ndim)
     if max(ranks) <= 2:
-        return {(1, 1): "DotBackward0", (1, 2): "SqueezeBackward4", (2, 1): "MvBackward0"}.get(ranks, "MmBackward0")
+        return _VECTOR_PRODUCT_NAMES.get(ranks, "MmBackward0")
     return "CloneBackward0" if ranks[0] == 2 else "UnsafeViewBackward0"
+
+
+_VECTOR_PRODUCT_NAMES = {(1, 1): "DotBackward0", (1, 2): "SqueezeBackward4", (2, 1): "MvBackward0"}
