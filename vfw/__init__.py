@@ -21,7 +21,8 @@ from vfw.core import (  # noqa: F401
     register,
     run,
 )
-from vfw.core.autograd import GradientTape, custom_gradient, gradient, no_grad, stop_gradient  # noqa: F401
+from vfw.core.autograd import custom_gradient, gradient, no_grad, stop_gradient  # noqa: F401
+from vfw.core.autograd_tape import GradientTape  # noqa: F401
 from vfw.core.graph import assign, function  # noqa: F401
 
 __version__ = "0.1.0"

@@ -5,7 +5,8 @@ import pytest
 
 from tests.autograd.gradcheck import check_gradient, check_higher_order
 from vfw.core import Tensor, autograd, execute
-from vfw.core.autograd import GradientTape, GraphReleasedError, custom_gradient, gradient, no_grad, stop_gradient
+from vfw.core.autograd import GraphReleasedError, custom_gradient, gradient, no_grad, stop_gradient
+from vfw.core.autograd_tape import GradientTape
 
 RNG = np.random.default_rng(0)
 

@@ -6,7 +6,8 @@ import tracemalloc
 import numpy as np
 
 from vfw.core import Tensor, execute
-from vfw.core.autograd import GradientTape, gradient
+from vfw.core.autograd import gradient
+from vfw.core.autograd_tape import GradientTape
 from vfw.core.ops._common import int64s
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.autograd.gradcheck import check_gradient, check_higher_order
-from vfw.core import Tensor, autograd, execute, run
+from vfw.core import Tensor, autograd, autograd_tape, execute, run
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 OPS = list(GATES)
@@ -197,9 +197,9 @@ def test_third_order(op):
 def test_gradient_tape_second_order():
     ins = make_inputs("LSTM", T=2, B=1, n_in=1, H=1, seed=10)
     x = Tensor(ins[0])
-    with autograd.GradientTape() as outer:
+    with autograd_tape.GradientTape() as outer:
         outer.watch(x)
-        with autograd.GradientTape() as inner:
+        with autograd_tape.GradientTape() as inner:
             inner.watch(x)
             _, h, c = execute("LSTM", x, *ins[1:])
             total = execute("Add", h, c)

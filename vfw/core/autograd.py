@@ -14,9 +14,8 @@ with ``create_graph=True`` the backward ops are recorded in turn and can be
 differentiated again (higher-order gradients), and a graph tracer sees them as
 ops like any other.
 
-Tapes.  :class:`GradientTape` (TensorFlow's model) is a window over this
-graph: it marks the tensors it watches as requiring grad while it is open and
-only follows nodes created while it was recording.
+Tapes.  :class:`~vfw.core.autograd_tape.GradientTape` (TensorFlow's model) is
+a window over this graph (``first_seq``/``last_seq`` of :func:`gradient`).
 """
 
 import functools
@@ -28,7 +27,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core import eager as _eager
-from vfw.core.errors import DTypeError, OpInputError, VfwError
+from vfw.core.errors import OpInputError, VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.registry import get_schema
 from vfw.core.tensor import Tensor
@@ -52,7 +51,6 @@ class _ThreadState(threading.local):
 
     def __init__(self):
         self.enabled = True
-        self.tapes = []
 
 
 _local = _ThreadState()
@@ -635,84 +633,3 @@ def _call_maker(node, out_grads):
         if trace is not None:
             return static_shapes.gradient_made(trace, node, lambda: schema.gradient(node, *out_grads))
     return schema.gradient(node, *out_grads)
-
-
-# -- tapes -------------------------------------------------------------------------
-class GradientTape:
-    """Record operations for differentiation, TensorFlow style.
-
-    Parameters
-    ----------
-    persistent : bool
-        Allow several :meth:`gradient` calls (a non-persistent tape allows one).
-
-    Notes
-    -----
-    Only nodes created while the tape records are followed; tensors watched
-    with :meth:`watch` require grad while the tape is open.
-    """
-
-    def __init__(self, persistent=False):
-        self.persistent = persistent
-        self._first = None
-        self._last = None
-        self._watched = []
-        self._used = False
-
-    def __enter__(self):
-        self._first = next(_counter)
-        self._last = None
-        _tape_stack().append(self)
-        return self
-
-    def __exit__(self, *exc):
-        self._last = next(_counter)
-        _tape_stack().remove(self)
-        for t, prev in self._watched:
-            t.requires_grad = prev
-        self._watched = []
-        return False
-
-    @property
-    def recording(self):
-        """bool: whether the tape is open."""
-        return self._first is not None and self._last is None
-
-    def watch(self, tensor):
-        """Make ``tensor`` (a float :class:`Tensor`) differentiable for this tape."""
-        if not isinstance(tensor, Tensor):
-            raise DTypeError(f"GradientTape.watch: expected a Tensor, got {type(tensor).__name__}")
-        if is_differentiable_dtype(tensor.array.dtype) and not tensor.requires_grad:
-            self._watched.append((tensor, tensor.requires_grad))
-            tensor.requires_grad = True
-
-    def gradient(self, target, sources, output_gradients=None):
-        """Gradients of ``target`` (tensor or list) with respect to ``sources`` (list).
-
-        Returns
-        -------
-        list[Tensor or None]
-        """
-        if self._first is None:
-            raise OpInputError("GradientTape.gradient: the tape was never opened")
-        if self._used and not self.persistent:
-            raise GraphReleasedError("A non-persistent GradientTape can only be used to compute one set of "
-                                     "gradients (or jacobians)")
-        self._used = True
-        outer = [t for t in _tape_stack() if t is not self]
-        targets = [target] if isinstance(target, Tensor) else list(target)
-        if output_gradients is not None and isinstance(output_gradients, Tensor):
-            output_gradients = [output_gradients]
-        last = self._last if self._last is not None else float("inf")
-        # With no other tape open, nothing else can need the saved values: free them as backward goes.
-        return gradient(targets, sources, output_gradients, retain_graph=self.persistent or bool(outer),
-                        create_graph=bool(outer) and is_grad_enabled(), first_seq=self._first, last_seq=last)
-
-    def reset(self):
-        """Forget what was recorded so far (the tape keeps recording from now)."""
-        self._first = next(_counter)
-        self._used = False
-
-
-def _tape_stack():
-    return _local.tapes
