@@ -201,7 +201,9 @@ class CompiledGraph:
         source += steps
         source.append(f"    return [{', '.join(slot[n] for n in self.output_names)}]")
         namespace = {}
-        exec(compile("\n".join(source), f"<vfw graph {graph.name}>", "exec"), namespace)  # noqa: S102
+        # the graph's name only labels tracebacks: its control characters (a NUL from a file) are escaped
+        label = graph.name.encode("unicode_escape").decode("ascii")
+        exec(compile("\n".join(source), f"<vfw graph {label}>", "exec"), namespace)  # noqa: S102
         self._plan = namespace["plan"]
         self._kernels = kernels
         self._consts = const_values
