@@ -108,6 +108,8 @@ class ProcessGroup:
 
     # -- running a collective under the watchdog ------------------------------------------------------
     def _guarded(self, description, call, *args):
+        """``call(*args)`` under the watchdog; ``description`` (a str, or a callable giving one when a hot path
+        should not pay for formatting) names the collective if it times out."""
         if self._watchdog is None:
             return call(*args)
         self._watchdog.arm(description)
@@ -119,6 +121,8 @@ class ProcessGroup:
     def _abort_timed_out(self, description):
         import sys
 
+        if callable(description):
+            description = description()
         sys.stderr.write(f"vfw.distributed: rank {self.rank}/{self.size}: {description} did not complete within "
                          f"{self.timeout:g} s: a peer process died, hangs, or called a different collective; "
                          "aborting the MPI job\n")
@@ -149,7 +153,10 @@ class ProcessGroup:
         """
         self._check_live("all_reduce")
         mpi_op, work = self._reduction(op, array)
-        description = f"all_reduce({op}) of {array.shape} {array.dtype}"
+
+        def description():  # formatted only if the watchdog fires: all_reduce is on DDP's per-step path
+            return f"all_reduce({op}) of {array.shape} {array.dtype}"
+
         if work is not array:  # a converted copy (half precision, bool, non-contiguous): reduce it in place
             self._guarded(description, self.comm.Allreduce, self.MPI.IN_PLACE, work, mpi_op)
             result = self._finish_reduction(work, array, op)
@@ -159,7 +166,7 @@ class ProcessGroup:
             return out
         direct = out is not None and out.flags.c_contiguous and out.dtype == array.dtype
         target = out if direct else np.empty_like(array)
-        if np.shares_memory(target, array):
+        if target is array or np.shares_memory(target, array):
             self._guarded(description, self.comm.Allreduce, self.MPI.IN_PLACE, target, mpi_op)
         else:
             self._guarded(description, self.comm.Allreduce, array, target, mpi_op)
@@ -263,7 +270,7 @@ class ProcessGroup:
         if op in ("band", "bor", "bxor") and kind not in "iub":
             raise DistributedArgumentError(f"vfw.distributed: reduction {op!r} needs an integer or bool array, "
                                            f"got {array.dtype}")
-        if array.dtype in (np.float16,) or array.dtype.name == "bfloat16":
+        if array.dtype.itemsize == 2 and (kind == "f" or array.dtype.name == "bfloat16"):
             return self._reduce_ops[op], array.astype(np.float32)  # MPI has no half-precision reductions
         if kind == "b":
             return self._reduce_ops[op], array.astype(np.uint8)
