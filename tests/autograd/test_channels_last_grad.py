@@ -71,3 +71,9 @@ def test_average_pool(xs, attrs):
     y = run("ChannelsLastAveragePool", x, **attrs)
     check_gradient("ChannelsLastAveragePoolGrad", [RNG.standard_normal(y.shape), np.array(xs)], attrs, wrt=[0])
     check_higher_order("ChannelsLastAveragePool", [x], attrs, order=3)
+
+
+@pytest.mark.parametrize("xs, ws, attrs", CONV_CASES[1:3])
+def test_conv_with_bias(xs, ws, attrs):
+    x, w = RNG.standard_normal(xs), RNG.standard_normal(ws)
+    check_gradient("ChannelsLastConv", [x, w, RNG.standard_normal(ws[-1:])], attrs)

@@ -156,3 +156,12 @@ def test_shape_inference_matches_kernels():
     info = get_schema("ChannelsLastConvGradFilter").infer(
         dict(attrs, kernel_shape=[3, 2]), [TensorInfo(x.shape, x.dtype), TensorInfo(y.shape, y.dtype)])
     assert info[0].shape == w.shape
+
+
+@pytest.mark.parametrize("xs, ws, attrs", [CASES[1], CASES[2], CASES[3], CASES[6]])
+def test_bias_is_added_per_output_channel(xs, ws, attrs):
+    x, w, b = _rand(xs, np.float32, 0), _rand(ws, np.float32, 1), _rand(ws[-1:], np.float32, 2)
+    y = run("ChannelsLastConv", x, w, b, **attrs)
+    np.testing.assert_allclose(y, _torch_conv(x, w, attrs) + b.astype(np.float64), rtol=1e-4, atol=1e-4)
+    with pytest.raises(ShapeError, match="bias of shape"):
+        run("ChannelsLastConv", x, w, np.zeros(ws[-1] + 1, np.float32), **attrs)

@@ -184,7 +184,8 @@ def _window_attrs(attrs, *names):
 
 def _channels_last_conv(writer, inputs, outputs, attrs):
     x, rank = _channels_first(writer, inputs[0])
-    y = writer.op("Conv", [x, _filter_first(writer, inputs[1])],
+    bias = [inputs[2]] if len(inputs) > 2 and inputs[2] else []
+    y = writer.op("Conv", [x, _filter_first(writer, inputs[1])] + bias,
                   **_window_attrs(attrs, "dilations", "group", "pads", "strides"))
     _back_to_channels_last(writer, y, outputs[0], rank)
 

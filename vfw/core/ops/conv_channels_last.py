@@ -102,18 +102,26 @@ class _Plan:
         """An output-shaped batch slice as ``(group, rows, M / group)``."""
         return dy.reshape(-1, self.group, self.mg).transpose(1, 0, 2)
 
-    def forward(self, xp, w, out=None):
-        """``Y`` from the padded input and the filter (both of the compute dtype); with one group the GEMMs write
-        ``out`` (a C-contiguous array of Y's shape and the compute dtype) when given."""
+    def forward(self, xp, w, out=None, bias=None):
+        """``Y`` from the padded input and the filter (both of the compute dtype), plus ``bias`` (``(M,)``) when
+        given; with one group the GEMMs write ``out`` (a C-contiguous array of Y's shape and the compute dtype)
+        when given."""
         if self.depthwise:
             view = self.window.view(xp, self.kernel, self.out)
-            return np.einsum(self.depthwise[0], view, w.reshape(self.kernel + (self.c, self.mg)))
+            y = np.einsum(self.depthwise[0], view, w.reshape(self.kernel + (self.c, self.mg)))
+            if bias is not None:
+                y += bias.reshape(self.c, self.mg)
+            return y
         wg = self.grouped_filter(w)
         shape = (self.group, self.n * self.npix, self.mg)
         y = np.empty(shape, xp.dtype) if out is None else out.reshape(shape)
+        grouped_bias = None if bias is None else bias.reshape(self.group, 1, self.mg)
         for start in range(0, self.n, self.chunk):
             part = xp[start:start + self.chunk]
-            np.matmul(self.columns(part), wg, out=y[:, start * self.npix:(start + len(part)) * self.npix])
+            rows = y[:, start * self.npix:(start + len(part)) * self.npix]
+            np.matmul(self.columns(part), wg, out=rows)
+            if grouped_bias is not None:
+                rows += grouped_bias  # while the slice is in cache (a pass over Y less)
         return y[0] if self.group == 1 else np.ascontiguousarray(y.transpose(1, 0, 2))
 
     def add_transposed(self, xp, dy, w):
@@ -216,19 +224,23 @@ def _conv_infer(attrs, infos):
     return [TensorInfo((x.shape[0],) + window.out(x.shape, tuple(w.shape[:nd])) + (w.shape[-1],), x.dtype)]
 
 
-@defop("ChannelsLastConv", inputs="X:T W:T", outputs="Y:T", types={"T": dt.FLOATS}, attrs=dict(_ATTRS),
+@defop("ChannelsLastConv", inputs="X:T W:T B?:T", outputs="Y:T", types={"T": dt.FLOATS}, attrs=dict(_ATTRS),
        infer=_conv_infer)
 def channels_last_conv(dilations, group, pads, strides):
-    """Grouped N-D convolution (cross-correlation) of ``X (N, *D, C)`` by ``W (*K, C/group, M)``."""
+    """Grouped N-D convolution (cross-correlation) of ``X (N, *D, C)`` by ``W (*K, C/group, M)``, plus the bias
+    ``B (M,)`` when given."""
     plans = _plans("ChannelsLastConv", strides, dilations, pads, group)
 
-    def kernel(x, w, out=None):
+    def kernel(x, w, b=None, out=None):
         p = plans(x.shape, w.shape)
+        if b is not None and b.shape != (p.m,):
+            raise ShapeError(f"ChannelsLastConv: bias of shape {b.shape} must be ({p.m},), one per output channel "
+                             f"of the filter of shape {w.shape}")
         ct = compute_dtype(x.dtype)
         # one group's GEMMs write the output buffer itself (a copy of Y saved)
         direct = (out is not None and p.group == 1 and not p.depthwise and out.shape == p.yshape and out.dtype == ct
                   and out.flags.c_contiguous)
-        y = p.forward(p.window.pad(x, ct), _as(w, ct), out if direct else None)
+        y = p.forward(p.window.pad(x, ct), _as(w, ct), out if direct else None, None if b is None else _as(b, ct))
         return out if direct else _result(y.reshape(p.yshape), x.dtype, out)
 
     return kernel
@@ -236,13 +248,17 @@ def channels_last_conv(dilations, group, pads, strides):
 
 @register_gradient("ChannelsLastConv")
 def _conv_grad(node, g):
-    x, w = node.inputs
-    need_x, need_w = node.needs_input_grad
+    x, w = node.inputs[:2]
+    need_x, need_w = node.needs_input_grad[:2]
     attrs = _window_attrs(node.attrs)
     gx = execute("ChannelsLastConvTranspose", g, w, int64s(array_of(x).shape), **attrs) if need_x else None
     gw = (execute("ChannelsLastConvGradFilter", x, g, kernel_shape=list(array_of(w).shape[:-2]), **attrs)
           if need_w else None)
-    return gx, gw
+    if len(node.inputs) < 3 or node.inputs[2] is None:
+        return gx, gw
+    if not node.needs_input_grad[2]:
+        return gx, gw, None
+    return gx, gw, execute("ReduceSum", g, int64s(list(range(array_of(g).ndim - 1))), keepdims=0)
 
 
 # --------------------------------------------------------------------------------------- transpose
