@@ -1,5 +1,6 @@
 """Inference rewrites at import (``_import_optimize``): results against ONNX's reference evaluator, and the
-rewritten graph's ops (so that a rewrite that silently stops applying is noticed)."""
+rewritten graph's ops (so that a rewrite that silently stops applying is noticed).  The convolution models take one
+image, which the channels-last layout rewrite leaves as it is (``test_import_layout.py`` tests that one)."""
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ def _op_types(m, opt_level=1):
 
 
 def _conv_bn(channels=6, group=1, conv_bias=True, reread=False, training=False):
-    """Conv(3x3, pads 1) -> BatchNormalization on a (2, 4, 5, 5) input; the statistics are random."""
+    """Conv(3x3, pads 1) -> BatchNormalization on a (1, 4, 5, 5) input; the statistics are random."""
     conv_inputs = ["x", "w"] + (["b"] if conv_bias else [])
     nodes = [helper.make_node("Conv", conv_inputs, ["c"], pads=[1, 1, 1, 1], group=group),
              helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["y"], epsilon=1e-3,
@@ -33,20 +34,20 @@ def _conv_bn(channels=6, group=1, conv_bias=True, reread=False, training=False):
              ("t", _f32(channels)), ("m", _f32(channels)), ("v", _f32(channels, low=0.1, high=2.0))]
     if conv_bias:
         inits.append(("b", _f32(channels)))
-    return model(nodes, [tensor("x", shape=[2, 4, 5, 5])], outputs, inits)
+    return model(nodes, [tensor("x", shape=[1, 4, 5, 5])], outputs, inits)
 
 
 @pytest.mark.parametrize("group,conv_bias", [(1, True), (1, False), (2, True)])
 def test_batch_norm_folded_into_convolution(group, conv_bias):
     m = _conv_bn(group=group, conv_bias=conv_bias)
-    assert_matches_reference(m, {"x": _f32(2, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
+    assert_matches_reference(m, {"x": _f32(1, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
     assert _op_types(m) == ["Conv"]
     assert "BatchNormalization" in _op_types(m, opt_level=0)
 
 
 def test_batch_norm_stays_when_the_convolution_is_read_elsewhere():
     m = _conv_bn(reread=True)
-    assert_matches_reference(m, {"x": _f32(2, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
+    assert_matches_reference(m, {"x": _f32(1, 4, 5, 5)}, rtol=1e-5, atol=1e-5)
     assert _op_types(m) == ["Conv", "Mul", "Add", "Relu"]  # not folded: a per-channel affine map of the Conv
     assert "BatchNormalization" in _op_types(m, opt_level=0)
 
@@ -233,7 +234,7 @@ def test_absurd_constant_fill_is_left_to_fail_when_run():
         imported(np.zeros(1, np.float32))
 
 
-def _channel_affine_model(first, scale_shape, shift_shape, x_shape=(2, 4, 5, 5)):
+def _channel_affine_model(first, scale_shape, shift_shape, x_shape=(1, 4, 5, 5)):
     """``first`` (a Conv or a BatchNormalization of x) -> Mul by a constant -> Add a constant -> Relu."""
     channels = 6 if first == "Conv" else x_shape[1]
     if first == "Conv":
@@ -250,8 +251,8 @@ def _channel_affine_model(first, scale_shape, shift_shape, x_shape=(2, 4, 5, 5))
 
 
 @pytest.mark.parametrize("first,scale_shape,shift_shape,x_shape", [
-    ("Conv", (6, 1, 1), (1, 6, 1, 1), (2, 4, 5, 5)),
-    ("Conv", (), (6, 1, 1), (2, 4, 5, 5)),
+    ("Conv", (6, 1, 1), (1, 6, 1, 1), (1, 4, 5, 5)),
+    ("Conv", (), (6, 1, 1), (1, 4, 5, 5)),
     ("BatchNormalization", (4, 1, 1), (4, 1, 1), (2, 4, 5, 5)),
     ("BatchNormalization", (4, 1), (1,), (3, 4, 7)),
 ])
@@ -263,7 +264,7 @@ def test_per_channel_scale_and_shift_folded(first, scale_shape, shift_shape, x_s
 
 
 @pytest.mark.parametrize("first,scale_shape,shift_shape,x_shape", [
-    ("Conv", (1, 1, 1, 5), (6, 1, 1), (2, 4, 5, 5)),  # the scale varies along the width: not foldable
+    ("Conv", (1, 1, 1, 5), (6, 1, 1), (1, 4, 5, 5)),  # the scale varies along the width: not foldable
     ("BatchNormalization", (4,), (4,), (2, 4, 4, 4)),  # (4,) broadcasts along the last axis, not the channels
 ])
 def test_scale_along_other_axes_stays(first, scale_shape, shift_shape, x_shape):
@@ -283,7 +284,7 @@ def test_shift_of_a_value_read_twice_stays():
 
 def _scaled_relu_conv_model(scale, group=1, reread=None, mul_first=False):
     """Concat -> BatchNormalization (per-channel ``scale`` for its factor) -> Relu -> Conv(3x3, pads 1, ``group``)
-    on two (2, 2, 5, 5) inputs; ``reread`` names a value the graph also outputs."""
+    on two (1, 2, 5, 5) inputs; ``reread`` names a value the graph also outputs."""
     channels = len(scale)
     mul = ["s", "c"] if mul_first else ["c", "s"]
     nodes = [helper.make_node("Concat", ["x", "x2"], ["c"], axis=1), helper.make_node("Mul", mul, ["p"]),
@@ -292,13 +293,13 @@ def _scaled_relu_conv_model(scale, group=1, reread=None, mul_first=False):
     inits = [("s", np.asarray(scale, np.float32).reshape(channels, 1, 1)), ("t", _f32(channels, 1, 1)),
              ("w", _f32(6, channels // group, 3, 3)), ("b", _f32(6))]
     outputs = [tensor("y")] + ([tensor(reread)] if reread else [])
-    return model(nodes, [tensor("x", shape=[2, 2, 5, 5]), tensor("x2", shape=[2, 2, 5, 5])], outputs, inits)
+    return model(nodes, [tensor("x", shape=[1, 2, 5, 5]), tensor("x2", shape=[1, 2, 5, 5])], outputs, inits)
 
 
 @pytest.mark.parametrize("group,mul_first", [(1, False), (2, True)])
 def test_positive_scale_before_relu_moves_into_the_convolution(group, mul_first):
     m = _scaled_relu_conv_model([0.5, 2.0, 1.5, 0.25], group=group, mul_first=mul_first)
-    feeds = {"x": _f32(2, 2, 5, 5), "x2": _f32(2, 2, 5, 5)}
+    feeds = {"x": _f32(1, 2, 5, 5), "x2": _f32(1, 2, 5, 5)}
     assert_matches_reference(m, feeds, rtol=1e-5, atol=1e-5)
     assert _op_types(m) == ["Concat", "Add", "Relu", "Conv"]  # the Mul is gone: its scales are in the filters
 
@@ -311,6 +312,6 @@ def test_positive_scale_before_relu_moves_into_the_convolution(group, mul_first)
 ])
 def test_scale_before_relu_stays(scale, reread):
     m = _scaled_relu_conv_model(scale, reread=reread)
-    feeds = {"x": _f32(2, 2, 5, 5), "x2": _f32(2, 2, 5, 5)}
+    feeds = {"x": _f32(1, 2, 5, 5), "x2": _f32(1, 2, 5, 5)}
     assert_matches_reference(m, feeds, rtol=1e-5, atol=1e-5)
     assert _op_types(m) == ["Concat", "Mul", "Add", "Relu", "Conv"]

@@ -25,6 +25,10 @@ engine's level-1 passes: the first folds the small constants they read, the seco
   A ``Relu`` whose values only such a pool reads is applied to the pooled values instead (the same values:
   the maximum of Relus is the Relu of the maximum, when every window reads some of X), fewer of them.
 
+* Batches of images (an input batch not known to be 1): 2-D convolutions and the pools, activations and per-channel
+  maps around them run channels-last (``vfw.onnx_io._import_layout``); it runs before the max-pool rewrite above,
+  whose pools then are the ones left channels-first.
+
 Graphs with subgraphs (If/Loop/Scan bodies, which may read any outer value) are left as they are.  The
 results equal the graph as imported (the folded convolution up to the rounding of the folded weights).
 """
@@ -37,6 +41,7 @@ from vfw.core import dtypes as dt
 from vfw.core.errors import VfwError
 from vfw.core.ir import make_opdef, opdef_attrs, proto_to_tensor, tensor_to_proto
 from vfw.core.registry import make_op
+from vfw.onnx_io._import_layout import channels_last_regions
 
 
 class _Rewriter:
@@ -79,6 +84,8 @@ class _Rewriter:
         return self._channel_axis
 
     def replace_ops(self, ops):
+        """Make the graph's ops copies of ``ops`` (which may hold messages of the graph's current list)."""
+        ops = [_copy(op) for op in ops]
         del self.graph.op[:]
         self.graph.op.extend(ops)
 
@@ -118,7 +125,7 @@ def _fold_constant_layouts(rw):
             rw.graph.initializer.append(proto)
             rw.constants[op.output[0]] = proto
         else:
-            kept.append(_copy(op))
+            kept.append(op)
     rw.replace_ops(kept)
 
 
@@ -254,7 +261,7 @@ def _batch_norms_as_affine_maps(rw):
         params = _parameters(rw, op) if op.type == "BatchNormalization" else None
         rank, dtype = (ranks.get(op.input[0]), dtypes.get(op.input[0])) if params else (None, None)
         if rank is None or rank < 2 or dtype != rw.array(op.input[1]).dtype:
-            ops.append(_copy(op))
+            ops.append(op)
             continue
         scale, shift, mean, var = params
         factor = scale / np.sqrt(var + opdef_attrs(op).get("epsilon", 1e-5))
@@ -333,7 +340,7 @@ def _positive_scales_into_convolutions(rw):
         add.input.extend(add_inputs)
         dropped.add(id(mul))
     if dropped:
-        rw.replace_ops([_copy(op) for op in rw.graph.op if id(op) not in dropped])
+        rw.replace_ops([op for op in rw.graph.op if id(op) not in dropped])
 
 
 def _set_parameters(rw, op, params):
@@ -395,7 +402,7 @@ def _values_only_max_pools(rw):
             rewritten.append(make_opdef("Relu", [pooled], [op.output[0]], name=relu.name))
             moved.add(id(relu))
         ops.extend(rewritten or [op])
-    rw.replace_ops([_copy(op) for op in ops if id(op) not in moved])
+    rw.replace_ops([op for op in ops if id(op) not in moved])
 
 
 def optimize_for_inference(graph):
@@ -409,6 +416,7 @@ def optimize_for_inference(graph):
     _fold_channel_affines(rw)
     _batch_norms_as_affine_maps(rw)
     _positive_scales_into_convolutions(rw)
+    channels_last_regions(rw, _ranks(rw)[1], lambda pool, relu: _relu_commutes(rw, pool, relu))
     _values_only_max_pools(rw)
     _gemm_weights_stored_transposed(rw)
     return out

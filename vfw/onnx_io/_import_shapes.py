@@ -7,7 +7,9 @@ those shapes; the shapes it determines statically (every dim a number: they cann
 become value infos of the engine values that carry the ONNX value names.  That first run executes the graph as
 imported (level 1) and fetches those values too: a planned graph is compiled only when every inferred shape and
 dtype equals the computed one (a model whose declared shapes are wrong keeps the level-1 graph for that signature).
-Values without a static shape (data-dependent sizes, values the import rewrites introduce) get no buffer.
+Values the import rewrites introduce (channels-last copies, say) get their shapes from the engine ops' shape
+inference, forward from the values ONNX's inference determines, the feeds and the weights.  Values without a
+static shape (data-dependent sizes) get no buffer.
 """
 
 import onnx
@@ -15,7 +17,9 @@ import onnx
 from vfw.core import dtypes as dt
 from vfw.core.errors import VfwError
 from vfw.core.graph import CompiledGraph, optimize
+from vfw.core.ir import opdef_attrs, proto_to_tensor
 from vfw.core.proto import ValueInfo
+from vfw.core.registry import TensorInfo, get_schema
 
 _DATA_LIMIT = 4096
 """Initializers of at most this many elements keep their data in the skeleton (shapes, axes, pads that data
@@ -95,6 +99,35 @@ def static_shapes(skeleton, feeds):
     return shapes
 
 
+def _engine_inferred(graph, shapes, feeds):
+    """``shapes`` and the static ``(shape, dtype)`` of the values it lacks that the engine ops' shape inference
+    finds, forward from it, the graph inputs ``feeds`` and the constants (small integer ones by value: axes)."""
+    infos = {name: TensorInfo(shape, dtype) for name, (shape, dtype) in shapes.items()}
+    for name, value in zip(graph.input, feeds):
+        small = getattr(value, "dtype", None) is not None and value.dtype.kind in "iu" and value.size <= _DATA_LIMIT
+        infos[name] = TensorInfo(value.shape, value.dtype, value if small else None)
+    for proto in graph.initializer:
+        dtype = dt.as_dtype(proto.data_type)
+        small = dtype.kind in "iu" and _elements(proto.dims) <= _DATA_LIMIT
+        infos[proto.name] = TensorInfo(tuple(proto.dims), dtype, proto_to_tensor(proto) if small else None)
+    found = dict(shapes)
+    for op in graph.op:
+        if all(name in infos for name in op.output if name) or not all(name in infos for name in op.input if name):
+            continue
+        try:
+            schema = get_schema(op.type)
+            inferred = schema.infer(schema.bind_attrs(opdef_attrs(op)), [infos[name] if name else None
+                                                                          for name in op.input])
+        except (VfwError, KeyError, TypeError, ValueError):
+            continue
+        for name, info in zip(op.output, inferred):
+            if name and name not in infos and info is not None and info.shape is not None \
+                    and None not in info.shape and info.dtype is not None:
+                infos[name] = TensorInfo(info.shape, info.dtype)
+                found[name] = (info.shape, info.dtype)
+    return found
+
+
 def planned_graph(compiled, shapes, level, feeds):
     """A :class:`CompiledGraph` of ``compiled.graph`` planned at ``level`` with the value infos ``shapes`` of its
     intermediates, and the results of running ``compiled`` on ``feeds`` (the engine's inputs in order).
@@ -104,6 +137,7 @@ def planned_graph(compiled, shapes, level, feeds):
     """
     graph = compiled.graph
     outputs = set(graph.output)
+    shapes = _engine_inferred(graph, shapes, feeds)
     known = [name for op in graph.op for name in op.output if name and name in shapes and name not in outputs]
     if not known:
         return None, compiled(*feeds)
