@@ -4,6 +4,7 @@ from vfw.frontends.torch import (
     _arithmetic,
     _buffers,
     _comparison,
+    _copy_variants,
     _creation,
     _gamma_inc,
     _histogram,
@@ -16,6 +17,7 @@ from vfw.frontends.torch import (
     _linalg_extras,
     _linalg_lu,
     _linalg_norms,
+    _linalg_qr_lu,
     _masked,
     _nn_extras,
     _numeric,
@@ -30,6 +32,7 @@ from vfw.frontends.torch import (
     _special_functions,
     _statistics,
     _strided,
+    _tensor_extras,
     _tensor_misc,
     _tensor_str,
     _typing,
@@ -45,6 +48,7 @@ FAMILIES = [
     _special_functions, _numeric,
     _shape, _joining, _layout, _typing, _index_builders, _strided,
     _tensor_misc, _windows, _nn_extras, _histogram, _linalg_extras, _linalg_lu, _buffers, _gamma_inc,
+    _tensor_extras, _copy_variants, _linalg_qr_lu,
 ]
 
 

@@ -136,6 +136,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         g = _leaf_hooks(leaf, _dispatch.as_torch(g))
         if leaf.grad_node is None or not getattr(leaf, "_retains_grad", False):  # else its hook stored it
             accumulate_grad(leaf, g, create_graph)
+            for hook in getattr(leaf, "__dict__", {}).get("_post_accumulate_grad_hooks", ()):
+                hook(leaf)  # Tensor.register_post_accumulate_grad_hook
     _run_queued_callbacks()
 
 

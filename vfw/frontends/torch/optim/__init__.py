@@ -9,6 +9,7 @@ from vfw.frontends.torch.optim.adamax import Adamax
 from vfw.frontends.torch.optim.adamw import AdamW
 from vfw.frontends.torch.optim.asgd import ASGD
 from vfw.frontends.torch.optim.lbfgs import LBFGS
+from vfw.frontends.torch.optim.muon import Muon
 from vfw.frontends.torch.optim.nadam import NAdam
 from vfw.frontends.torch.optim.optimizer import Optimizer
 from vfw.frontends.torch.optim.radam import RAdam
@@ -18,4 +19,4 @@ from vfw.frontends.torch.optim.sgd import SGD
 from vfw.frontends.torch.optim.sparse_adam import SparseAdam
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
-           "SparseAdam", "lr_scheduler"] + ["ASGD", "Adafactor", "Rprop"]
+           "SparseAdam", "lr_scheduler"] + ["ASGD", "Adafactor", "Rprop", "Muon"]
