@@ -313,3 +313,32 @@ def test_namespaces():
     for name in ["list_physical_devices", "run_functions_eagerly", "experimental", "threading", "optimizer"]:
         assert hasattr(vtf.config, name)
     assert callable(vtf.autograph.experimental.do_not_convert(lambda: 1))
+
+
+@pytest.mark.parametrize("reads_first", ["z", "y"])
+def test_variables_assigned_from_each_other_stay_apart_in_graphs(reads_first):
+    # eager ``z.assign(y)`` and ``tf.Variable(y)`` leave the variables holding one array: a traced step must
+    # still update each of its own state
+    def case(tf):
+        y = tf.Variable(np.ones(3, np.float32))
+        z = tf.Variable(np.zeros(3, np.float32))
+        z.assign(y.read_value())
+        w = tf.Variable(y)
+
+        @tf.function
+        def step():
+            if reads_first == "z":
+                z.assign_sub(tf.fill([3], 0.1))
+                y.assign((y - 0.1 * z) / 0.9)
+            else:
+                y.assign((y - 0.1 * z) / 0.9)
+                z.assign_sub(tf.fill([3], 0.1))
+            w.assign_add(tf.fill([3], 1.0))
+
+        history = []
+        for _ in range(3):
+            step()
+            history.append([v.numpy() for v in (y, z, w)])
+        return history
+
+    check(case)

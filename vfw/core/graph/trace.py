@@ -181,6 +181,10 @@ class Trace:
         self._alive.append(tensor)
         return name
 
+    def captured_from(self, array):
+        """The outside tensor whose ``array`` the trace captured, or None."""
+        return self.captures.get(self._arrays.get(id(array)))
+
     def name_of(self, value):
         """The graph name standing for an op input (capturing or embedding it if new)."""
         if value is None:

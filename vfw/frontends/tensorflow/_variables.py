@@ -224,7 +224,9 @@ class Variable(GatherScatterMethods, metaclass=_VariableMeta):
         if _tracing:
             trace = current_trace()
             if trace is not None:
-                trace.name_of(self._storage)
+                _capture(trace, self._storage)
+                if value.array is not self._storage.array:  # given memory of its own
+                    value = self._value = _wrap(self._storage.array)
         return value
 
     def _current(self):
@@ -347,6 +349,9 @@ class Variable(GatherScatterMethods, metaclass=_VariableMeta):
         if delta.array.shape != shape:
             raise _dispatch.op_error(f"Cannot update variable with shape {shape_text(shape)} using a Tensor with shape "
                                      f"{shape_text(delta.array.shape)}, shapes must be equal.", tf_op)
+        trace = current_trace() if _tracing else None
+        if trace is not None:
+            _capture(trace, self._storage)
         self._write(compute(op_type, tf_op, self._storage, delta))
         return self._result(read_value)
 
@@ -356,7 +361,7 @@ class Variable(GatherScatterMethods, metaclass=_VariableMeta):
         if _tracing:
             trace = current_trace()
             if trace is not None:
-                trace.name_of(storage)  # captured before the write, so the write becomes a state update
+                _capture(trace, storage)  # before the write, so the write becomes a state update
                 _graph_assign(storage, value)
                 return
         storage.array = value.array
@@ -476,6 +481,15 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 
 
 # -- helpers ----------------------------------------------------------------------------------------
+def _capture(trace, storage):
+    """Capture ``storage`` in ``trace``, with memory of its own: eager ``b.assign(a)`` (or ``tf.Variable(a)``)
+    leaves both variables holding one array, which a trace would take for one state."""
+    holder = trace.captured_from(storage.array)
+    if holder is not None and holder is not storage:
+        storage.array = storage.array.copy()
+    trace.name_of(storage)
+
+
 def _initial_tensor(initial_value, dtype):
     """The initial value as a tensor of ``dtype``, with TF's errors."""
     if isinstance(initial_value, Variable):
