@@ -17,7 +17,8 @@ Differences from TF 2.21 (each documented where it arises):
 - reading a dataset inside a ``tf.function`` raises NotImplementedError (TF turns the loop into
   dataset ops); ``batch`` refuses elements holding datasets; ``sample_from_datasets`` takes
   constant weights only; ``ignore_errors`` drops the failing element of a function, not the
-  batch that contains it; no TFRecord, ragged or sparse datasets, no save/load/snapshot.
+  batch that contains it; no TFRecord, ragged or sparse datasets; ``save``/``load``/``snapshot`` use
+  vfw's own directory format (``_persistence``), not TF's.
 """
 
 from vfw.frontends.tensorflow.data import experimental  # noqa: F401

@@ -388,6 +388,29 @@ class Dataset:
 
         return CacheDataset(self, filename)
 
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Write the elements under the directory ``path`` in vfw's own format (``_persistence``; not TF's
+        snapshot format: round-trips vfw -> vfw). ``shard_func(element)`` (an int64 scalar) picks each
+        element's shard file; ``compression`` None or "GZIP"; ``checkpoint_args`` is accepted and unused."""
+        from vfw.frontends.tensorflow.data import _persistence
+
+        _persistence.write(self, path, compression, shard_func)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        """The dataset :meth:`save` wrote under ``path`` (read from JSON and ``.npy`` data only, never code);
+        ``reader_func`` receives the dataset of the shards' datasets."""
+        from vfw.frontends.tensorflow.data import _persistence
+
+        return _persistence.load(path, element_spec, compression, reader_func)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """The same elements, saved under ``path`` by the first complete iteration and read from there after
+        (one snapshot per directory, see ``_persistence.SnapshotDataset``)."""
+        from vfw.frontends.tensorflow.data._persistence import SnapshotDataset
+
+        return SnapshotDataset(self, path, compression, shard_func)
+
     def prefetch(self, buffer_size, name=None):
         """The same elements (vfw produces elements on demand; ``buffer_size`` is checked and accepted)."""
         from vfw.frontends.tensorflow.data._ordering import PrefetchDataset

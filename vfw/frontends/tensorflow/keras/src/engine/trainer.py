@@ -13,8 +13,7 @@ creates no variables.  Differences from Keras: TF traces the step once for every
 batches come from a dataset iterator of unknown batch size), vfw's graphs have static shapes and
 trace it once per batch shape (usually twice: full batches and the last partial one), so Python
 side effects in an overridden step run that many times; ``jit_compile`` is recorded but vfw has no
-XLA; ``steps_per_execution`` runs its steps one call each; ``auto_scale_loss`` does not wrap the
-optimizer for ``mixed_float16`` (vfw has no LossScaleOptimizer).
+XLA; ``steps_per_execution`` runs its steps one call each.
 """
 
 import inspect
@@ -78,10 +77,14 @@ class Trainer(TrainerLoops):
         jit_compile : bool or "auto"
             Recorded (``"auto"`` resolves to False, as TF does on CPU); vfw has no XLA.
         auto_scale_loss : bool
-            Accepted.
+            Under the ``mixed_float16`` dtype policy, wrap the optimizer in a ``LossScaleOptimizer`` (dynamic loss
+            scaling, as Keras).
         """
         with tracking.no_tracking():
             self.optimizer = optimizers_module.get(optimizer)
+            if (auto_scale_loss and self.optimizer is not None and self.dtype_policy.name == "mixed_float16"
+                    and not isinstance(self.optimizer, optimizers_module.LossScaleOptimizer)):
+                self.optimizer = optimizers_module.LossScaleOptimizer(self.optimizer, name="loss_scale_optimizer")
             output_names = getattr(self, "output_names", None)
             # As Keras: compiling again without a loss (or metrics) keeps the previous one.
             if loss is not None:

@@ -14,15 +14,19 @@ from vfw.frontends.tensorflow.keras.src.optimizers.base_optimizer import Optimiz
 from vfw.frontends.tensorflow.keras.src.optimizers.ftrl import Ftrl
 from vfw.frontends.tensorflow.keras.src.optimizers.lamb import Lamb  # noqa: F401  (keras.optimizers.Lamb)
 from vfw.frontends.tensorflow.keras.src.optimizers.lion import Lion
+from vfw.frontends.tensorflow.keras.src.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from vfw.frontends.tensorflow.keras.src.optimizers.muon import Muon
 from vfw.frontends.tensorflow.keras.src.optimizers.nadam import Nadam
 from vfw.frontends.tensorflow.keras.src.optimizers.rmsprop import RMSprop
+from vfw.frontends.tensorflow.keras.src.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from vfw.frontends.tensorflow.keras.src.optimizers.sgd import SGD
 from vfw.frontends.tensorflow.keras.src.utils import serialization
 
 # Keras looks built-in optimizers up by their lower-cased class name ("adam", "rmsprop"); Lamb is not among
 # them in Keras 3.15 (``get("lamb")`` fails there too).
 _BUILT_IN = {cls.__name__.lower(): cls for cls in (Optimizer, Adam, SGD, RMSprop, Adadelta, AdamW, Adagrad, Adamax,
-                                                    Adafactor, Nadam, Ftrl, Lion)}
+                                                    Adafactor, Nadam, Ftrl, Lion, LossScaleOptimizer, Muon,
+                                                    ScheduleFreeAdamW)}
 
 
 def serialize(optimizer):
@@ -65,5 +69,6 @@ def get(identifier):
 API = {
     "keras": ["Optimizer"],
     "optimizers": ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "Nadam", "RMSprop", "Adagrad", "Adadelta", "Ftrl",
-                   "Lion", "Lamb", "Adafactor", "get", "serialize", "deserialize"],
+                   "Lion", "Lamb", "Adafactor", "Muon", "ScheduleFreeAdamW", "LossScaleOptimizer", "get", "serialize",
+                   "deserialize"],
 }
