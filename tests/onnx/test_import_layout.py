@@ -7,6 +7,7 @@ import pytest
 from onnx import helper
 
 from tests.onnx.models import model, reference, tensor
+from vfw.core.graph.executor import buffers_of
 from vfw.onnx_io import load
 
 RNG = np.random.default_rng(0)
@@ -29,6 +30,10 @@ def _assert_runs_match(m, feeds, rtol=1e-5, atol=1e-5):
         for a, e in zip(ours, expected):
             assert a.shape == e.shape and a.dtype == e.dtype
             np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
+    planned = next(iter(loaded._planned.values()))
+    # the rewrite's values (no ONNX names) have shapes for the memory plan: they get pooled buffers
+    assert planned is not None and any(
+        op.type.startswith("ChannelsLast") and buffers_of(op)[0] >= 0 for op in planned.graph.op)
     return [op.type for op in loaded.graph.op]
 
 
@@ -69,6 +74,22 @@ def test_cnn_runs_channels_last_with_the_same_results():
     assert ops.count("Transpose") == 5
     # the Relu read only by the max pool applies to the pooled values
     assert ops.index("ChannelsLastMaxPool") < ops.index("Relu")
+
+
+def test_max_pool_alone_reading_a_convolution_runs_with_it():
+    # Conv -> Relu -> MaxPool (the Relu moves after the pool) and Conv -> MaxPool: each pair one fused op
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p1", "w2"], ["c2"], group=2),
+             helper.make_node("MaxPool", ["c2"], ["p2"], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]),
+             helper.make_node("Flatten", ["p2"], ["f"]),
+             helper.make_node("Gemm", ["f", "wf"], ["y"], transB=1)]
+    inits = [("w1", _f32(8, 3, 3, 3)), ("b1", _f32(8)), ("w2", _f32(6, 4, 2, 2)), ("wf", _f32(5, 6 * 4 * 5))]
+    m = model(nodes, [tensor("x", shape=[40, 3, 10, 12])], [tensor("y")], inits)
+    ops = _assert_runs_match(m, {"x": _f32(40, 3, 10, 12)})
+    assert ops == ["Transpose", "ChannelsLastConvMaxPool", "Relu", "ChannelsLastConvMaxPool", "Transpose", "Flatten",
+                   "Gemm"]
 
 
 def test_one_image_keeps_its_layout():

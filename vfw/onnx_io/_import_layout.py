@@ -11,7 +11,8 @@ layout through the ops that only need their channel axis renamed:
   or a constant scalar or per-channel ``(C, 1, 1)`` vector (stored as ``(C,)``);
 * ``MaxPool`` (values only, no ``ceil_mode``), ``AveragePool`` (padding excluded from the means, no
   ``ceil_mode``), ``GlobalAveragePool``/``GlobalMaxPool`` (a mean or max over ``H, W``), and channel
-  ``Concat``.
+  ``Concat``.  A max pool that alone reads a convolution runs with it, batch slice by slice
+  (``ChannelsLastConvMaxPool``: the convolution's output is pooled while in cache).
 
 A value is transposed to channels-last where a converted op first reads it, and back to ``(N, C, H, W)`` (under its
 own name) where any other op or the graph's outputs read it, so results are those of the graph as imported (the
@@ -88,7 +89,9 @@ def _conv(lay, op, attrs, dtypes):
     window = dict(strides=list(attrs.get("strides") or [1, 1]), dilations=list(attrs.get("dilations") or [1, 1]),
                   pads=pads, group=int(attrs.get("group", 1)))
     bias = [] if b is None else [op.input[2]]
-    return lay.produce_last("ChannelsLastConv", [x, filters] + bias, op.output[0], **window)
+    emitted = lay.produce_last("ChannelsLastConv", [x, filters] + bias, op.output[0], **window)
+    lay.origin[emitted.output[0]] = op
+    return emitted
 
 
 def _channel_vector(rw, name):
@@ -138,13 +141,25 @@ def _pool(lay, op, attrs, relu_commutes):
             return None
         return lay.produce_last("ChannelsLastAveragePool", [x], op.output[0], **geometry)
     relu = lay.origin.get(x)
-    if relu is not None and relu.type == "Relu" and relu_commutes(op, relu):
+    relu_after = relu is not None and relu.type == "Relu" and relu_commutes(op, relu)
+    if relu_after:  # pool the Relu's input, then apply it to the pooled values
         emitted = lay.producer_of_last[x]
-        lay.ops.remove(emitted)  # pool the Relu's input, then apply it to the pooled values
-        pooled = lay.rw.fresh(f"{op.output[0]}_nhwc_before_relu")
-        lay.emit("ChannelsLastMaxPool", [emitted.input[0]], [pooled], **geometry)
-        return lay.produce_last("Relu", [pooled], op.output[0])
-    return lay.produce_last("ChannelsLastMaxPool", [x], op.output[0], **geometry)
+        lay.ops.remove(emitted)
+        x = emitted.input[0]
+    conv = lay.origin.get(x)
+    if conv is not None and conv.type == "Conv" and lay.rw.reads[conv.output[0]] == 1:
+        # the pool alone reads the convolution: both run slice by slice
+        emitted = lay.producer_of_last[x]
+        lay.ops.remove(emitted)
+        pool = ("ChannelsLastConvMaxPool", list(emitted.input),
+                dict(opdef_attrs(emitted), **{"pool_" + k: v for k, v in geometry.items()}))
+    else:
+        pool = ("ChannelsLastMaxPool", [x], geometry)
+    if not relu_after:
+        return lay.produce_last(pool[0], pool[1], op.output[0], **pool[2])
+    pooled = lay.rw.fresh(f"{op.output[0]}_nhwc_before_relu")
+    lay.emit(pool[0], pool[1], [pooled], **pool[2])
+    return lay.produce_last("Relu", [pooled], op.output[0])
 
 
 def _global_pool(lay, op):

@@ -17,6 +17,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     control_flow,
     conv,
     conv_channels_last,
+    conv_pool_channels_last,
     creation,
     ctc,
     deform_conv,

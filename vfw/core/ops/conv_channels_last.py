@@ -216,7 +216,7 @@ def _shape_of(value):
 
 
 def _conv_infer(attrs, infos):
-    x, w = infos
+    x, w = infos[:2]
     if x.shape is None or w.shape is None or None in x.shape[1:] or None in w.shape:
         return [TensorInfo(None, x.dtype)]
     nd = len(w.shape) - 2
@@ -248,15 +248,19 @@ def channels_last_conv(dilations, group, pads, strides):
 
 @register_gradient("ChannelsLastConv")
 def _conv_grad(node, g):
-    x, w = node.inputs[:2]
-    need_x, need_w = node.needs_input_grad[:2]
-    attrs = _window_attrs(node.attrs)
-    gx = execute("ChannelsLastConvTranspose", g, w, int64s(array_of(x).shape), **attrs) if need_x else None
+    return channels_last_conv_grads(node.inputs, node.needs_input_grad, g, _window_attrs(node.attrs))
+
+
+def channels_last_conv_grads(inputs, needs, g, attrs):
+    """Gradients of ``ChannelsLastConv(X, W[, B])`` (``inputs``, ``needs`` their ``needs_input_grad``) for the
+    output gradient ``g``; ``attrs`` the convolution's window attributes."""
+    x, w = inputs[:2]
+    gx = execute("ChannelsLastConvTranspose", g, w, int64s(array_of(x).shape), **attrs) if needs[0] else None
     gw = (execute("ChannelsLastConvGradFilter", x, g, kernel_shape=list(array_of(w).shape[:-2]), **attrs)
-          if need_w else None)
-    if len(node.inputs) < 3 or node.inputs[2] is None:
+          if needs[1] else None)
+    if len(inputs) < 3 or inputs[2] is None:
         return gx, gw
-    if not node.needs_input_grad[2]:
+    if not needs[2]:
         return gx, gw, None
     return gx, gw, execute("ReduceSum", g, int64s(list(range(array_of(g).ndim - 1))), keepdims=0)
 
