@@ -20,6 +20,7 @@ from vfw.frontends.tensorflow import (
     _function,
     _functional_ops,
     _gradients,
+    _hash_ops,
     _histogram_ops,
     _image_ops,
     _indexed_slices,
@@ -32,13 +33,21 @@ from vfw.frontends.tensorflow import (
     _math_ops,
     _math_special,
     _module,
+    _nn_candidates,
     _nn_conv,
     _nn_conv_transpose,
     _nn_ctc,
+    _nn_ctc_decode,
+    _nn_fractional_pool,
+    _nn_isotonic,
     _nn_losses,
+    _nn_morphology,
     _nn_norm,
     _nn_ops,
     _nn_pool,
+    _nn_rnn_wrappers,
+    _nn_sampled,
+    _nn_space_to_batch,
     _print,
     _ragged,
     _random_generator,
@@ -56,7 +65,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _variables, _module, _gradients, _function, _tensor_spec, _control_flow, _print, _context_ops,
             _functional_ops, _tensor_array, _histogram_ops, _indexed_slices, _init_ops,
             _image_ops, _math_special, _linalg_lu, _nn_ctc, _math_incomplete,
-            _ragged, _string_ops]
+            _ragged, _string_ops, _nn_candidates, _nn_sampled, _nn_ctc_decode, _nn_morphology, _nn_isotonic,
+            _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops]
 
 
 def names(namespace):
