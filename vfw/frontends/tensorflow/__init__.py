@@ -22,6 +22,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     nest,
     nn,
     random,
+    sparse,
     strings,
 )
 from vfw.frontends.tensorflow._dtypes import (  # noqa: F401

@@ -30,6 +30,7 @@ from vfw.frontends.tensorflow._dispatch import (
 )
 from vfw.frontends.tensorflow._op_support import I32, INDEX_DTYPES, int64s, same_dtype
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 
 _IDENTITY = op("Identity")
 
@@ -280,6 +281,8 @@ def _out_type(out_type, tf_op):
 def shape(input, out_type=None, name=None):
     """The shape of ``input`` as a 1-D int32 (or ``out_type``) tensor."""
     out = I32 if out_type is None else _out_type(out_type, "Shape")
+    if isinstance(input, SparseTensor):  # TF gives a sparse tensor's dense shape
+        return cast(input.dense_shape, out)
     x = convert_to_tensor(input)
     if _tracing and _traced_shapes.shape_varies(x):
         return cast(call("Shape", x, tf_op="Shape"), out)
@@ -294,6 +297,8 @@ def shape_n(input, out_type=_dtypes.int32, name=None):
 def size(input, out_type=None, name=None):
     """The number of elements of ``input`` as a scalar int32 (or ``out_type``) tensor."""
     dtype = I32 if out_type is None else _dtypes.as_dtype(out_type).np
+    if isinstance(input, SparseTensor):
+        return fresh(np.array(np.prod(input.dense_shape.array), dtype))
     x = convert_to_tensor(input)
     if _tracing and _traced_shapes.shape_varies(x):
         return cast(call("Size", x, tf_op="Size"), dtype)
@@ -302,6 +307,8 @@ def size(input, out_type=None, name=None):
 
 def rank(input, name=None):
     """The number of dimensions of ``input`` as a scalar int32 tensor."""
+    if isinstance(input, SparseTensor):
+        return fresh(np.array(input.dense_shape.array.shape[0], I32))
     return fresh(np.array(convert_to_tensor(input).array.ndim, I32))
 
 

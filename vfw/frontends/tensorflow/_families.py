@@ -53,6 +53,10 @@ from vfw.frontends.tensorflow import (
     _random_generator,
     _random_ops,
     _random_stateless,
+    _sparse_embedding,
+    _sparse_ops,
+    _sparse_reduce,
+    _sparse_tensor,
     _string_ops,
     _tensor_array,
     _tensor_spec,
@@ -66,7 +70,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _functional_ops, _tensor_array, _histogram_ops, _indexed_slices, _init_ops,
             _image_ops, _math_special, _linalg_lu, _nn_ctc, _math_incomplete,
             _ragged, _string_ops, _nn_candidates, _nn_sampled, _nn_ctc_decode, _nn_morphology, _nn_isotonic,
-            _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops]
+            _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops,
+            _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding]
 
 
 def names(namespace):

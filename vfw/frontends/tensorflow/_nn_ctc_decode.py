@@ -1,8 +1,7 @@
 """CTC decoding and label helpers: tf.nn.ctc_greedy_decoder, ctc_beam_search_decoder, collapse_repeated and
 ctc_unique_labels.
 
-The decoders return their label sequences as TF does, in a sparse value (``DecodedSparse``: its
-``indices``, ``values`` and ``dense_shape`` tensors, like TF's SparseTensor), one per path, and
+The decoders return their label sequences as TF does, one int64 ``tf.SparseTensor`` per path, and
 the log-probabilities of the paths.  They are not differentiable (as in TF).
 """
 
@@ -11,35 +10,10 @@ import numpy as np
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
 from vfw.frontends.tensorflow._nn_ctc_beam import beam_search
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 
 F32 = np.dtype(np.float32)
 I64 = np.dtype(np.int64)
-
-
-class DecodedSparse:
-    """A decoded batch of label sequences in TF's sparse form (what TF returns as a ``tf.SparseTensor``).
-
-    Attributes
-    ----------
-    indices : int64 Tensor, shape ``(n, 2)``
-        ``(batch entry, position)`` of each label, row by row.
-    values : int64 Tensor, shape ``(n,)``
-        The labels.
-    dense_shape : int64 Tensor, shape ``(2,)``
-        ``(batch, longest sequence)``.
-    """
-
-    __slots__ = ("indices", "values", "dense_shape")
-
-    def __init__(self, indices, values, dense_shape):
-        self.indices, self.values, self.dense_shape = indices, values, dense_shape
-
-    @property
-    def dtype(self):
-        return self.values.dtype
-
-    def __repr__(self):
-        return f"SparseTensor(indices={self.indices}, values={self.values}, dense_shape={self.dense_shape})"
 
 
 def _sparse_of(rows, batch):
@@ -90,7 +64,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
     Returns
     -------
     tuple
-        ``([decoded], log_probabilities)``: ``decoded`` a ``DecodedSparse`` of the paths, and the
+        ``([decoded], log_probabilities)``: ``decoded`` a ``SparseTensor`` of the paths, and the
         ``(batch, 1)`` negated sums of each entry's per-frame maximal logits.
     """
     tf_op = "CTCGreedyDecoder"
@@ -117,7 +91,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
                 np.array([best.shape[0], longest], I64), scores.astype(logits.dtype))
 
     indices, values, dense_shape, scores = host(decode, inputs, lengths)
-    return [DecodedSparse(indices, values, dense_shape)], scores
+    return [SparseTensor._from_parts(indices, values, dense_shape)], scores
 
 
 def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1):
@@ -136,7 +110,7 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
     Returns
     -------
     tuple
-        ``(decoded, log_probabilities)``: a list of ``top_paths`` ``DecodedSparse`` (best first) and
+        ``(decoded, log_probabilities)``: a list of ``top_paths`` ``SparseTensor`` (best first) and
         their ``(batch, top_paths)`` log-probabilities.
     """
     tf_op = "CTCBeamSearchDecoder"
@@ -156,7 +130,7 @@ def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1
             scores.astype(logits.dtype),)
 
     outputs = host(decode, inputs, lengths)
-    decoded = [DecodedSparse(*outputs[3 * k:3 * k + 3]) for k in range(top_paths)]
+    decoded = [SparseTensor._from_parts(*outputs[3 * k:3 * k + 3]) for k in range(top_paths)]
     return decoded, outputs[-1]
 
 
