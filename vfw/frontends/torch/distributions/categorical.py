@@ -1,37 +1,24 @@
 """``Categorical`` and ``Bernoulli``: discrete distributions given by probabilities or logits."""
 
 import vfw.frontends.torch as torch
-from vfw.frontends.torch.distributions.distribution import (
-    EMPTY_SHAPE,
-    Distribution,
+from vfw.frontends.torch.distributions.constraints import (
     boolean,
-    broadcast_all,
     integer_interval,
     real,
+    real_vector,
     simplex,
     unit_interval,
 )
+from vfw.frontends.torch.distributions.distribution import (
+    EMPTY_SHAPE,
+    Distribution,
+    broadcast_all,
+    clamp_probs,
+    lazy_property,
+    one_param,
+)
+from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
 from vfw.frontends.torch.nn import functional as F
-
-
-def _clamped(probs):
-    """Probabilities kept in ``[eps, 1 - eps]`` so that their logarithms are finite."""
-    eps = torch.finfo(probs.dtype).eps
-    return probs.clamp(min=eps, max=1 - eps)
-
-
-class _lazy:  # noqa: N801  (used as a decorator, like property)
-    """A parameter computed from the other one on first use, then kept in the instance's ``__dict__`` (where
-    the repr finds it, as torch's lists the parameters computed so far)."""
-
-    def __init__(self, compute):
-        self._compute, self.__doc__ = compute, compute.__doc__
-
-    def __get__(self, instance, owner):
-        if instance is None:
-            return self
-        value = instance.__dict__[self._compute.__name__] = self._compute(instance)
-        return value
 
 
 class Categorical(Distribution):
@@ -48,12 +35,11 @@ class Categorical(Distribution):
         Check the parameter (and ``log_prob``'s values).
     """
 
-    arg_constraints = {"probs": simplex, "logits": real}
+    arg_constraints = {"probs": simplex, "logits": real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_param(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -67,20 +53,20 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else torch.Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    @_lazy
+    @lazy_property
     def probs(self):
         """Tensor: the normalized probabilities."""
         return F.softmax(self.logits, dim=-1)
 
-    @_lazy
+    @lazy_property
     def logits(self):
         """Tensor: the normalized log probabilities."""
-        return torch.log(_clamped(self.probs))
+        return torch.log(clamp_probs(self.probs))
 
     @property
     def support(self):
         """Constraint: the integers ``0 .. K-1``."""
-        return integer_interval(self._num_events - 1)
+        return integer_interval(0, self._num_events - 1)
 
     @property
     def param_shape(self):
@@ -129,7 +115,7 @@ class Categorical(Distribution):
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """A coin: 1 with probability ``probs`` (or ``sigmoid(logits)``), else 0.
 
     Parameters
@@ -147,8 +133,7 @@ class Bernoulli(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_param(probs, logits)
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
             self._param = self.probs
@@ -157,15 +142,15 @@ class Bernoulli(Distribution):
             self._param = self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
 
-    @_lazy
+    @lazy_property
     def probs(self):
         """Tensor: the probability of 1."""
         return torch.sigmoid(self.logits)
 
-    @_lazy
+    @lazy_property
     def logits(self):
         """Tensor: the log-odds."""
-        clamped = _clamped(self.probs)
+        clamped = clamp_probs(self.probs)
         return torch.log(clamped) - torch.log1p(-clamped)
 
     @property

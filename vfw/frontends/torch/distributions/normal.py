@@ -3,18 +3,12 @@
 import math
 
 import vfw.frontends.torch as torch
-from vfw.frontends.torch.distributions.distribution import (
-    EMPTY_SHAPE,
-    Constraint,
-    Distribution,
-    broadcast_all,
-    half_open_interval,
-    positive,
-    real,
-)
+from vfw.frontends.torch.distributions.constraints import greater_than, interval, less_than, positive, real
+from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, broadcast_all
+from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution ``N(loc, scale**2)``, batched over the broadcast shape of its parameters.
 
     Parameters
@@ -107,13 +101,12 @@ class Uniform(Distribution):
     @property
     def arg_constraints(self):
         """dict: ``low < high``, checked on each side."""
-        return {"low": Constraint(f"LessThan(upper_bound={self.high})", lambda v: v < self.high),
-                "high": Constraint(f"GreaterThan(lower_bound={self.low})", lambda v: v > self.low)}
+        return {"low": less_than(self.high), "high": greater_than(self.low)}
 
     @property
     def support(self):
-        """Constraint: ``low <= value < high``."""
-        return half_open_interval(self.low, self.high)
+        """Constraint: ``low <= value <= high``."""
+        return interval(self.low, self.high)
 
     @property
     def mean(self):
