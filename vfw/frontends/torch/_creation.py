@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _device, _dispatch, _dtype
+from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "scalar_tensor"]
@@ -113,7 +113,12 @@ def _like(fill, input, dtype, requires_grad, device, name):
     if not isinstance(input, CoreTensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     np_dtype = _dtype.to_np(dtype) if dtype is not None else input.array.dtype
-    return _made(fill(input.array.shape, np_dtype), requires_grad, device=device)
+    values = fill(input.array.shape, np_dtype)
+    if not input.array.flags.c_contiguous:  # torch keeps a permuted input's dim order
+        laid_out = _memory_layout.empty_like(input.array, np_dtype)
+        np.copyto(laid_out, values)
+        values = laid_out
+    return _made(values, requires_grad, device=device)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):

@@ -88,6 +88,43 @@ def strided_empty(shape, dtype, strides):
     return np.ndarray(shape, dtype, buffer=buffer, strides=tuple(s * buffer.itemsize for s in strides))
 
 
+def is_laid_out_as(a, memory_format):
+    """torch's ``is_contiguous(memory_format)``: whether ``a`` is dense in that format's dim order (the strides of
+    dims of size 1 do not matter); False for a channels-last format of another rank."""
+    if memory_format == "contiguous_format":
+        return a.flags.c_contiguous
+    rank = 4 if memory_format == "channels_last" else 5
+    if a.ndim != rank:
+        return False
+    wanted = strides_for_order(a.shape, _LAST_DIM_INNER[rank])
+    return all(n == 1 or s == w for n, s, w in zip(a.shape, element_strides(a), wanted))
+
+
+def suggested_format(a):
+    """The memory format torch infers from ``a``'s strides (``suggest_memory_format``): a 4-d (5-d) array whose
+    strides grow from the channel dim through the spatial dims to the batch dim is channels-last; ambiguous
+    layouts (dims of size 1 with equal strides) count as row-major."""
+    if a.ndim not in _LAST_DIM_INNER:
+        return "contiguous_format"
+    shape, strides = a.shape, element_strides(a)
+    if strides[1] == 0:
+        return "contiguous_format"
+    floor = 0
+    for d in _LAST_DIM_INNER[a.ndim]:
+        if shape[d] == 0 or strides[d] < floor or (d == 0 and floor == strides[1]):
+            return "contiguous_format"
+        floor = strides[d] * max(shape[d], 1)
+    return "channels_last" if a.ndim == 4 else "channels_last_3d"
+
+
+def empty_like(a, dtype):
+    """An uninitialized array shaped like ``a``, laid out as torch's ``*_like`` factories (``empty_like``,
+    ``rand_like``...) lay out a new tensor by default (``preserve_format``): with the strides of ``clone()``."""
+    if a.flags.c_contiguous:
+        return np.empty(a.shape, dtype)
+    return strided_empty(a.shape, dtype, clone_strides(a, "preserve_format"))
+
+
 def cloned(a, memory_format="preserve_format"):
     """A copy of ``a`` laid out as torch's ``clone(memory_format=...)`` lays it out."""
     if a.flags.c_contiguous and memory_format in ("preserve_format", "contiguous_format"):

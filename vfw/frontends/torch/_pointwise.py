@@ -218,9 +218,21 @@ def _float_unary(name, op_type):
     return _public(fn, name, f"Elementwise ``{name}``; integer and bool inputs give the default float dtype.")
 
 
+_HALF_FLOATS = frozenset({np.dtype(np.float16), np.dtype(dt.bfloat16)})
+
+
+def in_opmath(x, compute):
+    """``compute(x)`` (a float tensor) as torch's CPU kernels compute a function made of several steps on
+    float16/bfloat16: in float32, rounded once to ``x``'s dtype (rounding each step would differ)."""
+    d = x.array.dtype
+    if d not in _HALF_FLOATS:
+        return compute(x)
+    return cast(compute(cast(x, np.dtype(np.float32))), d)
+
+
 def _composed_unary(name, compute, doc):
     def fn(input, *, out=None):
-        return finish(compute(_floating(input, name)), out, name)
+        return finish(in_opmath(_floating(input, name), compute), out, name)
 
     return _public(fn, name, doc)
 

@@ -17,7 +17,7 @@ trace it becomes a PyFunc op that draws again on every run of the graph.
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _dtype
+from vfw.frontends.torch import _dtype, _memory_layout
 from vfw.frontends.torch._dispatch import check_inplace, finish, type_name, wrap
 from vfw.frontends.torch._random_draws import (
     FLOATS,
@@ -93,20 +93,29 @@ def _like_dtype(input, dtype, fn):
     return tensor_arg(input, fn).array.dtype if dtype is None else _dtype.to_np(dtype)
 
 
+def _like_layout(input, d):
+    """An empty array of dtype ``d`` laid out as torch lays out a ``*_like`` tensor (a permuted input's dim order
+    kept): its samples are drawn in that memory order."""
+    return _memory_layout.empty_like(input.array, d)
+
+
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
               generator=None, pin_memory=False):
     """Uniform ``[0, 1)`` samples shaped (and typed, unless ``dtype``) like ``input``."""
     d = _like_dtype(input, dtype, "rand_like")
-    gen, shape = rng_of(generator, "rand_like"), input.array.shape
-    return made(replayed(lambda: unit(gen, shape, d)), requires_grad, None, device, "rand_like")
+    gen, template = rng_of(generator, "rand_like"), _like_layout(input, d)
+    return made(replayed(in_memory_order(template, lambda shape: unit(gen, shape, d))), requires_grad, None, device,
+                "rand_like")
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
                generator=None, pin_memory=False):
     """Standard normal samples shaped (and typed, unless ``dtype``) like ``input``."""
     d = _like_dtype(input, dtype, "randn_like")
-    gen, shape = rng_of(generator, "randn_like"), input.array.shape
-    return made(replayed(lambda: normal_fill(gen, shape, d, 0.0, 1.0)), requires_grad, None, device, "randn_like")
+    gen, template = rng_of(generator, "randn_like"), _like_layout(input, d)
+    serial = not template.flags.c_contiguous  # as normal_: torch draws a non-contiguous tensor one value at a time
+    return made(replayed(in_memory_order(template, lambda shape: normal_fill(gen, shape, d, 0.0, 1.0, serial=serial))),
+                requires_grad, None, device, "randn_like")
 
 
 def _low_high(args, low, high, fn):
@@ -150,8 +159,9 @@ def randint_like(input, *args, low=None, high=None, dtype=None, layout=None, dev
     d = _like_dtype(input, dtype, "randint_like")
     low, high = _low_high(args, low, high, "randint_like")
     check_int_range(low, high, d)
-    gen, shape = rng_of(generator, "randint_like"), input.array.shape
-    return made(replayed(lambda: integers(gen, low, high, shape, d)), requires_grad, None, device, "randint_like")
+    gen, template = rng_of(generator, "randint_like"), _like_layout(input, d)
+    return made(replayed(in_memory_order(template, lambda shape: integers(gen, low, high, shape, d))), requires_grad,
+                None, device, "randint_like")
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,

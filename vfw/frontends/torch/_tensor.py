@@ -149,8 +149,10 @@ class Tensor(CoreTensor):
         return _dtype._FROM_NP[self.array.dtype].is_signed
 
     def is_contiguous(self, memory_format=None):
-        """bool: whether the elements are laid out row-major without gaps."""
-        return self.array.flags.c_contiguous
+        """bool: whether the elements are laid out without gaps in ``memory_format``'s dim order (row-major by
+        default)."""
+        name = "contiguous_format" if memory_format is None else _memory_format_name(memory_format, "is_contiguous")
+        return _memory_layout.is_laid_out_as(self.array, "contiguous_format" if name == "preserve_format" else name)
 
     def get_device(self):
         """int: -1 for CPU tensors."""
@@ -282,7 +284,7 @@ class Tensor(CoreTensor):
         dev = kwargs.pop("device", None)
         copy = kwargs.pop("copy", False)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
         for a in args:
@@ -297,9 +299,14 @@ class Tensor(CoreTensor):
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
         _device.check(dev)
+        layout = _memory_format_name(memory_format, "to")
+        # As torch: a memory format asks for a copy unless it is the one the strides already suggest.
+        relayout = layout != "preserve_format" and _memory_layout.suggested_format(self.array) != layout
         if dtype is None or _dtype.to_np(dtype) == self.array.dtype:
-            return self.clone() if copy else self
-        return _dispatch.cast(self, _dtype.to_np(dtype))
+            converted = self.clone() if copy and not relayout else self
+        else:
+            converted = _dispatch.cast(self, _dtype.to_np(dtype))
+        return converted.clone(memory_format=memory_format) if relayout else converted
 
     def type(self, dtype=None, non_blocking=False):
         """The type name (``'torch.FloatTensor'``) or, given a dtype, a converted tensor."""
@@ -365,8 +372,13 @@ class Tensor(CoreTensor):
         return out
 
     def contiguous(self, memory_format=None):
-        """This tensor, or a row-major copy of it."""
-        return self if self.array.flags.c_contiguous else self.clone(memory_format=_config.contiguous_format)
+        """This tensor, or a copy laid out densely in ``memory_format`` (row-major by default)."""
+        memory_format = _config.contiguous_format if memory_format is None else memory_format
+        if self.is_contiguous(memory_format=memory_format):
+            return self
+        if _memory_format_name(memory_format, "contiguous") == "preserve_format":
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        return self.clone(memory_format=memory_format)
 
     # -- autograd ----------------------------------------------------------------------
     @property

@@ -1,8 +1,10 @@
 """torch.func: composable function transforms (``vmap``, ``grad``, ``jacrev``/``jacfwd``, ``hessian``, ``vjp``,
-``jvp``) and ``functional_call``."""
+``jvp``), ``functional_call`` and ``stack_module_state``."""
 
 from vfw.frontends.torch.func._functional_call import functional_call
 from vfw.frontends.torch.func._grad import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from vfw.frontends.torch.func._stack_module_state import stack_module_state
 from vfw.frontends.torch.func._vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state",
+           "vjp", "vmap"]

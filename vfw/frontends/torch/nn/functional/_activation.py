@@ -299,7 +299,7 @@ def gelu(input, *, approximate="none"):
 
 def _silu(input):
     x = float_tensor(input, "silu", "silu_cpu")
-    return _run(_op("Mul"), x, _run(_op("Sigmoid"), x))
+    return _pointwise.in_opmath(x, lambda w: _run(_op("Mul"), w, _run(_op("Sigmoid"), w)))
 
 
 @names_grad_fn("SiluBackward0")

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from vfw.core import dtypes as dt
 from vfw.core.autograd import is_grad_enabled
 from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.torch import _linalg
@@ -13,6 +14,7 @@ __all__ = ["linear", "bilinear"]
 
 _GEMM_T = op("Gemm", transB=1)
 _NATIVE = frozenset(np.dtype(d) for d in (np.float32, np.float64))
+_HALVES = frozenset({np.dtype(np.float16), np.dtype(dt.bfloat16)})
 
 
 def _dims(shape):
@@ -64,8 +66,10 @@ def linear(input, weight, bias=None):
             return y if bias is None else y + bias
         # Half precision and the like: the engine's ops in the tensor's dtype.
     if x.ndim == 2 and w.ndim == 2:
-        if _tracing or ((input.requires_grad or weight.requires_grad or getattr(bias, "requires_grad", False))
-                        and is_grad_enabled()):
+        # 2-byte floats go through Gemm too: it adds the bias before the one rounding, as torch's addmm.
+        records = (input.requires_grad or weight.requires_grad or getattr(bias, "requires_grad", False)) \
+            and is_grad_enabled()
+        if _tracing or records or x.dtype in _HALVES:
             return call(_GEMM_T, input, weight) if bias is None else call(_GEMM_T, input, weight, bias)
         y = np.dot(x, w.T)
         if b is not None:
@@ -76,6 +80,11 @@ def linear(input, weight, bias=None):
                                    f"({b.shape[-1]}) at non-singleton dimension {b.ndim - 1}.  Target sizes: "
                                    f"{list(y.shape)}.  Tensor sizes: {list(b.shape)}") from None
         return wrap(y)
+    if b is not None and x.dtype in _HALVES and w.ndim == 2 and x.flags.c_contiguous:
+        # torch adds the bias inside one addmm over the flattened (contiguous) input: a 2-byte float result is
+        # rounded once, not after the product and again after the sum.
+        y = call(_GEMM_T, input.reshape(-1, x.shape[-1]), weight, bias)
+        return y.reshape(*x.shape[:-1], w.shape[0])
     y = _linalg.matmul(input, weight.t())
     return y if bias is None else y + bias
 

@@ -66,11 +66,9 @@ def onnx_weights(mode, directions):
     return w, r, _reshape(bias, (D, 2 * gh))
 
 
-def _layer_output(y, layout):
-    """The engine's Y, ``(T, D, B, H)`` (layout 1: ``(B, T, D, H)``), as torch's ``(T, B, D*H)`` (``(B, T, D*H)``)."""
+def _layer_output(y):
+    """The engine's Y, ``(T, D, B, H)``, as torch's ``(T, B, D*H)``."""
     a, b, c, H = y.shape
-    if layout:
-        return _reshape(y, (a, b, c * H))
     if b == 1:
         return _reshape(y, (a, c, H))
     return _reshape(call(op("Transpose", perm=(0, 2, 1, 3)), y), (a, c, b * H))
@@ -125,10 +123,22 @@ def run_layers(mode, x, states, params, num_layers, bidirectional, dropout, trai
     (Tensor, list of Tensor)
         The last layer's output ``(T, B, D*H)`` (or batch-first) and the final states ``(L*D, B, H)``.
     """
+    if layout:
+        # torch runs batch-first input time-major and returns the output as a transposed view of a time-major
+        # buffer: its strides, and the memory order in which dropout (between layers or on the output) draws masks.
+        swap = op("Transpose", perm=(1, 0, 2))
+        output, finals = _run_time_major(mode, call(swap, x), states, params, num_layers, bidirectional, dropout,
+                                         training, lengths)
+        return call(swap, output), finals
+    return _run_time_major(mode, x, states, params, num_layers, bidirectional, dropout, training, lengths)
+
+
+def _run_time_major(mode, x, states, params, num_layers, bidirectional, dropout, training, lengths):
+    """:func:`run_layers` for a time-major ``x``."""
     if len(params[0]) == 5:
-        return _projected_lstm(x, states, params, num_layers, bidirectional, dropout, training, layout, lengths)
+        return _projected_lstm(x, states, params, num_layers, bidirectional, dropout, training, lengths)
     D = 2 if bidirectional else 1
-    attrs = {"direction": "bidirectional" if bidirectional else "forward", "layout": layout}
+    attrs = {"direction": "bidirectional" if bidirectional else "forward", "layout": 0}
     n_states = 2 if mode == "LSTM" else 1
     if _records(mode, x, states, params):  # the variant that saves its activations for the backward
         engine_op = op(mode + "Train", **attrs)
@@ -141,25 +151,19 @@ def run_layers(mode, x, states, params, num_layers, bidirectional, dropout, trai
     per_layer = [None if s is None else _split(s, num_layers) for s in states]
     finals = [[] for _ in states]
     for layer in range(num_layers):
-        initial = []
-        for s in per_layer:
-            state = None if s is None else s[layer]
-            if state is not None and layout:
-                state = call(op("Transpose", perm=(1, 0, 2)), state)
-            initial.append(state)
+        initial = [None if s is None else s[layer] for s in per_layer]
         w, r, b = onnx_weights(mode, params[layer * D:(layer + 1) * D])
         y, *last = call(engine_op, x, w, r, b, lengths, *initial)[:1 + n_states]
         for k, state in enumerate(last):
-            finals[k].append(call(op("Transpose", perm=(1, 0, 2)), state) if layout else state)
-        x = _between_layers(_layer_output(y, layout), layer, num_layers, dropout, training, lengths)
+            finals[k].append(state)
+        x = _between_layers(_layer_output(y), layer, num_layers, dropout, training, lengths)
     return x, [_concat(f) for f in finals]
 
 
-def _projected_lstm(x, states, params, num_layers, bidirectional, dropout, training, layout, lengths):
-    """:func:`run_layers` for an LSTM with projections: ``params`` hold ``(w_ih, w_hh, b_ih, b_hh, w_hr)``."""
+def _projected_lstm(x, states, params, num_layers, bidirectional, dropout, training, lengths):
+    """:func:`run_layers` for a time-major LSTM with projections: ``params`` hold ``(w_ih, w_hh, b_ih, b_hh,
+    w_hr)``."""
     D = 2 if bidirectional else 1
-    if layout:
-        x = call(op("Transpose", perm=(1, 0, 2)), x)
     T, B = x.shape[0], x.shape[1]
     valid = None if lengths is None else np.arange(T)[:, None, None] < lengths[None, :, None]  # [T, B, 1]
     h0, c0 = (None if s is None else _split(s, num_layers * D) for s in states)
@@ -185,8 +189,6 @@ def _projected_lstm(x, states, params, num_layers, bidirectional, dropout, train
             finals_h.append(h)
             finals_c.append(c)
         x = _between_layers(_concat(outputs, axis=2), layer, num_layers, dropout, training, lengths)
-    if layout:
-        x = call(op("Transpose", perm=(1, 0, 2)), x)
     return x, [_reshape(_concat(f), (num_layers * D, B, f[0].shape[-1])) for f in (finals_h, finals_c)]
 
 

@@ -1,7 +1,7 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion, ``rnn`` sequence packing, weight and spectral
-normalization hooks, ``parametrize`` and ``parametrizations.weight_norm``."""
+normalization hooks, ``parametrize``, ``parametrizations.weight_norm`` and ``prune``."""
 
-from vfw.frontends.torch.nn.utils import parametrizations, parametrize, rnn  # noqa: F401
+from vfw.frontends.torch.nn.utils import parametrizations, parametrize, prune, rnn  # noqa: F401
 from vfw.frontends.torch.nn.utils.clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,

@@ -63,6 +63,29 @@ class ParametrizationList(ModuleList):
         else:
             self.register_buffer(name, value)
 
+    def right_inverse(self, value):
+        """Set the originals so that the parametrized tensor becomes ``value`` (what assigning to it does): each
+        parametrization's ``right_inverse``, last to first, written into the originals in place."""
+        with torch.no_grad():
+            for module in reversed(list(self)):
+                inverse = getattr(module, "right_inverse", None)
+                if inverse is None:
+                    raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
+                value = inverse(value)
+            originals = [self.original] if self.is_tensor else [getattr(self, f"original{i}")
+                                                                 for i in range(self.ntensors)]
+            values = [value] if self.is_tensor else list(value)
+            if len(values) != len(originals):
+                raise ValueError(f"'right_inverse' must return a sequence of tensors of length {len(originals)}. "
+                                 f"Got a sequence of length {len(values)}")
+            for original, new in zip(originals, values):
+                if not isinstance(new, torch.Tensor):
+                    raise ValueError(f"`right_inverse` should return a tensor. Got {type(new).__name__}")
+                if new.dtype != original.dtype:
+                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {new.dtype} while "
+                                     f"`original` has dtype {original.dtype}")
+                original.set_(new)
+
     def forward(self):
         """The parametrized tensor: the first module applied to the originals, then the others in turn."""
         if self.is_tensor:
@@ -82,7 +105,11 @@ def _parametrized_property(name):
         if key not in _cache:
             _cache[key] = module.parametrizations[name]()
         return _cache[key]
-    return property(get)
+
+    def set_(module, value):
+        module.parametrizations[name].right_inverse(value)
+
+    return property(get, set_)
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):

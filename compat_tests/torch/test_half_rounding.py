@@ -1,0 +1,75 @@
+"""float16 / bfloat16 results of functions made of several steps, against real torch 2.13: torch's CPU kernels
+compute them in float32 and round once (silu, rsqrt, deg2rad, rad2deg; linear with a bias over a contiguous input,
+one addmm), so every element must agree bit for bit."""
+
+import numpy as np
+import pytest
+
+real = pytest.importorskip("torch")
+import vfw.torch as vt  # noqa: E402
+
+UNARY = {
+    "silu": lambda lib, x: lib.nn.functional.silu(x),
+    "silu_inplace": lambda lib, x: lib.nn.functional.silu(x.clone(), inplace=True),
+    "silu_module": lambda lib, x: lib.nn.SiLU()(x),
+    "rsqrt": lambda lib, x: x.abs().rsqrt(),
+    "rsqrt_": lambda lib, x: x.abs().rsqrt_(),
+    "deg2rad": lambda lib, x: lib.deg2rad(x),
+    "rad2deg": lambda lib, x: x.rad2deg(),
+}
+
+
+def _values(lib, dtype_name):
+    lib.manual_seed(0)
+    return (lib.randn(4096) * 3).to(getattr(lib, dtype_name))
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+@pytest.mark.parametrize("fn", sorted(UNARY))
+def test_unary_rounded_once(fn, dtype_name):
+    want = UNARY[fn](real, _values(real, dtype_name))
+    got = UNARY[fn](vt, _values(vt, dtype_name))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+def test_silu_gradient(dtype_name):
+    def run(lib):
+        x = _values(lib, dtype_name)[:512].requires_grad_()
+        y = lib.nn.functional.silu(x)
+        y.float().pow(2).sum().backward()
+        return y.detach().float().numpy(), x.grad.float().numpy()
+    for g, w in zip(run(vt), run(real)):
+        np.testing.assert_allclose(g, w, rtol=1e-2, atol=1e-3)  # one bf16 ulp: torch's backward kernel is fused
+
+
+INPUTS = {"1d": lambda lib: lib.randn(8), "2d": lambda lib: lib.randn(16, 8), "3d": lambda lib: lib.randn(4, 4, 8),
+          "4d": lambda lib: lib.randn(2, 2, 4, 8), "3d_transposed": lambda lib: lib.randn(4, 8, 4).transpose(1, 2)}
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape", sorted(INPUTS))
+@pytest.mark.parametrize("grad", [False, True])
+def test_linear_with_bias(shape, dtype_name, grad):
+    def run(lib):
+        lib.manual_seed(5)
+        d = getattr(lib, dtype_name)
+        w, b, x = lib.randn(32, 8).to(d), lib.randn(32).to(d), INPUTS[shape](lib).to(d)
+        if grad:
+            x.requires_grad_()
+        y = lib.nn.functional.linear(x, w, b)
+        return y.detach().float().numpy()
+    np.testing.assert_array_equal(run(vt), run(real))
+
+
+def test_linear_under_autocast_no_grad():
+    def run(lib):
+        lib.manual_seed(5)
+        layer = lib.nn.Linear(8, 32)
+        with lib.no_grad(), lib.autocast("cpu", dtype=lib.bfloat16):
+            y = layer(lib.randn(16, 8))
+        return str(y.dtype), y.float().numpy()
+    got, want = run(vt), run(real)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
