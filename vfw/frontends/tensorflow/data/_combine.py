@@ -76,6 +76,9 @@ class ConcatenateDataset(Dataset):
             cardinality = n1 + n2
         super().__init__(_common_spec([first._structure, second._structure]), cardinality, inputs=self._parts)
 
+    def _inputs_opened_with_iterator(self):
+        return self._parts[:1]  # TF opens the second part when the first ends
+
     def _iterate(self):
         for part in self._parts:
             yield from part._elements()

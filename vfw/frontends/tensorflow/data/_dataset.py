@@ -39,6 +39,7 @@ class Dataset:
         self._cardinality = cardinality
         self._table = table  # the Table whose rows the elements are (index chunks), or None
         self._pack = structure.packer(element_spec)
+        self._opened_inputs = tuple(inputs)  # the inputs TF opens along with this dataset's iterators
         self._options = None  # the tf.data.Options of the inputs, merged (TF's options() of a pipeline)
         for dataset in inputs:
             if dataset._options is not None:
@@ -58,6 +59,11 @@ class Dataset:
     def _indices(self):
         """The elements as chunks of row numbers of ``self._table`` (datasets with a table)."""
         raise NotImplementedError
+
+    def _inputs_opened_with_iterator(self):
+        """The input datasets whose iterators TF creates when it creates this dataset's (see
+        ``_seeds.draw_at_creation``)."""
+        return self._opened_inputs
 
     # -- the dataset itself ------------------------------------------------------------------------------
     @property

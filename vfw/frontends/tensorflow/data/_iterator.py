@@ -3,7 +3,7 @@
 import numpy as np
 
 from vfw.frontends.tensorflow import _dispatch
-from vfw.frontends.tensorflow.data import _randomness
+from vfw.frontends.tensorflow.data import _randomness, _seeds
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import check_not_in_function, out_of_range
 
@@ -30,9 +30,16 @@ class OwnedIterator(Iterator):
 
     def __init__(self, dataset):
         self._dataset = dataset
-        self._elements = dataset._elements()
+        # the random kernels of this iteration's dataset functions (see _randomness) and the seeds its random
+        # datasets drew when it was created (see _seeds)
+        self._kernels = {}
+        _seeds.draw_at_creation(dataset, self._kernels)
+        previous = _randomness.enter_iteration(self._kernels)
+        try:
+            self._elements = dataset._elements()
+        finally:
+            _randomness.leave_iteration(previous)
         self._pack = dataset._pack
-        self._kernels = {}  # the random kernels of this iteration's dataset functions (see _randomness)
 
     @property
     def element_spec(self):

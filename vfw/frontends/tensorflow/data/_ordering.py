@@ -173,15 +173,23 @@ class ShuffleDataset(_Transformation):
         self._seeds = _seeds.SeedGenerator(seed, reshuffle)
         super().__init__(input_dataset, input_dataset._cardinality)
 
+    def _inputs_opened_with_iterator(self):
+        return ()  # TF opens shuffle's input when the first element is asked for
+
     def _order(self, items):
         return _shuffled(items, self._buffer_size, _seeds.words(*self._seeds.iteration_seeds()))
 
     def _indices(self):
-        rows = itertools.chain.from_iterable(_tables.items(c) for c in self._input._indices())
+        rows = itertools.chain.from_iterable(_tables.items(c) for c in _opened_when_read(self._input._indices))
         return _tables.grouped(self._order(rows))
 
     def _iterate(self):
-        return self._order(self._input._elements())
+        return self._order(_opened_when_read(self._input._elements))
+
+
+def _opened_when_read(produce):
+    """The items of ``produce()``, called when the first one is asked for (see ``_inputs_opened_with_iterator``)."""
+    yield from produce()
 
 
 class ShuffleAndRepeatDataset(RepeatDataset):
@@ -254,6 +262,9 @@ class CacheDataset(_Transformation):
                     current = current[-1:]
                 self._recorded = recorded
             yield current
+
+    def _inputs_opened_with_iterator(self):
+        return () if self._recorded is not None else (self._input,)  # a complete cache does not read its input
 
     def _indices(self):
         return self._replay_or_record(self._input._indices, chunks=True)

@@ -42,6 +42,11 @@ def leave_iteration(previous):
     _ITERATION[0] = previous
 
 
+def current_iteration():
+    """The state of the iteration being pulled (or None)."""
+    return _ITERATION[0]
+
+
 def call(function, args, spread, owner, own_kernels):
     """``function(*args)`` (or ``function(args)``) with the random state of a TF dataset function.
 

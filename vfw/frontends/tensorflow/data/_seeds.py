@@ -16,6 +16,7 @@ import secrets
 import numpy as np
 
 from vfw.frontends.tensorflow import _philox, _random_ops
+from vfw.frontends.tensorflow.data import _randomness
 
 _BLOCKS_PER_DRAW = 1024
 _MASK64 = (1 << 64) - 1
@@ -51,7 +52,30 @@ class SeedGenerator:
         self._generator = words(*seeds) if reshuffle else None
 
     def iteration_seeds(self):
-        """The ``(key, counter_high)`` of the next iteration's word stream."""
+        """The ``(key, counter_high)`` of the next iteration's word stream: those the iterator being pulled drew
+        when it was created (see ``draw_at_creation``), else the next ones."""
+        iteration = _randomness.current_iteration()  # {SeedGenerator: [seeds of each opening]} among its state
+        if iteration is not None and iteration.get(self):
+            return iteration[self].pop(0)
         if self._generator is None:
             return self._seeds
         return next(self._generator), next(self._generator)
+
+
+def draw_at_creation(dataset, iteration):
+    """Draw into ``iteration`` (the new iterator's state) the seeds of the random datasets TF opens along with an
+    iterator of ``dataset``.
+
+    TF creates the iterators of a pipeline's inputs when its iterator is created (except the input of ``shuffle``
+    and the second part of ``concatenate``, opened when first read), and a random dataset draws its iteration's
+    seeds then: an iterator that is created and never read still moves the seeds (Keras' ``fit`` opens the next
+    epoch's iterator at the end of each epoch).  vfw's pipelines start when first read, so the seeds are drawn
+    here and taken by ``iteration_seeds`` when the pipeline starts.
+    """
+    pending = [dataset]
+    while pending:
+        current = pending.pop()
+        generator = getattr(current, "_seeds", None)
+        if isinstance(generator, SeedGenerator):
+            iteration.setdefault(generator, []).append(generator.iteration_seeds())
+        pending += current._inputs_opened_with_iterator()

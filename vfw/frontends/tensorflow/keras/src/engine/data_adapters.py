@@ -243,8 +243,9 @@ class DatasetAdapter(DataAdapter):
         return spec
 
     def get_iterator(self):
-        for batch in self._dataset:
-            yield self._weighted(batch) if self._class_weight is not None else batch
+        # The dataset's iterator is created now, as Keras' TF backend does: creating it draws its shuffles' seeds.
+        batches = iter(self._dataset)
+        return batches if self._class_weight is None else map(self._weighted, batches)
 
     def _weighted(self, batch):
         x, y, sample_weight = unpack_x_y_sample_weight(batch)
@@ -281,6 +282,9 @@ class GeneratorDataAdapter(DataAdapter):
             yield as_tensors(batch)
 
 
+_SPEC_BATCHES = 2
+
+
 class PyDatasetAdapter(DataAdapter):
     """Batches ``py_dataset[i]`` of a ``keras.utils.PyDataset`` (order shuffled each epoch with ``shuffle``)."""
 
@@ -289,9 +293,14 @@ class PyDatasetAdapter(DataAdapter):
         self._class_weight = class_weight
         self._shuffle = shuffle
         self.num_batches = py_dataset.num_batches
+        # As Keras' TF backend, which reads the first batches (two at most) once to find the data's spec.
+        count = _SPEC_BATCHES if self.num_batches is None else min(_SPEC_BATCHES, self.num_batches)
+        self._spec_batches = [self._standardize(py_dataset[index]) for index in range(count)]
+        if not self._spec_batches:
+            raise ValueError("The PyDataset has length 0")
 
     def first_batch_spec(self):
-        return self._standardize(self._py_dataset[0])
+        return self._spec_batches[0]
 
     def get_iterator(self):
         if self.num_batches is None:
@@ -304,12 +313,17 @@ class PyDatasetAdapter(DataAdapter):
             yield self._standardize(self._py_dataset[index])
 
     def _standardize(self, batch):
+        # As Keras: a dict is the inputs, a bare array the only input.
+        if isinstance(batch, dict):
+            return as_tensors(batch)
+        if isinstance(batch, np.ndarray):
+            batch = (batch,)
         if isinstance(batch, list):
             batch = tuple(batch)
         if not isinstance(batch, tuple) or len(batch) not in (1, 2, 3):
-            raise ValueError("PyDataset.__getitem__() must return a tuple, either (input,) or (inputs, targets) or "
-                             f"(inputs, targets, sample_weights). Received: {str(batch)[:100]}... of type "
-                             f"{type(batch)}")
+            raise ValueError("PyDataset.__getitem__() must return a tuple or a dict. If a tuple, it must be ordered "
+                             "either (input,) or (inputs, targets) or (inputs, targets, sample_weights). "
+                             f"Received: {str(batch)[:100]}... of type {type(batch)}")
         if self._class_weight is not None:
             if len(batch) == 3:
                 raise ValueError("You cannot specify `class_weight` and `sample_weight` at the same time.")

@@ -88,6 +88,7 @@ class TrainerLoops:
                                        steps_per_epoch=steps_per_epoch, shuffle=shuffle, class_weight=class_weight,
                                        steps_per_execution=self.steps_per_execution)
         self._build_from_iterator(epoch_iterator)
+        epoch_iterator.reset()  # as Keras: a PyDataset's on_epoch_end runs once before training
         callbacks = self._callback_list(callbacks, verbose, epochs, epoch_iterator.num_batches, add_history=True)
         self.stop_training = False
         self.make_train_function()

@@ -238,8 +238,10 @@ class IndexLookup(_DataLayer):
         self._idf_weights = None if idf_weights is None else np.asarray(idf_weights, np.float32)
 
     def get_vocabulary(self, include_special_tokens=True):
-        """The tokens in index order (mask and oov tokens first when ``include_special_tokens``)."""
-        return (self._special_tokens() if include_special_tokens else []) + list(self._tokens)
+        """The tokens in index order (mask and oov tokens first when ``include_special_tokens``): as Keras, the
+        special tokens are Python values and the vocabulary's tokens numpy scalars (``np.int64``, ``np.str_``)."""
+        tokens = list(np.asarray(self._tokens, np.int64 if self._token_kind == "int" else str))
+        return (self._special_tokens() if include_special_tokens else []) + tokens
 
     def vocabulary_size(self):
         """The number of indices, special tokens included."""
@@ -354,6 +356,8 @@ class IndexLookup(_DataLayer):
         return KerasTensor(self.compute_output_shape(inputs.shape), dtype=dtype)
 
     def call(self, inputs):
+        if isinstance(inputs, tf.RaggedTensor):
+            return self._ragged_call(inputs)
         inputs = self._checked_input(inputs)
         if self.invert:
             return self._tokens_of(tf.cast(inputs, tf.int64))
@@ -369,6 +373,19 @@ class IndexLookup(_DataLayer):
         weights[:min(depth, len(self._idf_weights))] = self._idf_weights[:depth]
         counts = encode_categories(indices, "count", depth, backend.floatx())
         return counts * tf.constant(weights.astype(backend.floatx()))
+
+    def _ragged_call(self, inputs):
+        """Ragged token rows as Keras' TF backend encodes them: "int", inverted lookups and "one_hot" keep the rows
+        (the flat values mapped); "multi_hot" and "count" give one dense row per ragged row, both marking presence
+        only (TF's ragged bincount is binary there)."""
+        if self.output_mode in ("int", "one_hot") or self.invert:
+            return inputs.with_flat_values(self.call(inputs.flat_values))
+        if self.output_mode == "tf_idf":
+            raise NotImplementedError(f"{type(self).__name__} with output_mode='tf_idf' does not take ragged inputs "
+                                      "in vfw yet")
+        indices = inputs.with_flat_values(self.lookup(self._checked_input(inputs.flat_values)))
+        # -1 (the encodings' "no category") pads the rows: it encodes to zeros.
+        return encode_categories(indices.to_tensor(default_value=-1), "multi_hot", self.depth(), "int64")
 
     def lookup(self, tokens):
         """int64 indices of the token tensor ``tokens`` (oov indices for unknown tokens; in the encoding modes the

@@ -1,4 +1,7 @@
-"""``tf.keras.preprocessing.sequence``: ``pad_sequences`` (keras.utils') and ``make_sampling_table``."""
+"""``tf.keras.preprocessing.sequence``: ``pad_sequences`` (keras.utils'), ``make_sampling_table`` and
+``skipgrams``."""
+
+import random
 
 import numpy as np
 
@@ -16,3 +19,63 @@ def make_sampling_table(size, sampling_factor=1e-05):
     inverse_frequency = rank * (np.log(rank) + _EULER_GAMMA) + 0.5 - 1.0 / (12.0 * rank)
     scaled = sampling_factor * inverse_frequency
     return np.minimum(1.0, scaled / np.sqrt(scaled))
+
+
+def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1.0, shuffle=True, categorical=False,
+              sampling_table=None, seed=None):
+    """Skip-gram training pairs of a sequence of word ids, as tf.keras' legacy ``skipgrams``.
+
+    Parameters
+    ----------
+    sequence : list of int
+        Word ids; id 0 is a non-word and is skipped.
+    vocabulary_size : int
+        Largest word id + 1 (negative contexts are drawn from ``1..vocabulary_size-1``).
+    window_size : int
+        Half-width of the context window.
+    negative_samples : float
+        Number of negative pairs per positive pair (0: none).
+    shuffle : bool
+        Shuffle the pairs and their labels with the same permutation.
+    categorical : bool
+        Labels ``[0, 1]`` / ``[1, 0]`` instead of ``1`` / ``0``.
+    sampling_table : array of float, optional
+        Probability of keeping each word as a target (see ``make_sampling_table``).
+    seed : int, optional
+        Seed of the final shuffle.
+
+    Returns
+    -------
+    (couples, labels)
+        ``couples``: list of ``[target, context]``; ``labels``: 1 for a context word of the window, 0 for a random
+        one.
+
+    Notes
+    -----
+    Draws from Python's global ``random`` generator, in Keras' order (one ``random()`` per kept-or-dropped target,
+    a shuffle of the targets for the negatives, one ``randint`` per negative, a reseeded shuffle of couples and of
+    labels), so ``keras.utils.set_random_seed`` reproduces Keras' pairs.
+    """
+    positive, negative = ([0, 1], [1, 0]) if categorical else (1, 0)
+    couples = []
+    for position, target in enumerate(sequence):
+        if not target:
+            continue
+        if sampling_table is not None and sampling_table[target] < random.random():
+            continue
+        window = range(max(0, position - window_size), min(len(sequence), position + window_size + 1))
+        couples += [[target, sequence[other]] for other in window if other != position and sequence[other]]
+    labels = [positive] * len(couples)
+    if negative_samples > 0:
+        count = int(len(labels) * negative_samples)
+        targets = [couple[0] for couple in couples]
+        random.shuffle(targets)
+        couples += [[targets[i % len(targets)], random.randint(1, vocabulary_size - 1)] for i in range(count)]
+        labels += [negative] * count
+    if shuffle:
+        if seed is None:
+            seed = random.randint(0, 10_000_000)
+        for pairs in (couples, labels):  # the same permutation for both: reseed before each shuffle
+            random.seed(seed)
+            random.shuffle(pairs)
+    return couples, labels
