@@ -2,9 +2,9 @@
 
 rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow torch's own
 algorithms on torch's Mersenne Twister stream, so seeded draws are compared value by value
-(test_seeded_draws_match_torch), as are bernoulli with tensor probabilities and exponential_
-(multinomial and in-place fills of views: test_random_multinomial.py, test_random_views.py).
-Other distributions (poisson, geometric_...) draw
+(test_seeded_draws_match_torch), as are bernoulli with tensor probabilities, exponential_, cauchy_
+and geometric_ (multinomial and in-place fills of views: test_random_multinomial.py,
+test_random_views.py).  Other distributions (poisson...) draw
 differently: for them only what does not depend on the bit stream is compared (shapes,
 dtypes, errors, zero gradients, fixed values), and distributions are checked statistically
 against exact moments and CDFs on large fixed-seed samples (the same checks run on real
@@ -891,8 +891,12 @@ def test_seeded_draws_match_torch(draw, seed):
     lambda torch, d: torch.empty(3000, dtype=d).exponential_(),
     lambda torch, d: torch.empty(3000, dtype=d).exponential_(1.5),
     lambda torch, d: torch.empty(30, 100, dtype=d).t().exponential_(0.01),
+    lambda torch, d: torch.empty(3000, dtype=d).cauchy_(1.5, 2.0),
+    lambda torch, d: torch.empty(30, 100, dtype=d).t().cauchy_(),
+    lambda torch, d: torch.empty(3000, dtype=d).geometric_(0.3),
+    lambda torch, d: torch.empty(30, 100, dtype=d).t().geometric_(0.01),
 ], ids=["rand", "uniform", "uniform_narrow", "uniform_wide", "uniform_to", "uniform_view", "exponential",
-        "exponential_rate", "exponential_view"])
+        "exponential_rate", "exponential_view", "cauchy", "cauchy_view", "geometric", "geometric_view"])
 def test_uniform_and_exponential_draws_are_torchs_to_the_last_bit(draw, dtype):
     for seed in (0, 5):
         want, got = (_seeded(lambda torch: draw(torch, getattr(torch, dtype)), seed)(lib) for lib in (real, vt))

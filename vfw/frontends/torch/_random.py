@@ -14,6 +14,8 @@ arguments, taking tensor arguments' arrays): eagerly it just runs, and under a g
 trace it becomes a PyFunc op that draws again on every run of the graph.
 """
 
+import math
+
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
@@ -490,8 +492,12 @@ def geometric_(self, p, *, generator=None):
     p = float_arg(p, "p", "geometric_")
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    gen, shape = rng_of(generator, "geometric_"), self.array.shape
-    return fill(self, replayed(lambda: gen._rng.geometric(p, shape).astype(d)), "Geometric")
+    gen, log_q = rng_of(generator, "geometric_"), math.log1p(-p)
+
+    def draw(shape):  # torch: ceil(log(u) / log1p(-p)) in float64, u a 53-bit uniform
+        return np.ceil(np.log(unit(gen, shape, np.dtype(np.float64))) / log_q).astype(d)
+
+    return fill(self, replayed(in_memory_order(self.array, draw)), "Geometric")
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -500,15 +506,18 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median, sigma = float_arg(median, "median", "cauchy_"), float_arg(sigma, "sigma", "cauchy_")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    gen, shape = rng_of(generator, "cauchy_"), self.array.shape
+    gen = rng_of(generator, "cauchy_")
 
-    def draw():
-        c = gen._rng.standard_cauchy(shape)
+    def draw(shape):  # torch: median + sigma * tan(pi * (u - 1/2)) in float64, u a 53-bit uniform
+        angles = np.pi * (unit(gen, shape, np.dtype(np.float64)) - 0.5)
+        # float64 results keep the last bit, where numpy's tan and the C library's (torch's) differ now and then
+        c = np.fromiter(map(math.tan, angles.ravel().tolist()), np.float64, angles.size).reshape(shape) \
+            if d == np.float64 else np.tan(angles)
         c *= sigma
         c += median
-        return c.astype(d)
+        return c.astype(np.float32).astype(d) if d in WORK else c.astype(d, copy=False)
 
-    return fill(self, replayed(draw), "Cauchy")
+    return fill(self, replayed(in_memory_order(self.array, draw)), "Cauchy")
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):

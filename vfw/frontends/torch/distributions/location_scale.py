@@ -92,11 +92,9 @@ class Cauchy(_LocationScale):
         return torch.full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
 
     def rsample(self, sample_shape=EMPTY_SHAPE):
-        """``loc + scale * c`` with torch's ``cauchy_`` draws ``c = tan(pi (u - 1/2))``, ``u`` a float64
-        ``rand`` draw (computed here: this frontend's ``cauchy_`` uses another stream)."""
+        """``loc + scale * c`` with ``c`` standard Cauchy draws (``cauchy_``, as torch)."""
         with torch.no_grad():
-            u = torch.rand(self._extended_shape(sample_shape), dtype=torch.float64)
-            eps = torch.tan(math.pi * (u - 0.5)).to(self.loc.dtype)
+            eps = torch.empty(self._extended_shape(sample_shape), dtype=self.loc.dtype).cauchy_()
         return self.loc + eps * self.scale
 
     def log_prob(self, value):
