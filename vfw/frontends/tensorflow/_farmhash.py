@@ -156,6 +156,12 @@ def fingerprint64(strings):
     numpy.ndarray
         uint64 ``[len(strings)]``.
     """
+    return hash_by_length(strings, _hash_equal_lengths)
+
+
+def hash_by_length(strings, hash_rows):
+    """``hash_rows(data)`` of each of ``strings`` (bytes), uint64 ``[len(strings)]``: the strings of each length are
+    hashed together as the rows of one ``[n, length]`` uint8 matrix (vectorised; 64-bit arithmetic wraps)."""
     strings = list(strings)
     result = np.empty(len(strings), np.uint64)
     by_length = {}
@@ -164,5 +170,5 @@ def fingerprint64(strings):
     with np.errstate(over="ignore"):
         for length, indices in by_length.items():
             data = np.frombuffer(b"".join(strings[i] for i in indices), np.uint8).reshape(len(indices), length)
-            result[indices] = _hash_equal_lengths(data)
+            result[indices] = hash_rows(data)
     return result

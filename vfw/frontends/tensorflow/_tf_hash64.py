@@ -8,6 +8,8 @@ the 1-7 trailing bytes are xored into ``h`` as a little-endian word and multipli
 
 import numpy as np
 
+from vfw.frontends.tensorflow._farmhash import hash_by_length
+
 _M = np.uint64(0xC6A4A7935BD1E995)
 _SEED = 0xDECAFCAFFE
 _SHIFT = np.uint64(47)
@@ -33,13 +35,4 @@ def _hash_equal_lengths(data):
 
 def hash64(strings):
     """TF's ``Hash64`` of each of ``strings`` (a sequence of bytes); uint64 ``[len(strings)]``."""
-    strings = list(strings)
-    result = np.empty(len(strings), np.uint64)
-    by_length = {}
-    for i, s in enumerate(strings):
-        by_length.setdefault(len(s), []).append(i)
-    with np.errstate(over="ignore"):
-        for length, indices in by_length.items():
-            data = np.frombuffer(b"".join(strings[i] for i in indices), np.uint8).reshape(len(indices), length)
-            result[indices] = _hash_equal_lengths(data)
-    return result
+    return hash_by_length(strings, _hash_equal_lengths)

@@ -12,6 +12,7 @@ from vfw.frontends.torch import _config, _creation, _dispatch, _dtype, _joining,
 from vfw.frontends.torch._index_builders import _scatter_into_copy
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch._shape import _rebind
+from vfw.frontends.torch._tensor import _Handle
 
 __all__ = ["nonzero_static", "as_strided_scatter"]
 
@@ -148,23 +149,6 @@ def _pin_memory(self, device=None):
     raise RuntimeError("Cannot access accelerator device when none is available.")
 
 
-class _PostAccumulateHandle:
-    """What ``register_post_accumulate_grad_hook`` returns: ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 def _register_post_accumulate_grad_hook(self, hook):
     """Call ``hook(self)`` after ``backward()`` has accumulated this leaf's ``.grad``.
 
@@ -176,7 +160,7 @@ def _register_post_accumulate_grad_hook(self, hook):
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     hooks = self.__dict__.setdefault("_post_accumulate_grad_hooks", [])
     hooks.append(hook)
-    return _PostAccumulateHandle(hooks, hook)
+    return _Handle(hooks, hook)
 
 
 def _prelu(self, weight):

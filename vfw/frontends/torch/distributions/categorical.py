@@ -194,3 +194,30 @@ class Bernoulli(ExponentialFamily):
         """Tensor: ``[0., 1.]`` along dim 0, expanded over the batch when ``expand``."""
         values = torch.arange(2, dtype=self._param.dtype).view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+
+
+class OverCategories(Distribution):
+    """A distribution over ``K`` categories whose parameters are a :class:`Categorical`'s (``probs`` or ``logits``,
+    shape ``(*batch, K)``), held in ``self._categorical``: its batch shape, one event dim of ``K``."""
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = super().expand(batch_shape, _instance)
+        new._categorical = self._categorical.expand(batch_shape)
+        return new
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape

@@ -7,7 +7,7 @@ samplers on the torch generator's stream (torch's distribution, other numbers, a
 
 import vfw.frontends.torch as torch
 from vfw.frontends.torch.distributions import constraints
-from vfw.frontends.torch.distributions.categorical import Categorical
+from vfw.frontends.torch.distributions.categorical import OverCategories
 from vfw.frontends.torch.distributions.distribution import (
     EMPTY_SHAPE,
     Distribution,
@@ -220,7 +220,7 @@ class Geometric(_ProbsOrLogits):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(OverCategories):
     """A ``Categorical`` whose draws are one-hot vectors of length ``K``.
 
     Parameters
@@ -234,28 +234,6 @@ class OneHotCategorical(Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = super().expand(batch_shape, _instance)
-        new._categorical = self._categorical.expand(batch_shape)
-        return new
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

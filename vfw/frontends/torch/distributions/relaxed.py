@@ -3,7 +3,7 @@ and reparameterizable, sharpening towards the discrete distributions as ``temper
 
 import vfw.frontends.torch as torch
 from vfw.frontends.torch.distributions import constraints
-from vfw.frontends.torch.distributions.categorical import Categorical
+from vfw.frontends.torch.distributions.categorical import OverCategories
 from vfw.frontends.torch.distributions.distribution import (
     EMPTY_SHAPE,
     Distribution,
@@ -110,7 +110,7 @@ class RelaxedBernoulli(TransformedDistribution):
         return self.base_dist.probs
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(OverCategories):
     """The log of a ``RelaxedOneHotCategorical`` draw: ``log_softmax((logits + gumbels) / temperature)``.
 
     Parameters
@@ -128,27 +128,8 @@ class ExpRelaxedCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
         self.temperature = temperature
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = super().expand(batch_shape, _instance)
-        new._categorical = self._categorical.expand(batch_shape)
-        return new
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+        super().__init__(probs, logits, validate_args=validate_args)
 
     def rsample(self, sample_shape=EMPTY_SHAPE):
         """Gumbel noise ``-log(-log u)`` from torch's ``rand`` draws."""

@@ -12,7 +12,7 @@ with bounding boxes, labels, masks) are not supported.
 import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow.keras.src import backend, random
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor
-from vfw.frontends.tensorflow.keras.src.layers.preprocessing_image import _ImageLayer
+from vfw.frontends.tensorflow.keras.src.layers.preprocessing_image import _base_factor, _ImageLayer
 
 API = {"layers": ["Solarization", "RandomInvert", "RandomGrayscale", "AutoContrast", "RandomPosterization",
                   "Equalization", "RandomSharpness"]}
@@ -126,19 +126,6 @@ class Solarization(_ColorLayer):
         return {**super().get_config(), "value_range": self.value_range,
                 "addition_factor": self.addition_factor, "threshold_factor": self.threshold_factor,
                 "seed": self.seed}
-
-
-def _base_factor(factor, bounds):
-    """Keras' base image-layer factor: a number f -> ``(max(-f, low), f)``, a pair -> sorted, within ``bounds``."""
-    message = (f"The `factor` argument should be a number (or a list of two numbers) in the range "
-               f"[{bounds[0]}, {bounds[1]}]. Received: factor={factor}")
-    if isinstance(factor, (tuple, list)):
-        if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
-            raise ValueError(message)
-        return tuple(sorted(factor))
-    if isinstance(factor, (int, float)) and bounds[0] <= factor <= bounds[1]:
-        return max(-abs(factor), bounds[0]), abs(factor)
-    raise ValueError(message)
 
 
 class RandomInvert(_ColorLayer):
