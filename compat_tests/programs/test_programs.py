@@ -21,9 +21,10 @@ import pytest
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py"))
-            + sorted((HERE / "torch_more2").glob("*.py")),
+            + sorted((HERE / "torch_more2").glob("*.py")) + sorted((HERE / "torch_more3").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
-            + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))}
+            + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
+            + sorted((HERE / "tf_more3").glob("*.py"))}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.
 RTOL, ATOL = 1e-4, 1e-6
 

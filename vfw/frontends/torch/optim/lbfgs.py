@@ -1,9 +1,11 @@
-"""torch.optim.LBFGS: limited-memory BFGS over all parameters as one flat vector (fixed step length)."""
+"""torch.optim.LBFGS: limited-memory BFGS over all parameters as one flat vector (fixed step length or a strong
+Wolfe line search)."""
 
 import numpy as np
 
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.optim._inplace import check_lr, scalar
+from vfw.frontends.torch.optim._line_search import strong_wolfe
 from vfw.frontends.torch.optim.optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -27,8 +29,8 @@ class LBFGS(Optimizer):
     """L-BFGS, as ``torch.optim.LBFGS``: each ``step(closure)`` runs up to ``max_iter`` iterations.
 
     The parameters are treated as one vector; the search direction comes from the two-loop
-    recursion over the last ``history_size`` curvature pairs. Only the fixed step length
-    (``line_search_fn=None``) is supported: ``'strong_wolfe'`` raises NotImplementedError.
+    recursion over the last ``history_size`` curvature pairs; the step length is ``lr`` (``line_search_fn=None``)
+    or found by a strong Wolfe line search starting from it (``'strong_wolfe'``).
 
     Parameters
     ----------
@@ -47,6 +49,7 @@ class LBFGS(Optimizer):
     history_size : int
         Curvature pairs kept (default 100).
     line_search_fn : None or 'strong_wolfe'
+        How the step length is chosen (default None: ``lr``).
     """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
@@ -80,6 +83,20 @@ class LBFGS(Optimizer):
             arr += np.multiply(direction[start:stop].reshape(arr.shape), step)
             _dispatch.bump_version(p)
             start = stop
+
+    def _directional_evaluator(self, closure, direction):
+        """``evaluate(step) -> (loss, flat gradient)`` at the parameters moved by ``step * direction``; the
+        parameters are restored afterwards (exactly: from a copy)."""
+        def evaluate(step):
+            saved = [p.array.copy() for p in self._params]
+            self._move(step, direction)
+            loss = float(self._closure_loss(closure))
+            grad = self._flat_grad()
+            for p, array in zip(self._params, saved):
+                np.copyto(p.array, array)
+                _dispatch.bump_version(p)
+            return loss, grad
+        return evaluate
 
     def step(self, closure):
         """Run up to ``max_iter`` L-BFGS iterations; ``closure`` re-evaluates the model and returns the loss.
@@ -134,16 +151,23 @@ class LBFGS(Optimizer):
             if search is not None:
                 if search != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
-                raise NotImplementedError("LBFGS(line_search_fn='strong_wolfe') is not supported by vfw.torch; use "
-                                          "line_search_fn=None")
-            self._move(t, direction)
-            converged = False
-            if iteration != max_iter:
-                loss = float(self._closure_loss(closure))
-                grad = self._flat_grad()
+                # the search may use what is left of max_eval
+                loss, grad, t, searched = strong_wolfe(self._directional_evaluator(closure, direction), t,
+                                                       direction, loss, grad, grad.dot(direction),
+                                                       max_ls=max_eval - evals)
+                self._move(t, direction)
                 converged = np.abs(grad).max() <= tolerance_grad
-                evals += 1
-                state["func_evals"] += 1
+                evals += searched
+                state["func_evals"] += searched
+            else:
+                self._move(t, direction)
+                converged = False
+                if iteration != max_iter:
+                    loss = float(self._closure_loss(closure))
+                    grad = self._flat_grad()
+                    converged = np.abs(grad).max() <= tolerance_grad
+                    evals += 1
+                    state["func_evals"] += 1
             if iteration == max_iter or evals >= max_eval or converged:
                 break
             if np.abs(direction * t).max() <= tolerance_change or abs(loss - prev_loss) < tolerance_change:
