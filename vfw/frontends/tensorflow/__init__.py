@@ -24,6 +24,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     random,
     sparse,
     strings,
+    train,
 )
 from vfw.frontends.tensorflow._dtypes import (  # noqa: F401
     DType,

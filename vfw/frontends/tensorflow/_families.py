@@ -12,6 +12,7 @@ from vfw.frontends.tensorflow import (
     _array_slicing,
     _array_sorting,
     _array_transform,
+    _checkpoint,
     _context_ops,
     _control_flow,
     _creation,
@@ -22,7 +23,9 @@ from vfw.frontends.tensorflow import (
     _gradients,
     _hash_ops,
     _histogram_ops,
+    _image_color,
     _image_ops,
+    _image_patches,
     _indexed_slices,
     _init_ops,
     _linalg_decomp,
@@ -68,10 +71,10 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _nn_norm, _nn_conv, _nn_conv_transpose, _nn_pool, _random_ops, _random_stateless, _random_generator,
             _variables, _module, _gradients, _function, _tensor_spec, _control_flow, _print, _context_ops,
             _functional_ops, _tensor_array, _histogram_ops, _indexed_slices, _init_ops,
-            _image_ops, _math_special, _linalg_lu, _nn_ctc, _math_incomplete,
+            _image_ops, _image_color, _math_special, _linalg_lu, _nn_ctc, _math_incomplete,
             _ragged, _string_ops, _nn_candidates, _nn_sampled, _nn_ctc_decode, _nn_morphology, _nn_isotonic,
             _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops,
-            _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding]
+            _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint]
 
 
 def names(namespace):

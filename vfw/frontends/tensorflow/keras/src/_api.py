@@ -18,6 +18,8 @@ MODULES = [
     "layers.preprocessing", "layers.preprocessing_image", "layers.preprocessing_lookup",
     "layers.preprocessing_text", "layers.preprocessing_hashing",
     "layers.preprocessing_image_color",
+    "layers.preprocessing_image_hsv", "layers.preprocessing_image_mix", "layers.preprocessing_image_blur",
+    "layers.preprocessing_image_geometry",
     "losses", "metrics", "optimizers", "optimizers.schedules",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "saving.api", "ops", "legacy_aliases",

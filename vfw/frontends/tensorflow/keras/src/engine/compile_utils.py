@@ -358,6 +358,10 @@ class CompileLoss(losses_module.Loss):
                 continue
             name = outputs.names[i] if outputs.names[i] is not None else resolved.name
             self._entries.append((i, resolved, weight, name))
+        if isinstance(loss, dict):
+            # Keras sums and tracks the per-output losses in the loss dict's order, not the outputs' (sorted) one.
+            position = {key: n for n, key in enumerate(loss)}
+            self._entries.sort(key=lambda entry: position.get(entry[3], len(position)))
         if len(self._entries) > 1:
             self._metrics = [metrics_module.Mean(name=f"{name}_loss") for _, _, _, name in self._entries]
         self.built = True

@@ -33,6 +33,7 @@ Helpers live beside: ``gradient_clipping.py`` (the three clipping options) and
 import warnings
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow import _checkpoint
 from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow.keras.src import initializers
 from vfw.frontends.tensorflow.keras.src.backend.config import floatx
@@ -143,6 +144,8 @@ class Optimizer(ModelVariableUpdates):
     def _track_variable(self, variable):
         if not self._is_tracked(variable):
             self._variables.append(variable)
+            # A tf.train.Checkpoint restored before this variable existed may hold its value.
+            _checkpoint.restore_deferred(self, len(self._variables) - 1, variable)
 
     def _untrack_variable(self, variable):
         self._variables = [v for v in self._variables if v is not variable]
