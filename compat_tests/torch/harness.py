@@ -34,7 +34,7 @@ def convert(lib, x, requires_grad=False):
 def to_numpy(x):
     """A comparable form of a result of either library."""
     if isinstance(x, (real.Tensor, vt.Tensor)):
-        t = x.detach()
+        t = x.detach().resolve_conj()  # torch's lazy conjugates (e.g. ifft of a real tensor) refuse numpy()
         dtype = str(t.dtype).replace("torch.", "")
         if dtype == "bfloat16":
             t = t.float()

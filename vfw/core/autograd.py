@@ -95,8 +95,8 @@ def enable_grad():
 
 
 def is_differentiable_dtype(dtype):
-    """Whether tensors of ``dtype`` carry gradients (floating point types)."""
-    return dtype in dt.FLOATS
+    """Whether tensors of ``dtype`` carry gradients (floating point and complex types)."""
+    return dtype in dt.DIFFERENTIABLE
 
 
 # -- gradient makers ---------------------------------------------------------------
@@ -274,14 +274,14 @@ def record(op, inputs, outputs):
     if op.schema.differentiable is False:
         return
     if type(outputs) is not tuple:
-        if outputs.array.dtype in dt.FLOATS:
+        if outputs.array.dtype in dt.DIFFERENTIABLE:
             outputs.requires_grad = True
             outputs.grad_node = Node(op, inputs, (outputs.array,))
             outputs.grad_slot = 0
         return
     node = Node(op, inputs, tuple([None if o is None else o.array for o in outputs]))
     for i, out in enumerate(outputs):
-        if out is not None and out.array.dtype in dt.FLOATS:
+        if out is not None and out.array.dtype in dt.DIFFERENTIABLE:
             out.requires_grad = True
             out.grad_node = node
             out.grad_slot = i
@@ -307,7 +307,7 @@ def custom_gradient(fn):
             node = Node(None, tuple(x if isinstance(x, Tensor) else None for x in inputs),
                         tuple(o.array for o in outs), backward_fn=grad_fn)
             for i, out in enumerate(outs):
-                if out.array.dtype in dt.FLOATS:
+                if out.array.dtype in dt.DIFFERENTIABLE:
                     out.requires_grad = True
                     out.grad_node = node
                     out.grad_slot = i
@@ -409,7 +409,7 @@ def _reachable(targets, source_keys, first_seq, last_seq, leaves=None, skip=()):
                 stack.append(edge[0])
     leads = set()  # seqs of nodes from which a source is reachable
     result = []
-    floats = dt.FLOATS
+    floats = dt.DIFFERENTIABLE
     for seq in sorted(found):  # creation order: a node's inputs come before it
         node = found[seq]
         needs = []
@@ -445,7 +445,7 @@ def _reachable_to_leaves(targets, leaves):
     """
     found = {}
     stack = list(map(_grad_node_of, targets))  # (map: no comprehension frame, once per backward)
-    floats = dt.FLOATS
+    floats = dt.DIFFERENTIABLE
     while stack:
         node = stack.pop()
         if node is None or node.seq in found:

@@ -21,6 +21,8 @@ float16 = np.dtype(np.float16)
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
+complex64 = np.dtype(np.complex64)
+complex128 = np.dtype(np.complex128)
 string = np.dtype(object)
 
 BOOL = frozenset({bool_})
@@ -32,12 +34,17 @@ SIGNED = SIGNED_INTS | FLOATS
 NUMERIC = INTS | FLOATS
 ALL = NUMERIC | BOOL
 INDEX = frozenset({int32, int64})
+# Complex types are kept out of NUMERIC and ALL on purpose: an op accepts them only where its
+# schema names COMPLEX (or FIXED_SIZE), so no real-only kernel sees a complex array by accident.
+COMPLEX = frozenset({complex64, complex128})
+FIXED_SIZE = ALL | COMPLEX  # every non-string type (data movement, graph values, buffer pools)
+DIFFERENTIABLE = FLOATS | COMPLEX  # the types autograd records gradients for
 
 # Codes of ONNX's TensorProto.DataType; vfw.proto uses the same numbering.
 _ONNX_CODES = {
     float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7,
     string: 8, bool_: 9, float16: 10, float64: 11, uint32: 12, uint64: 13,
-    bfloat16: 16,
+    complex64: 14, complex128: 15, bfloat16: 16,
 }
 _FROM_CODE = {code: dt for dt, code in _ONNX_CODES.items()}
 _BY_NAME = {dt.name: dt for dt in _ONNX_CODES} | {"bool": bool_, "string": string}

@@ -403,6 +403,7 @@ class GraphWriter:
         from vfw.onnx_io._export_rules import write_op
 
         infos = {vi.name: vi for vi in graph.value_info}
+        _refuse_complex(graph)
         for vi in graph.value_info:
             if vi.name in self.renames or vi.name in graph_inputs:
                 self.dtypes[self.name(vi.name)] = dt.as_dtype(vi.data_type)
@@ -464,6 +465,21 @@ class GraphWriter:
                 name = copy
             names.append(name)
         return names
+
+
+_COMPLEX_CODES = frozenset(dt.onnx_code(d) for d in dt.COMPLEX)
+
+
+def _refuse_complex(graph):
+    """UnsupportedOpError for a graph holding complex values: the engine's complex ops (FFT, ComplexMake...) and
+    complex arithmetic have no ONNX form (ONNX's DFT works on real pairs)."""
+    makers = {out: op.type for op in graph.op for out in op.output}
+    for vi in graph.value_info:
+        if vi.data_type in _COMPLEX_CODES:
+            made_by = f"made by {makers[vi.name]} " if vi.name in makers else ""
+            dtype = dt.type_name(dt.as_dtype(vi.data_type))
+            raise UnsupportedOpError(f"ONNX export: value {vi.name!r} {made_by}is {dtype}; "
+                                     "vfw exports no complex tensors")
 
 
 def graph_to_model(graph, opset=None, dim_names=None, defaults=None, doc_string="", producer="vfw", check=True):

@@ -119,7 +119,7 @@ class Liveness:
         single-output op, of a fixed-size dtype."""
         if not self.is_intermediate(name) or name in self.multi or self.nbytes(name) is None:
             return False
-        return self.infos[name][1] in dt.ALL
+        return self.infos[name][1] in dt.FIXED_SIZE
 
     def interval(self, name):
         """``(first, last)`` step of a root's storage."""

@@ -150,7 +150,7 @@ class Trace:
                 self._layouts[(array.__array_interface__["data"][0], array.nbytes, array.dtype)] = name
 
     def _value_info(self, name, shape, dtype):
-        if dtype in dt.ALL or dtype == dt.string:
+        if dtype in dt.FIXED_SIZE or dtype == dt.string:
             self.graph.value_info.append(ValueInfo(name=name, data_type=dt.onnx_code(dtype), dims=shape))
 
     def _new_value(self, array, prefix):

@@ -189,6 +189,11 @@ def array_of(x):
     return x.array if isinstance(x, Tensor) else x
 
 
+def conj(t):
+    """``t`` conjugated when complex (itself otherwise): complex gradients multiply by conjugate factors."""
+    return execute("Conj", t) if array_of(t).dtype.kind == "c" else t
+
+
 @functools.cache
 def scalar(value, dtype):
     """A cached read-only 0-d constant of ``dtype``, for gradient formulas (engine ops never promote)."""

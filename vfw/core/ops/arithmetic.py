@@ -27,6 +27,7 @@ from vfw.core.ops._common import (
     bound_op,
     broadcast_infer,
     cast_to,
+    conj,
     copy_out,
     execute,
     int64s,
@@ -63,13 +64,13 @@ def _unary(name, ufunc, types, names="X Y"):
 
 
 for _name, _ufunc in (("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)):
-    _binary(_name, _ufunc, dt.NUMERIC)
+    _binary(_name, _ufunc, dt.NUMERIC | dt.COMPLEX)
 
 for _name, _ufunc in (("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or), ("BitwiseXor", np.bitwise_xor)):
     _binary(_name, _ufunc, dt.INTS)
 
 _unary("BitwiseNot", np.invert, dt.INTS)
-_unary("Neg", np.negative, dt.SIGNED)
+_unary("Neg", np.negative, dt.SIGNED | dt.COMPLEX)
 _unary("Abs", np.absolute, dt.NUMERIC)
 _unary("Sign", np.sign, dt.NUMERIC, names="input output")
 _unary("Reciprocal", np.reciprocal, dt.FLOATS)
@@ -94,8 +95,9 @@ def _add_sub_grad(node, g):
 def _mul_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    return (unbroadcast(execute_gradient_op(bound_op("Mul"), g, b), a.array.shape) if need_a else None,
-            unbroadcast(execute_gradient_op(bound_op("Mul"), g, a), b.array.shape) if need_b else None)
+    # complex: g times the conjugate derivative (torch's conjugate-Wirtinger convention)
+    return (unbroadcast(execute_gradient_op(bound_op("Mul"), g, conj(b)), a.array.shape) if need_a else None,
+            unbroadcast(execute_gradient_op(bound_op("Mul"), g, conj(a)), b.array.shape) if need_b else None)
 
 
 @register_gradient("Neg")
@@ -142,7 +144,7 @@ def _div_float(a, b, out=None):
 _DIV = {"i": _div_signed, "u": _div_unsigned}
 
 
-@defop("Div", inputs="A:T B:T", outputs="C:T", types={"T": dt.NUMERIC}, infer=broadcast_infer)
+@defop("Div", inputs="A:T B:T", outputs="C:T", types={"T": dt.NUMERIC | dt.COMPLEX}, infer=broadcast_infer)
 def div():
     """Elementwise ``A / B``; integer division truncates toward zero (x / 0 gives 0 for integers)."""
 
@@ -156,8 +158,8 @@ def div():
 def _div_grad(node, g):
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    ga = execute("Div", g, b)  # d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b
-    gb = execute("Neg", execute("Mul", ga, node.output(0))) if need_b else None
+    ga = execute("Div", g, conj(b))  # d(a/b)/da = 1/b; d(a/b)/db = -(a/b)/b (conjugated when complex)
+    gb = execute("Neg", execute("Mul", ga, conj(node.output(0)))) if need_b else None
     return ((unbroadcast(ga, a.array.shape) if need_a else None),
             None if gb is None else unbroadcast(gb, b.array.shape))
 

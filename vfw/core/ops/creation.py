@@ -109,7 +109,7 @@ def range_(stash_type):
 
 
 # -- ConstantOfShape ----------------------------------------------------------------
-_FILL_TYPES = dt.ALL
+_FILL_TYPES = dt.FIXED_SIZE  # complex too: zero gradients of complex tensors
 
 
 def _fill_value(value):

@@ -16,13 +16,13 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
-from vfw.core.errors import IndexOutOfRangeError, OpInputError, ShapeError
+from vfw.core.errors import DTypeError, IndexOutOfRangeError, OpInputError, ShapeError
 from vfw.core.ops._common import array_of, execute, int64s, normalize_axis, require, reshape_to
 from vfw.core.ops._scatter_layers import LAYERS_FROM, reduce_by_layers
 from vfw.core.ops._varying_shapes import follows_runs, moved_elements_grad
 from vfw.core.registry import Attr, TensorInfo, defop
 
-_ANY = dt.ALL | {dt.string}  # pure data-movement ops also move strings (object arrays)
+_ANY = dt.FIXED_SIZE | {dt.string}  # pure data-movement ops also move strings (object arrays) and complex values
 _INT64 = np.dtype(np.int64)
 _REDUCE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 _REDUCTIONS = ("none",) + tuple(_REDUCE)
@@ -318,14 +318,18 @@ def scatter_elements(axis, reduction):
     return kernel
 
 
-@defop("ScatterND", inputs="data:T indices:int64 updates:T", outputs="output:T", types={"T": dt.ALL},
+@defop("ScatterND", inputs="data:T indices:int64 updates:T", outputs="output:T", types={"T": dt.FIXED_SIZE},
        attrs={"reduction": Attr("string", "none", choices=_REDUCTIONS)}, infer=_like_data)
 def scatter_nd(reduction):
     """Copy of ``data`` with slices addressed by the index tuples of ``indices`` replaced by (or reduced with)
-    ``updates``.  Duplicate index tuples with ``reduction='none'``: the last update wins."""
+    ``updates``.  Duplicate index tuples with ``reduction='none'``: the last update wins.  Complex values
+    (torch's writes into complex tensors) take ``none`` and ``add`` only."""
     reduce = _REDUCE.get(reduction)
+    complex_ok = reduction in ("none", "add")
 
     def kernel(data, indices, updates, out=None):
+        if not complex_ok and data.dtype.kind == "c":
+            raise DTypeError(f"ScatterND: reduction={reduction!r} is not defined for {data.dtype} data")
         k = _nd_check("ScatterND", data, indices, 0)
         expected = indices.shape[:-1] + data.shape[k:]
         if updates.shape != expected:

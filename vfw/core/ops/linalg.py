@@ -9,12 +9,22 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import NoGradientError, register_gradient
 from vfw.core.errors import OpAttributeError, OpInputError, ShapeError
-from vfw.core.ops._common import array_of, bound_op, broadcast_shapes, execute, int64s, require, reshape_to, unbroadcast
+from vfw.core.ops._common import (
+    array_of,
+    bound_op,
+    broadcast_shapes,
+    conj,
+    execute,
+    int64s,
+    require,
+    reshape_to,
+    unbroadcast,
+)
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
 _F32 = dt.float32
-_MATMUL_TYPES = frozenset({dt.uint32, dt.uint64, dt.int32, dt.int64}) | dt.FLOATS
+_MATMUL_TYPES = frozenset({dt.uint32, dt.uint64, dt.int32, dt.int64}) | dt.FLOATS | dt.COMPLEX
 
 
 def _finish(result, dtype, out):
@@ -281,7 +291,7 @@ def _reshaped(x, shape):
 
 @register_gradient("MatMul")
 def _matmul_grad(node, g):
-    a, b = node.inputs
+    a, b = map(conj, node.inputs)  # complex: products with the conjugate operands (g @ B^H, A^H @ g)
     need_a, need_b = node.needs_input_grad
     sa, sb = array_of(a).shape, array_of(b).shape
     if len(sa) == 2 and len(sb) == 2:  # matrices (the usual case): Gemm reads transposed operands in place
@@ -318,7 +328,7 @@ def _matmul_grad(node, g):
 def _gemm_grad(node, g):
     # Y = alpha * A' @ B' + beta * C with A' = A or A^T, B' = B or B^T:
     # dA' = alpha * g @ B'^T and dB' = alpha * A'^T @ g, each one Gemm with transposition flags.
-    a, b = node.inputs[:2]
+    a, b = map(conj, node.inputs[:2])  # complex: the conjugate operands
     c = node.inputs[2] if len(node.inputs) > 2 else None
     needs = node.needs_input_grad + (False,) * (3 - len(node.needs_input_grad))
     alpha, beta = node.attrs["alpha"], node.attrs["beta"]

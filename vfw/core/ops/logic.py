@@ -17,14 +17,14 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
-from vfw.core.errors import ShapeError
+from vfw.core.errors import DTypeError, ShapeError
 from vfw.core.ops._common import array_of, broadcast_shapes, execute, ufunc_kernel, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop
 
 # Engine dtypes usable by comparisons (ONNX also allows strings for Equal and Where,
 # which numpy's object loops handle with no extra work).
 _EQUAL_TYPES = dt.ALL | {dt.string}
-_WHERE_TYPES = dt.ALL | {dt.string}
+_WHERE_TYPES = dt.FIXED_SIZE | {dt.string}
 
 
 def _broadcast_info(op_type, infos, dtype):
@@ -157,17 +157,22 @@ _CAST_ATTRS = {
 
 
 def _castable(dtype):
-    return None if dtype in dt.ALL else "Cast supports numeric and bool dtypes only"
+    return None if dtype in dt.FIXED_SIZE else "Cast supports numeric, complex and bool dtypes only"
 
 
 def _cast_to(x, dtype, out):
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        # Refused rather than dropping the imaginary part: a frontend's implicit cast of a complex tensor
+        # in a real-only function must fail loudly.  Real/Imag/ComplexAbs take the parts explicitly.
+        raise DTypeError(f"Cast: cannot cast {dt.type_name(x.dtype)} to the real type {dt.type_name(dtype)} "
+                         "(it would drop the imaginary part); use Real, Imag or ComplexAbs")
     if out is None:
         return x.astype(dtype)
     np.copyto(out, x, casting="unsafe")
     return out
 
 
-@defop("Cast", inputs="input:T1", outputs="output:T2", types={"T1": dt.ALL, "T2": dt.ALL},
+@defop("Cast", inputs="input:T1", outputs="output:T2", types={"T1": dt.FIXED_SIZE, "T2": dt.FIXED_SIZE},
        attrs={"to": Attr("dtype", check=_castable), **_CAST_ATTRS},
        infer=lambda attrs, infos: [TensorInfo(infos[0].shape, attrs["to"])])
 def cast(to, saturate, round_mode):
@@ -179,10 +184,17 @@ def cast(to, saturate, round_mode):
 
 
 def _cast_back(x, g):
-    """Gradient of a cast of ``x``: ``g`` cast back to x's dtype, or None unless both types are floats."""
+    """Gradient of a cast of ``x``: ``g`` cast back to x's dtype, or None unless both types are float or complex.
+
+    A real -> complex cast gives back the real part of the gradient (the conjugate-Wirtinger convention:
+    ``dL/dRe + i dL/dIm``).
+    """
     x_dtype, g_dtype = array_of(x).dtype, g.array.dtype
-    if x_dtype not in dt.FLOATS or g_dtype not in dt.FLOATS:
+    if x_dtype not in dt.DIFFERENTIABLE or g_dtype not in dt.DIFFERENTIABLE:
         return None
+    if g_dtype.kind == "c" and x_dtype.kind != "c":
+        g = execute("Real", g)
+        g_dtype = g.array.dtype
     return g if g_dtype == x_dtype else execute("Cast", g, to=x_dtype)
 
 
@@ -191,7 +203,8 @@ def _cast_grad(node, g):
     return (_cast_back(node.inputs[0], g),)
 
 
-@defop("CastLike", inputs="input:T1 target_type:T2", outputs="output:T2", types={"T1": dt.ALL, "T2": dt.ALL},
+@defop("CastLike", inputs="input:T1 target_type:T2", outputs="output:T2",
+       types={"T1": dt.FIXED_SIZE, "T2": dt.FIXED_SIZE},
        attrs=dict(_CAST_ATTRS), infer=lambda attrs, infos: [TensorInfo(infos[0].shape, infos[1].dtype)])
 def cast_like(saturate, round_mode):
     """Convert input to the dtype of target_type (whose values are ignored)."""

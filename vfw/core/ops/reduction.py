@@ -118,7 +118,7 @@ def _prod(x, axis, keep, out):
 
 def _mean(x, axis, keep, out):
     n = _count(x.shape, axis)
-    if x.dtype in dt.FLOATS:
+    if x.dtype in dt.DIFFERENTIABLE:  # float and complex
         acc = _F32 if x.dtype in _HALF else x.dtype
         total = np.add.reduce(x, axis=axis, dtype=acc, keepdims=keep)
         return _down(np.true_divide(total, n, dtype=acc), x.dtype, out)
@@ -192,8 +192,8 @@ def _log_sum_exp(x, axis, keep, out):
 
 
 _REDUCTIONS = (
-    ("ReduceSum", _SUM_TYPES, _sum, "Sum of the elements along ``axes``."),
-    ("ReduceMean", _SUM_TYPES, _mean, "Mean of the elements along ``axes`` (integers: truncated)."),
+    ("ReduceSum", _SUM_TYPES | dt.COMPLEX, _sum, "Sum of the elements along ``axes``."),
+    ("ReduceMean", _SUM_TYPES | dt.COMPLEX, _mean, "Mean of the elements along ``axes`` (integers: truncated)."),
     ("ReduceProd", _SUM_TYPES, _prod, "Product of the elements along ``axes``."),
     ("ReduceMax", _MINMAX_TYPES, _extreme(np.maximum, {d: _lowest(d) for d in _MINMAX_TYPES}),
      "Maximum along ``axes`` (an empty set gives -inf or the dtype's minimum; NaN propagates)."),

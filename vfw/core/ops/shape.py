@@ -33,7 +33,7 @@ from vfw.core.ops._common import (
 from vfw.core.ops._varying_shapes import follows_runs, moved_elements_grad, shape_input, shape_varies
 from vfw.core.registry import Attr, TensorInfo, defop
 
-DATA = dt.ALL | {dt.string}
+DATA = dt.FIXED_SIZE | {dt.string}  # data movement: complex values too
 """Pure data movement works for every engine dtype, strings included."""
 
 _CACHE_SIZE = 256

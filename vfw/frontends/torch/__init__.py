@@ -17,6 +17,7 @@ from vfw.frontends.torch import (  # noqa: F401
     backends,
     cuda,
     distributed,
+    fft,
     jit,
     linalg,  # noqa: F401
     nn,

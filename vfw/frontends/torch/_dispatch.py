@@ -14,6 +14,7 @@ other helpers frontend code needs under traces.
 """
 
 import functools
+import warnings
 import weakref
 
 import numpy as np
@@ -270,6 +271,17 @@ def cast(t, np_dtype):
     return call(op("Cast", to=dt.onnx_code(np_dtype)), t)
 
 
+def convert(t, np_dtype):
+    """An explicit conversion (``.to``, ``.float()``...): ``cast``, and complex to real as torch does it: the real
+    part, with torch's warning (to bool: whether the value is nonzero).  Implicit casts stay strict (the engine
+    refuses complex -> real), so no real-only function drops an imaginary part silently."""
+    if t.array.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+        if np_dtype != np.bool_:
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        t = call(op("ComplexAbs" if np_dtype == np.bool_ else "Real"), t)
+    return cast(t, np_dtype)
+
+
 def dims_of(args):
     """A size given as ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size)`` as a tuple of ints."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -322,7 +334,8 @@ def promoted(*args, np_dtype=None):
 
 # -- results: out= and in-place ----------------------------------------------------------
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def type_name(np_dtype):

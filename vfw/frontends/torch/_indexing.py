@@ -100,6 +100,8 @@ def fill_scalar(value, np_dtype, name="fill"):
     if isinstance(value, (bool, np.bool_)):
         return np.asarray(value, np_dtype)
     if isinstance(value, (complex, np.complexfloating)):
+        if np_dtype.kind == "c":
+            return np.asarray(value, np_dtype)
         raise RuntimeError(f"{name}: value cannot be converted to type {_dispatch.type_name(np_dtype)} without "
                            "overflow")
     if isinstance(value, (int, np.integer)) and not -9223372036854775808 <= value <= 9223372036854775807:

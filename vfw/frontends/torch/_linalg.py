@@ -45,7 +45,7 @@ _FLOATS = frozenset(dt.FLOATS)
 _NATIVE = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.int32, np.int64))
 # Integer types the engine's MatMul lacks: computed in int64 and wrapped back.
 _WIDENED = frozenset(np.dtype(d) for d in (np.int8, np.int16, np.uint8))
-_PRODUCT_TYPES = _NATIVE | _WIDENED | _FLOATS
+_PRODUCT_TYPES = _NATIVE | _WIDENED | _FLOATS | dt.COMPLEX
 _HALF = _FLOATS - _NATIVE
 _NATIVE_FLOATS = _NATIVE & _FLOATS
 _F32 = np.dtype(np.float32)
@@ -226,6 +226,8 @@ def dot(input, tensor, *, out=None):
 
 def vdot(input, other, *, out=None):
     """Inner product of two 1-D tensors (the first conjugated: the same as ``dot`` for real tensors)."""
+    if isinstance(input, CoreTensor) and input.array.dtype.kind == "c":
+        input = run(op("Conj"), input)
     return _dot("vdot", input, other, out)
 
 

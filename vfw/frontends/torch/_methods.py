@@ -4,6 +4,7 @@ from vfw.frontends.torch import (
     _arithmetic,
     _buffers,
     _comparison,
+    _complex,
     _copy_variants,
     _creation,
     _gamma_inc,
@@ -31,6 +32,7 @@ from vfw.frontends.torch import (
     _sorting,
     _special_functions,
     _statistics,
+    _stft,
     _strided,
     _tensor_extras,
     _tensor_misc,
@@ -48,7 +50,7 @@ FAMILIES = [
     _special_functions, _numeric,
     _shape, _joining, _layout, _typing, _index_builders, _strided,
     _tensor_misc, _windows, _nn_extras, _histogram, _linalg_extras, _linalg_lu, _buffers, _gamma_inc,
-    _tensor_extras, _copy_variants, _linalg_qr_lu,
+    _tensor_extras, _copy_variants, _linalg_qr_lu, _complex, _stft,
 ]
 
 

@@ -50,7 +50,7 @@ _FLOATS = frozenset(dt.FLOATS)
 # Floats whose numpy ufuncs take Python numbers in the tensor's own precision (NEP 50), as torch does.
 _NATIVE_FLOATS = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64))
 _INTS = frozenset(np.dtype(d) for d in (np.uint8, np.int8, np.int16, np.int32, np.int64))
-_NUMBERS = (int, float, np.number, np.bool_)
+_NUMBERS = (int, float, complex, np.number, np.bool_)
 _SAME_WIDTH_INT = {n: np.dtype(f"int{8 * n}") for n in (2, 4, 8)}
 _INT64_MIN, _INT64_END = -2 ** 63, 2 ** 63
 
@@ -119,7 +119,7 @@ def operand(x, fn, arg="other", pos=2):
         return x
     if isinstance(x, _NUMBERS):
         if isinstance(x, np.generic):  # torch reads numpy scalars as Python numbers (numpy bools as floats)
-            x = int(x) if x.dtype.kind in "iu" else float(x)
+            x = int(x) if x.dtype.kind in "iu" else complex(x) if x.dtype.kind == "c" else float(x)
         if type(x) is int and not _INT64_MIN <= x < _INT64_END:
             raise OverflowError("int too big to convert")
         return x
@@ -147,6 +147,8 @@ def _floating(x, fn):
     x = tensor_arg(x, fn)
     if x.array.dtype in _FLOATS:
         return x
+    if x.array.dtype.kind == "c":  # the engine's float kernels have no complex variants yet
+        raise not_implemented(fn, x.array.dtype)
     return cast(as_torch(x), _default_float())
 
 
@@ -180,7 +182,7 @@ def _binary(fn, input, other, np_dtype=None):
 
 def _float_result_dtype(*args):
     d = result_dtype(*args)
-    return d if d in _FLOATS else _default_float()
+    return d if d in _FLOATS or d.kind == "c" else _default_float()
 
 
 def exact_out(out, np_dtype, message="Found dtype {got} but expected {want}"):
@@ -287,7 +289,7 @@ def _neg(x):
 def _abs(x):
     if x.array.dtype == _BOOL:
         raise not_implemented("abs_cpu", _BOOL)
-    return _run(_op("Abs"), x)
+    return _run(_op("ComplexAbs" if x.array.dtype.kind == "c" else "Abs"), x)
 
 
 def _square(x):

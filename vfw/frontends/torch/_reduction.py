@@ -256,7 +256,7 @@ def _float_input(x, dtype, name):
             raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be either a floating "
                                f"point or complex dtype. Got: {type_name(target)}")
         return cast(x, target)
-    if x.array.dtype not in _FLOATS:
+    if x.array.dtype not in _FLOATS and x.array.dtype.kind != "c":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {type_name(x.array.dtype)}")
     return x

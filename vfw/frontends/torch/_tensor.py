@@ -305,7 +305,7 @@ class Tensor(CoreTensor):
         if dtype is None or _dtype.to_np(dtype) == self.array.dtype:
             converted = self.clone() if copy and not relayout else self
         else:
-            converted = _dispatch.cast(self, _dtype.to_np(dtype))
+            converted = _dispatch.convert(self, _dtype.to_np(dtype))
         return converted.clone(memory_format=memory_format) if relayout else converted
 
     def type(self, dtype=None, non_blocking=False):
@@ -316,9 +316,9 @@ class Tensor(CoreTensor):
             names = {v: k for k, v in _TYPE_NAMES.items()}
             if dtype not in names:
                 raise ValueError(f"invalid type: '{dtype}'")
-            return _dispatch.cast(self, names[dtype])
+            return _dispatch.convert(self, names[dtype])
         legacy = getattr(dtype, "np_dtype", None)  # torch.FloatTensor and friends
-        return self.to(dtype) if legacy is None else _dispatch.cast(self, legacy)
+        return self.to(dtype) if legacy is None else _dispatch.convert(self, legacy)
 
     def type_as(self, other):
         """This tensor converted to ``other``'s dtype."""
@@ -332,34 +332,34 @@ class Tensor(CoreTensor):
         _device.check("cuda")
 
     def float(self):
-        return _dispatch.cast(self, _dtype.float32.np)
+        return _dispatch.convert(self, _dtype.float32.np)
 
     def double(self):
-        return _dispatch.cast(self, _dtype.float64.np)
+        return _dispatch.convert(self, _dtype.float64.np)
 
     def half(self):
-        return _dispatch.cast(self, _dtype.float16.np)
+        return _dispatch.convert(self, _dtype.float16.np)
 
     def bfloat16(self):
-        return _dispatch.cast(self, _dtype.bfloat16.np)
+        return _dispatch.convert(self, _dtype.bfloat16.np)
 
     def int(self):
-        return _dispatch.cast(self, _dtype.int32.np)
+        return _dispatch.convert(self, _dtype.int32.np)
 
     def long(self):
-        return _dispatch.cast(self, _dtype.int64.np)
+        return _dispatch.convert(self, _dtype.int64.np)
 
     def short(self):
-        return _dispatch.cast(self, _dtype.int16.np)
+        return _dispatch.convert(self, _dtype.int16.np)
 
     def char(self):
-        return _dispatch.cast(self, _dtype.int8.np)
+        return _dispatch.convert(self, _dtype.int8.np)
 
     def byte(self):
-        return _dispatch.cast(self, _dtype.uint8.np)
+        return _dispatch.convert(self, _dtype.uint8.np)
 
     def bool(self):
-        return _dispatch.cast(self, _dtype.bool.np)
+        return _dispatch.convert(self, _dtype.bool.np)
 
     def clone(self, *, memory_format=None):
         """A copy with its own memory (differentiable), laid out as ``memory_format`` says: by default
@@ -421,8 +421,8 @@ class Tensor(CoreTensor):
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` in place (floating point leaves only); returns self."""
-        if requires_grad and not (self.array.dtype.kind == "f" or self.array.dtype == _dtype.bfloat16.np):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and not (self.array.dtype.kind in "fc" or self.array.dtype == _dtype.bfloat16.np):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")  # (torch words it so)
         if not requires_grad and self.grad_node is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "

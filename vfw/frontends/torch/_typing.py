@@ -1,5 +1,5 @@
 """Type queries and trivial conversions: promote_types, result_type, can_cast, is_tensor, is_floating_point,
-is_complex, is_nonzero, numel, clone, conj, resolve_conj, resolve_neg, finfo, iinfo."""
+is_complex, is_nonzero, numel, clone, resolve_neg, finfo, iinfo (conj, resolve_conj, real, imag: ``_complex``)."""
 
 import weakref
 
@@ -10,7 +10,7 @@ from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype
 
 __all__ = ["promote_types", "result_type", "can_cast", "is_tensor", "is_floating_point", "is_complex", "is_nonzero",
-           "numel", "clone", "conj", "resolve_conj", "resolve_neg", "finfo", "iinfo"]
+           "numel", "clone", "resolve_neg", "finfo", "iinfo"]
 
 
 def promote_types(type1, type2):
@@ -39,7 +39,7 @@ def is_floating_point(input):
 
 
 def is_complex(input):
-    """bool: whether ``input``'s dtype is complex (never, in vfw.torch)."""
+    """bool: whether ``input``'s dtype is complex."""
     return input.array.dtype.kind == "c"
 
 
@@ -62,20 +62,9 @@ def clone(input, *, memory_format=None):
     return input.clone(memory_format=memory_format)
 
 
-def conj(input):
-    """Tensor: ``input`` itself (real dtypes have no conjugate bit to set)."""
+def resolve_neg(input):
+    """Tensor: ``input`` itself (vfw sets no negative bit)."""
     return input
-
-
-resolve_conj = resolve_neg = conj
-
-
-def _real(self):
-    return self
-
-
-def _imag(self):
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
 # Tensors marked by share_memory_, by id (tensor == compares elementwise); vfw's worker processes get copies.
@@ -91,9 +80,7 @@ def _is_shared(self):
     return _SHARED.get(id(self)) is self
 
 
-TENSOR_METHODS = {"is_nonzero": is_nonzero, "share_memory_": _share_memory_, "is_shared": _is_shared,
-                  "real": property(_real, doc="This tensor (its dtype is real)."),
-                  "imag": property(_imag, doc="Refused: real dtypes have no imaginary part.")}
+TENSOR_METHODS = {"is_nonzero": is_nonzero, "share_memory_": _share_memory_, "is_shared": _is_shared}
 
 
 class finfo:  # noqa: N801  (torch's name)
