@@ -22,6 +22,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     nest,
     nn,
     random,
+    signal,
     sparse,
     strings,
     train,

@@ -13,6 +13,7 @@ from vfw.frontends.tensorflow import (
     _array_sorting,
     _array_transform,
     _checkpoint,
+    _complex_ops,
     _context_ops,
     _control_flow,
     _creation,
@@ -56,6 +57,7 @@ from vfw.frontends.tensorflow import (
     _random_generator,
     _random_ops,
     _random_stateless,
+    _signal_fft,
     _sparse_embedding,
     _sparse_ops,
     _sparse_reduce,
@@ -74,7 +76,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _image_ops, _image_color, _math_special, _linalg_lu, _nn_ctc, _math_incomplete,
             _ragged, _string_ops, _nn_candidates, _nn_sampled, _nn_ctc_decode, _nn_morphology, _nn_isotonic,
             _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops,
-            _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint]
+            _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint,
+            _complex_ops, _signal_fft]
 
 
 def names(namespace):

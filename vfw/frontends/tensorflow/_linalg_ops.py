@@ -33,8 +33,8 @@ from vfw.frontends.tensorflow._traced_shapes import merged_last, pinned, shape_o
 
 # TF's dtypes of MatMul (no CPU kernel for unsigned types), BatchMatMulV2 (int16 too), Einsum...; the engine's
 # MatMul lacks int16: it is computed wider and wrapped back (exact modulo 2**16).
-_MATMUL_TYPES = OpTypes("MatMul", "F int32 int64 U", "F int32 int64")
-_BATCH_MATMUL_TYPES = OpTypes("BatchMatMulV2", "F int16 int32 int64 U", "F int16 int32 int64")
+_MATMUL_TYPES = OpTypes("MatMul", "F int32 int64 U C", "F int32 int64 C")
+_BATCH_MATMUL_TYPES = OpTypes("BatchMatMulV2", "F int16 int32 int64 U C", "F int16 int32 int64 C")
 _EINSUM_TYPES = OpTypes("Einsum", "F I U bool", "F int32 int64")
 _SUM_TYPES = OpTypes("Sum", "F I U")
 _DIAG_TYPES = OpTypes("Diag", "F int32 int64", "float16 float32 float64 int32 int64")
@@ -108,6 +108,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = transpose_last(a)
     if transpose_b or adjoint_b:
         b = transpose_last(b)
+    if adjoint_a and a.array.dtype.kind == "c":  # the adjoint of a complex matrix is its conjugate transpose
+        a = call("Conj", a, tf_op="Conj")
+    if adjoint_b and b.array.dtype.kind == "c":
+        b = call("Conj", b, tf_op="Conj")
     return _product(a, b, tf_op)
 
 

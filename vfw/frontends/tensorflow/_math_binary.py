@@ -109,10 +109,10 @@ def _integer_divisor_check(tf_op, error):
     return check
 
 
-_add = _kernel("AddV2", "F I U", "Add", fast=np.add)
-_sub = _kernel("Sub", "F I U", "Sub", fast=np.subtract)
-_mul = _kernel("Mul", "F I U", "Mul", fast=np.multiply)
-_realdiv = _kernel("RealDiv", "F I U", "Div", kernels="F", fast=np.true_divide)
+_add = _kernel("AddV2", "F I U C", "Add", fast=np.add)
+_sub = _kernel("Sub", "F I U C", "Sub", fast=np.subtract)
+_mul = _kernel("Mul", "F I U C", "Mul", fast=np.multiply)
+_realdiv = _kernel("RealDiv", "F I U C", "Div", kernels="F C", fast=np.true_divide)
 _floordiv_int = _kernel("FloorDiv", "F I U", "FloorDiv", differentiable=False,
                         check=_integer_divisor_check("FloorDiv", errors.InvalidArgumentError))
 _FLOOR_DIV = _floordiv_int.types
@@ -393,7 +393,7 @@ def _division_operands(x, y, fn_name, x_takes_y_dtype):
                         f"{_dtypes.as_dtype(dy)!r}.")
     if dx in _TRUEDIV_FLOAT:
         return call("Cast", x, to=_TRUEDIV_FLOAT[dx]), call("Cast", y, to=_TRUEDIV_FLOAT[dx])
-    if dx.kind != "f" and dx != _dtypes.bfloat16.np:
+    if dx.kind not in "fc" and dx != _dtypes.bfloat16.np:
         raise TypeError(f"Invalid dtype {_dtypes.as_dtype(dx)!r} in {fn_name}. Expected one of {{{_TRUEDIV_NAMES}}}.")
     return x, y
 

@@ -61,10 +61,10 @@ WIDER_INTS = {I8: I64, I16: I64, U8: U64, U16: U64}
 
 PY_NUMBERS = (float, int)  # exact classes: bools convert by their own rules
 _GROUPS = {"F": ("bfloat16", "float16", "float32", "float64"), "I": ("int8", "int16", "int32", "int64"),
-           "U": ("uint8", "uint16", "uint32", "uint64")}
+           "U": ("uint8", "uint16", "uint32", "uint64"), "C": ("complex64", "complex128")}
 # The order TF lists dtypes in most "allowed values" messages.
 _TF_ORDER = ("bfloat16", "float16", "float32", "float64", "uint8", "uint16", "uint32", "uint64", "int8", "int16",
-             "int32", "int64", "bool", "string")
+             "int32", "int64", "complex64", "complex128", "bool", "string")
 
 
 def dtypes_of(spec):
