@@ -25,9 +25,11 @@ def _serialization():
 def internal_objects():
     """Classes configs name by Keras' internal module paths (``keras.src.models.functional.Functional``,
     the operators' operations): what deserializing a model config needs besides the public names."""
+    from vfw.frontends.tensorflow.keras.src import ops  # noqa: F401  (defines every keras.ops operation class)
     from vfw.frontends.tensorflow.keras.src.engine.functional import Functional
+    from vfw.frontends.tensorflow.keras.src.ops._common import OPERATION_CLASSES
 
-    return {"Functional": Functional, **symbolic_ops.CLASSES}
+    return {"Functional": Functional, **OPERATION_CLASSES, **symbolic_ops.CLASSES}
 
 
 def functional_like_constructor(cls):

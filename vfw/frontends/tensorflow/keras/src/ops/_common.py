@@ -7,6 +7,7 @@ KerasTensors (``keras.Input``) record an Operation in the functional graph inste
 """
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -14,7 +15,6 @@ import vfw.tensorflow as tf
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow.keras.src.backend import config
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import ALLOWED_DTYPES, result_type, standardize_dtype
-from vfw.frontends.tensorflow.keras.src.engine import naming
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import any_symbolic_tensors
 from vfw.frontends.tensorflow.keras.src.engine.operation import Operation
 
@@ -98,15 +98,91 @@ def canonicalize_axis(axis, ndim):
     return axis % ndim if ndim else 0
 
 
-class _FunctionOperation(Operation):
-    """The Operation a keras.ops function records when called on KerasTensors."""
+# Keras class name ("Mean", "TopK") -> the Operation class of that keras.ops function: functional model configs
+# name the operations recorded on KerasTensors by these classes, and deserialization resolves them here.
+OPERATION_CLASSES = {}
 
-    def __init__(self, function):
-        super().__init__(name=naming.auto_name(function.__name__))
-        self.function = function
 
-    def call(self, *args, **kwargs):
-        return self.function(*args, **kwargs)
+class FunctionOperation(Operation):
+    """The Operation a keras.ops function records when called on KerasTensors (one subclass per function).
+
+    As in Keras, the call's non-tensor arguments (``axis``, ``keepdims``, einsum's ``subscripts``...) are the
+    constructor arguments, hence the config, and the arguments holding KerasTensors are the node's inputs.
+    """
+
+    function = None
+
+    def __init__(self, name=None, **attributes):
+        super().__init__(name=name)
+        self.attributes = attributes
+
+    def call(self, *tensors):
+        args, kwargs = _merged_arguments(inspect.signature(type(self).function), tensors, self.attributes)
+        return type(self).function(*args, **kwargs)
+
+
+# Parameters Keras' operations take in ``call`` (node inputs) even when given a constant (``ops.where(c, x, 0.5)``).
+_TENSOR_PARAMETERS = frozenset({"x", "x1", "x2", "condition"})
+
+
+def _split_arguments(signature, args, kwargs):
+    """``(tensors, attributes)``: the values of the parameters holding KerasTensors (or named as Keras' tensor
+    inputs), in signature order, and
+    the other parameters by name (defaults included, as Keras' operation configs list them)."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    tensors, attributes = [], {}
+    for parameter in signature.parameters.values():
+        value = bound.arguments.get(parameter.name)
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            tensors.extend(value)
+        elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            attributes.update(value)
+        elif parameter.name in _TENSOR_PARAMETERS or any_symbolic_tensors((value,)):
+            tensors.append(value)
+        else:
+            attributes[parameter.name] = value
+    return tensors, attributes
+
+
+def _merged_arguments(signature, tensors, attributes):
+    """The ``(args, kwargs)`` that call the function again: ``tensors`` fill, in order, the parameters
+    ``attributes`` does not name (a variadic parameter takes the rest)."""
+    args, kwargs, remaining = [], dict(attributes), list(tensors)
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(remaining)
+            remaining = []
+        elif parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            continue
+        elif parameter.name in kwargs:
+            if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+                args.append(kwargs.pop(parameter.name))
+        elif remaining:
+            args.append(remaining.pop(0))
+    return args, kwargs
+
+
+# Keras' operation classes whose names are not the function's name in camel case, and the Keras modules of the
+# functions vfw's ops modules group differently (products with linalg, logdet with numpy...).
+_KERAS_CLASS_NAMES = {"searchsorted": "SearchSorted", "svd": "SVD", "cdist": "CDist", "psnr": "PSNR",
+                      "ctc_loss": "CTCLoss", "ctc_decode": "CTCDecode", "allclose": "AllClose", "isin": "IsIn"}
+_KERAS_FAMILIES = {"matmul": "numpy", "dot": "numpy", "tensordot": "numpy", "outer": "numpy", "inner": "numpy",
+                   "vdot": "numpy", "einsum": "numpy", "cross": "numpy", "slogdet": "numpy", "logdet": "math",
+                   "lu_factor": "linalg"}
+
+
+def _operation_class(function):
+    """The Operation subclass recording ``function`` (Keras' class name and module, e.g.
+    ``keras.src.ops.numpy.Mean``), registered in ``OPERATION_CLASSES``."""
+    name = function.__name__
+    class_name = _KERAS_CLASS_NAMES.get(name) or "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+    # numpy_reduce -> numpy, nn_conv -> nn
+    family = _KERAS_FAMILIES.get(name) or function.__module__.rpartition(".")[2].split("_")[0]
+    cls = type(class_name, (FunctionOperation,), {"function": staticmethod(function),
+                                                  "__module__": f"keras.src.ops.{family}"})
+    OPERATION_CLASSES.setdefault(class_name, cls)
+    return cls
 
 
 # Argument types that cannot be or hold a KerasTensor: calls made only of them skip the full search.
@@ -117,12 +193,16 @@ def keras_op(function):
     """Make ``function`` a keras.ops function: on KerasTensors it records an Operation node (its output
     spec inferred by running it on zeros), on anything else it computes."""
 
+    operation_class = _operation_class(function)
+    signature = inspect.signature(function)
+
     @functools.wraps(function)
     def op(*args, **kwargs):
         concrete = all(isinstance(a, _CONCRETE) for a in args) and all(
             isinstance(v, _CONCRETE) for v in kwargs.values())
         if not concrete and any_symbolic_tensors(args, kwargs):
-            return _FunctionOperation(function)(*args, **kwargs)
+            tensors, attributes = _split_arguments(signature, args, kwargs)
+            return operation_class(**attributes)(*tensors)
         return function(*args, **kwargs)
 
     op.eager = function

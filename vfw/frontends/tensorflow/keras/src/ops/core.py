@@ -5,6 +5,8 @@ Control flow runs through vfw's ``tf.cond`` / ``tf.while_loop`` / ``tf.switch_ca
 (unrolled in traced graphs) and stack the results.
 """
 
+import builtins
+
 import numpy as np
 
 import vfw.tensorflow as tf
@@ -163,6 +165,60 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     if not slices or ys[0] is None:  # no outputs: zeros shaped like the carry, as Keras' preallocated ones
         return carry, nest.map_structure(lambda c: tf.zeros((len(slices), *c.shape), c.dtype), initial)
     return carry, _stacked(ys)
+
+
+def _along(x, axis, start=None, stop=None, step=None):
+    """``x[start:stop:step]`` along ``axis``."""
+    return x[(builtins.slice(None),) * axis + (builtins.slice(start, stop, step),)]
+
+
+def _interleaved(evens, odds, axis):
+    """``evens[0], odds[0], evens[1], odds[1]...`` along ``axis`` (``evens`` may be one longer)."""
+    extra = evens.shape[axis] - odds.shape[axis]
+    if extra:  # pad the odds with a copy of the last even, interleave, then drop it
+        odds = tf.concat([odds, _along(evens, axis, -1)], axis)
+    pairs = tf.stack([evens, odds], axis=axis + 1)
+    shape = [*evens.shape[:axis], 2 * evens.shape[axis], *evens.shape[axis + 1:]]
+    merged = tf.reshape(pairs, shape)
+    return _along(merged, axis, None, shape[axis] - extra)
+
+
+def associative_scan(f, elems, reverse=False, axis=0):
+    """The inclusive scan of ``elems`` (a tensor or a structure of tensors) along ``axis`` with the associative
+    ``f`` (``f(a, b)`` combines two structures like ``elems`` elementwise).
+
+    Pairs are combined in a tree (the odd-even recursion of parallel prefix sums, as Keras' backends do), so
+    float results round as theirs.
+    """
+    if not callable(f):
+        raise TypeError(f"`f` should be a callable. Received: f={f}")
+    flat = [_common.convert_to_tensor(x) for x in nest.flatten(elems)]
+    length = flat[0].shape[axis]
+    if any(x.shape[axis] != length for x in flat):
+        raise ValueError(f"Array inputs to associative_scan must have the same first dimension. (saw: "
+                         f"{[x.shape for x in flat]})")
+    axis = _common.canonicalize_axis(axis, len(flat[0].shape))
+
+    def combine(a, b):
+        return nest.flatten(f(nest.pack_sequence_as(elems, a), nest.pack_sequence_as(elems, b)))
+
+    def scan_flat(parts):
+        count = parts[0].shape[axis]
+        if count < 2:
+            return parts
+        reduced = combine([_along(x, axis, 0, -1, 2) for x in parts], [_along(x, axis, 1, None, 2) for x in parts])
+        odds = scan_flat(reduced)  # prefixes ending at the odd positions
+        tails = [_along(x, axis, 2, None, 2) for x in parts]
+        heads = odds if count % 2 else [_along(x, axis, 0, -1) for x in odds]
+        evens = [tf.concat([_along(x, axis, 0, 1), e], axis) for x, e in zip(parts, combine(heads, tails))]
+        return [_interleaved(e, o, axis) for e, o in zip(evens, odds)]
+
+    if reverse:
+        flat = [tf.reverse(x, [axis]) for x in flat]
+    scanned = scan_flat(flat)
+    if reverse:
+        scanned = [tf.reverse(x, [axis]) for x in scanned]
+    return nest.pack_sequence_as(elems, scanned)
 
 
 @keras_op
