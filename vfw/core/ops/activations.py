@@ -36,7 +36,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.eager import execute_gradient_op
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import array_of, bound_op, copy_out, execute, same_as_first, unbroadcast
+from vfw.core.ops._common import array_of, bound_op, conj, copy_out, execute, same_as_first, unbroadcast
 from vfw.core.ops._special import erfc_scaled
 from vfw.core.ops.logic import select
 from vfw.core.registry import Attr, TensorInfo, defop
@@ -348,10 +348,21 @@ def _celu_grad(node, g):
 
 # --- smooth gates ------------------------------------------------------------------------
 
-@_elementwise("Sigmoid")
+def _complex_sigmoid(z, out=None):
+    """1 / (1 + exp(-z)) for complex ``z`` (not ONNX; torch's formula, poles included)."""
+    d = np.exp(np.negative(z))
+    d += 1
+    return np.reciprocal(d, out=d if out is None else out)
+
+
+@_elementwise("Sigmoid", types=dt.FLOATS | dt.COMPLEX)
 def sigmoid():
-    """1 / (1 + exp(-x)), stable for large |x|."""
-    return _sigmoid
+    """1 / (1 + exp(-x)), stable for large |x| (complex input: the plain formula)."""
+
+    def fn(x, out=None):
+        return _complex_sigmoid(x, out) if x.dtype.kind == "c" else _sigmoid(x, out)
+
+    return fn
 
 
 def _sigmoid_slope(s):
@@ -361,7 +372,7 @@ def _sigmoid_slope(s):
 
 @register_gradient("Sigmoid")
 def _sigmoid_grad(node, g):
-    return (_mul(g, _sigmoid_slope(node.output(0))),)
+    return (_mul(g, conj(_sigmoid_slope(node.output(0)))),)
 
 
 @_elementwise("HardSigmoid", attrs={"alpha": Attr("float", 0.2), "beta": Attr("float", 0.5)})

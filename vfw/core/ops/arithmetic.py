@@ -21,7 +21,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
 from vfw.core.eager import execute_gradient_op
-from vfw.core.errors import ShapeError
+from vfw.core.errors import DTypeError, ShapeError
 from vfw.core.ops._common import (
     array_of,
     bound_op,
@@ -72,8 +72,9 @@ for _name, _ufunc in (("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_o
 _unary("BitwiseNot", np.invert, dt.INTS)
 _unary("Neg", np.negative, dt.SIGNED | dt.COMPLEX)
 _unary("Abs", np.absolute, dt.NUMERIC)
-_unary("Sign", np.sign, dt.NUMERIC, names="input output")
-_unary("Reciprocal", np.reciprocal, dt.FLOATS)
+# Complex (not ONNX): Sign is z / |z| (0 at 0; numpy 2's sign, torch.sgn), Reciprocal is 1 / z.
+_unary("Sign", np.sign, dt.NUMERIC | dt.COMPLEX, names="input output")
+_unary("Reciprocal", np.reciprocal, dt.FLOATS | dt.COMPLEX)
 _unary("Floor", np.floor, dt.FLOATS)
 _unary("Ceil", np.ceil, dt.FLOATS)
 _unary("Round", np.rint, dt.FLOATS)  # rint rounds halves to even, as ONNX Round does
@@ -113,13 +114,31 @@ def _abs_grad(node, g):
 @register_gradient("Reciprocal")
 def _reciprocal_grad(node, g):
     y = node.output(0)  # d(1/x)/dx = -y**2: written with the output so it differentiates again
-    return (execute("Neg", execute("Mul", g, execute("Mul", y, y))),)
+    return (execute("Neg", execute("Mul", g, conj(execute("Mul", y, y)))),)
 
 
-@register_gradient("Sign", "Floor", "Ceil", "Round")
+@register_gradient("Floor", "Ceil", "Round")
 def _step_grad(node, g):
     # Piecewise constant: the derivative is 0 wherever it exists; torch returns zeros too.
     return (zeros_like(node.inputs[0]),)
+
+
+@register_gradient("Sign")
+def _sign_grad(node, g):
+    """Real input: 0 (piecewise constant).  Complex ``s = z / |z|``: ``(g - Re(g conj(s)) s) / |z|``, the
+    part of ``g`` tangent to the unit circle, scaled by ``1 / |z|``; 0 at ``z = 0`` (torch's sgn backward)."""
+    z = node.inputs[0]
+    if z.array.dtype.kind != "c":
+        return (zeros_like(z),)
+    s = node.output(0)
+    radial = execute("Real", execute("Mul", g, execute("Conj", s)))
+    tangent = execute("Sub", g, execute("Mul", execute("Cast", radial, to=g.array.dtype), s))
+    size = execute("ComplexAbs", z)
+    zero = scalar(0, size.array.dtype)
+    at_zero = execute("Equal", size, zero)
+    safe = execute("Where", at_zero, scalar(1, size.array.dtype), size)
+    scaled = execute("Div", tangent, execute("Cast", safe, to=g.array.dtype))
+    return (execute("Where", at_zero, scalar(0, g.array.dtype), scaled),)
 
 
 # -- Div --------------------------------------------------------------------------------------
@@ -221,18 +240,25 @@ def _pow_int_int(x, y):
 
 
 @defop("Pow", inputs="X:T Y:T1", outputs="Z:T",
-       types={"T": dt.FLOATS | {dt.int32, dt.int64}, "T1": dt.NUMERIC}, infer=broadcast_infer)
+       types={"T": dt.FLOATS | {dt.int32, dt.int64} | dt.COMPLEX, "T1": dt.NUMERIC | dt.COMPLEX},
+       infer=broadcast_infer)
 def pow_():
     """Elementwise ``X ** Y``; the exponent may have another type, the result has X's type.
 
     Mixed types are computed in float64 (or in integers for two integer types)
     and cast to X's dtype (a float result for an integer X is truncated
-    toward zero).
+    toward zero).  Complex (not ONNX): a complex X takes any exponent (converted to X's type); a
+    complex exponent needs a complex X (a real result would drop the imaginary part).
     """
 
     def kernel(x, y, out=None):
         if x.dtype == y.dtype and x.dtype.kind != "i":
             return np.power(x, y, out=_NO_OUT if out is None else out)
+        if x.dtype.kind == "c":
+            return np.power(x, y.astype(x.dtype), out=_NO_OUT if out is None else out)
+        if y.dtype.kind == "c":
+            raise DTypeError(f"Pow: a complex exponent ({dt.type_name(y.dtype)}) needs a complex base, "
+                             f"got {dt.type_name(x.dtype)}")
         if x.dtype.kind == "i" and y.dtype.kind in "iu":
             return copy_out(_pow_int_int(x, y), out)
         wide = np.power(x.astype(np.float64), y.astype(np.float64), out=_NO_OUT)
@@ -249,7 +275,8 @@ def _pow_grad(node, g):
     moving the singular point: X**(Y-1) becomes X**0 where Y == 0, and log(X) becomes log(1) where
     X == 0 and Y >= 0 (the masks are constants, so higher orders are unchanged elsewhere).  The
     exponent gradient needs X > 0 (log of a negative base is NaN, as in torch).  An exponent of
-    another dtype is cast to X's for the formulas and its gradient cast back.
+    another dtype is cast to X's for the formulas and its gradient cast back.  Complex: both factors
+    are conjugated, and log(X) is replaced at X == 0 when Y is real and >= 0.
     """
     x, y = node.inputs
     need_x, need_y = node.needs_input_grad
@@ -263,15 +290,31 @@ def _pow_grad(node, g):
         e = execute("Sub", yx, execute("Cast", execute("Not", execute("Equal", yx, zero)), to=ftype))
     gx = gy = None
     if need_x:
-        gx = unbroadcast(execute("Mul", g, execute("Mul", yx, execute("Pow", x, e))), x.array.shape)
+        gx = unbroadcast(execute("Mul", g, conj(execute("Mul", yx, execute("Pow", x, e)))), x.array.shape)
     if need_y:
-        at_zero = execute("And", execute("Equal", x, zero), execute("GreaterOrEqual", yx, zero))
+        at_zero = execute("And", execute("Equal", x, zero), _real_non_negative(yx))
         log_x = execute("Log", execute("Add", x, execute("Cast", at_zero, to=ftype)))
-        gy = execute("Mul", g, execute("Mul", node.output(0), log_x))
+        gy = execute("Mul", g, conj(execute("Mul", node.output(0), log_x)))
         if y.array.dtype != ftype:
-            gy = execute("Cast", gy, to=y.array.dtype)
+            gy = _cast_back(gy, y.array.dtype)
         gy = unbroadcast(gy, y.array.shape)
     return gx, gy
+
+
+def _real_non_negative(y):
+    """``y >= 0`` for a real ``y``; for a complex one, a zero imaginary part and a real part >= 0."""
+    if array_of(y).dtype.kind != "c":
+        return execute("GreaterOrEqual", y, scalar(0, array_of(y).dtype))
+    re, im = execute("Real", y), execute("Imag", y)
+    zero = scalar(0, re.array.dtype)
+    return execute("And", execute("GreaterOrEqual", re, zero), execute("Equal", im, zero))
+
+
+def _cast_back(g, dtype):
+    """A gradient converted to an input's dtype (the real part for a real input of a complex formula)."""
+    if g.array.dtype.kind == "c" and dtype.kind != "c":
+        g = execute("Real", g)
+    return g if g.array.dtype == dtype else execute("Cast", g, to=dtype)
 
 
 # -- Min, Max, Sum, Mean ----------------------------------------------------------------------

@@ -249,10 +249,11 @@ def _einsum_infer(attrs, infos):
     return [TensorInfo(shape, dtype)]
 
 
-@defop("Einsum", inputs="Inputs*:T", outputs="Output:T", types={"T": dt.NUMERIC},
+@defop("Einsum", inputs="Inputs*:T", outputs="Output:T", types={"T": dt.NUMERIC | dt.COMPLEX},
        attrs={"equation": Attr("string")}, infer=_einsum_infer)
 def einsum(equation):
-    """Einstein summation over the inputs as the ``equation`` says (numpy ``einsum``, BLAS for large products)."""
+    """Einstein summation over the inputs as the ``equation`` says (numpy ``einsum``, BLAS for large products;
+    complex inputs too, not ONNX)."""
     terms, output, numpy_eq = _parse_equation(equation)
     count = len(terms)
     checked = set()  # input shape signatures already validated
@@ -379,7 +380,9 @@ def _einsum_operand_grad(i, terms, output, inputs, g, sizes, spare):
     lhs = [terms[j] for j in others] + [output] + extra_terms
     known = set("".join(lhs))
     result = "".join(c for c in target if c in known)
-    grad = execute("Einsum", *[inputs[j] for j in others], g, *extra, equation=",".join(lhs) + "->" + result)
+    # complex: the other operands conjugated (torch's conjugate-Wirtinger gradient)
+    grad = execute("Einsum", *[conj(inputs[j]) for j in others], g, *extra,
+                   equation=",".join(lhs) + "->" + result)
     shape = inputs[i].array.shape
     if len(result) < len(target):
         grad = _reshaped(grad, [sizes[c] if c in known else 1 for c in target])

@@ -22,8 +22,8 @@ from vfw.core.ops._common import array_of, broadcast_shapes, execute, ufunc_kern
 from vfw.core.registry import Attr, TensorInfo, defop
 
 # Engine dtypes usable by comparisons (ONNX also allows strings for Equal and Where,
-# which numpy's object loops handle with no extra work).
-_EQUAL_TYPES = dt.ALL | {dt.string}
+# which numpy's object loops handle with no extra work; Equal also compares complex values, not ONNX).
+_EQUAL_TYPES = dt.ALL | dt.COMPLEX | {dt.string}
 _WHERE_TYPES = dt.FIXED_SIZE | {dt.string}
 
 

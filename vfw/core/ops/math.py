@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
-from vfw.core.ops._common import copy_out, execute, same_as_first, scalar, ufunc_kernel
+from vfw.core.ops._common import conj, copy_out, execute, same_as_first, scalar, ufunc_kernel
 from vfw.core.ops._special import erf as _erf
 from vfw.core.registry import Attr, TensorInfo, defop
 
@@ -24,14 +24,20 @@ _UNARY = (
     ("Asinh", np.arcsinh), ("Acosh", np.arccosh), ("Atanh", np.arctanh),
 )
 
+# These also take complex input (not ONNX): numpy's complex ufuncs follow C99's branch cuts, as torch's.
+_COMPLEX_UNARY = frozenset({"Exp", "Log", "Sqrt", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh"})
+
 # ONNX names the single input of these ops "input" (Sqrt's is "X").
 for _name, _ufunc in _UNARY:
     _slot = "X" if _name == "Sqrt" else "input"
     defop(_name, inputs=f"{_slot}:T", outputs=f"{'Y' if _name == 'Sqrt' else 'output'}:T",
-          types={"T": dt.FLOATS}, infer=same_as_first)(ufunc_kernel(_ufunc))
+          types={"T": dt.FLOATS | dt.COMPLEX if _name in _COMPLEX_UNARY else dt.FLOATS},
+          infer=same_as_first)(ufunc_kernel(_ufunc))
 
 
 # -- gradients (engine ops only, so they differentiate again; ``y`` is the op's output) --
+# A complex input's gradient is ``g * conj(f'(z))`` (torch's conjugate-Wirtinger convention): ``conj``
+# is the identity on real tensors.
 def _one(g):
     return scalar(1, g.array.dtype)
 
@@ -43,34 +49,34 @@ def _one_minus_sq(g, x):
 
 @register_gradient("Exp")
 def _exp_grad(node, g):
-    return (execute("Mul", g, node.output(0)),)
+    return (execute("Mul", g, conj(node.output(0))),)
 
 
 @register_gradient("Log")
 def _log_grad(node, g):
-    return (execute("Div", g, node.inputs[0]),)
+    return (execute("Div", g, conj(node.inputs[0])),)
 
 
 @register_gradient("Sqrt")
 def _sqrt_grad(node, g):
     y = node.output(0)
-    return (execute("Div", g, execute("Add", y, y)),)  # 1 / (2 sqrt(x)); inf at 0 as in torch
+    return (execute("Div", g, conj(execute("Add", y, y))),)  # 1 / (2 sqrt(x)); inf at 0 as in torch
 
 
 @register_gradient("Sin")
 def _sin_grad(node, g):
-    return (execute("Mul", g, execute("Cos", node.inputs[0])),)
+    return (execute("Mul", g, conj(execute("Cos", node.inputs[0]))),)
 
 
 @register_gradient("Cos")
 def _cos_grad(node, g):
-    return (execute("Neg", execute("Mul", g, execute("Sin", node.inputs[0]))),)
+    return (execute("Neg", execute("Mul", g, conj(execute("Sin", node.inputs[0])))),)
 
 
 @register_gradient("Tan")
 def _tan_grad(node, g):
     y = node.output(0)
-    return (execute("Mul", g, execute("Add", _one(g), execute("Mul", y, y))),)
+    return (execute("Mul", g, conj(execute("Add", _one(g), execute("Mul", y, y)))),)
 
 
 @register_gradient("Asin")
@@ -91,18 +97,18 @@ def _atan_grad(node, g):
 
 @register_gradient("Sinh")
 def _sinh_grad(node, g):
-    return (execute("Mul", g, execute("Cosh", node.inputs[0])),)
+    return (execute("Mul", g, conj(execute("Cosh", node.inputs[0]))),)
 
 
 @register_gradient("Cosh")
 def _cosh_grad(node, g):
-    return (execute("Mul", g, execute("Sinh", node.inputs[0])),)
+    return (execute("Mul", g, conj(execute("Sinh", node.inputs[0]))),)
 
 
 @register_gradient("Tanh")
 def _tanh_grad(node, g):
     y = node.output(0)
-    return (execute("Mul", g, execute("Sub", _one(g), execute("Mul", y, y))),)
+    return (execute("Mul", g, conj(execute("Sub", _one(g), execute("Mul", y, y)))),)
 
 
 @register_gradient("Asinh")

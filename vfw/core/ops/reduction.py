@@ -24,6 +24,7 @@ from vfw.core.ops._common import (
     array_of,
     as_array,
     bound_op,
+    conj,
     execute,
     int64s,
     normalize_axes,
@@ -194,7 +195,7 @@ def _log_sum_exp(x, axis, keep, out):
 _REDUCTIONS = (
     ("ReduceSum", _SUM_TYPES | dt.COMPLEX, _sum, "Sum of the elements along ``axes``."),
     ("ReduceMean", _SUM_TYPES | dt.COMPLEX, _mean, "Mean of the elements along ``axes`` (integers: truncated)."),
-    ("ReduceProd", _SUM_TYPES, _prod, "Product of the elements along ``axes``."),
+    ("ReduceProd", _SUM_TYPES | dt.COMPLEX, _prod, "Product of the elements along ``axes``."),
     ("ReduceMax", _MINMAX_TYPES, _extreme(np.maximum, {d: _lowest(d) for d in _MINMAX_TYPES}),
      "Maximum along ``axes`` (an empty set gives -inf or the dtype's minimum; NaN propagates)."),
     ("ReduceMin", _MINMAX_TYPES, _extreme(np.minimum, {d: _highest(d) for d in _MINMAX_TYPES}),
@@ -298,16 +299,17 @@ def _reduce_prod_grad(node, g):
     # d prod / d x_i is the product of the others, computed without dividing by a zero x_i:
     # with no zero in the group it is prod / x_i; with one zero it is the product of the
     # non-zeros at the zero's place and 0 elsewhere; with more zeros it is 0 everywhere.
+    # Complex: g times the conjugate of that product.
     x = node.inputs[0]
     dtype = x.array.dtype
     zero = execute("Equal", x, scalar(0, dtype))
     safe = execute("Where", zero, scalar(1, dtype), x)
-    scaled = execute("Mul", _kept(node, g), _reduce_like(node, "ReduceProd", safe))
+    scaled = execute("Mul", _kept(node, g), conj(_reduce_like(node, "ReduceProd", safe)))
     zeros = _reduce_like(node, "ReduceSum", execute("Cast", zero, to=_INT64))
     none = execute("Cast", execute("Equal", zeros, scalar(0, _INT64)), to=dtype)
     one = execute("Cast", execute("Equal", zeros, scalar(1, _INT64)), to=dtype)
     at_zero = execute("Mul", scaled, one)
-    elsewhere = execute("Div", execute("Mul", scaled, none), safe)
+    elsewhere = execute("Div", execute("Mul", scaled, none), conj(safe))
     return execute("Where", zero, at_zero, elsewhere), None
 
 
@@ -406,7 +408,7 @@ not_differentiable("ArgMax", "ArgMin")
 
 # -- CumSum ------------------------------------------------------------------------------
 @defop("CumSum", inputs="x:T axis:T2", outputs="y:T",
-       types={"T": _SUM_TYPES, "T2": dt.INDEX},
+       types={"T": _SUM_TYPES | dt.COMPLEX, "T2": dt.INDEX},
        attrs={"exclusive": Attr("int", 0, choices=(0, 1)), "reverse": Attr("int", 0, choices=(0, 1))},
        infer=same_as_first)
 def cumsum(exclusive, reverse):

@@ -19,7 +19,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpInputError
-from vfw.core.ops._common import array_of, execute, int64s, normalize_axis, scalar
+from vfw.core.ops._common import array_of, conj, execute, int64s, normalize_axis, scalar
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _HALF = frozenset({dt.float16, dt.bfloat16})
@@ -60,7 +60,7 @@ def _scan(ufunc, x, ax, reverse):
 
 
 # -- CumProd -------------------------------------------------------------------------------
-@defop("CumProd", inputs="x:T axis:T2", outputs="y:T", types={"T": _PROD_TYPES, "T2": dt.INDEX},
+@defop("CumProd", inputs="x:T axis:T2", outputs="y:T", types={"T": _PROD_TYPES | dt.COMPLEX, "T2": dt.INDEX},
        attrs=_REVERSE, infer=_same_as_first)
 def cumprod(reverse):
     """Cumulative product along the axis given as input (from the end when ``reverse``)."""
@@ -79,7 +79,8 @@ def _cumprod_grad(node, g):
     # Scanning forward, d y_j / d x_k = prod_{i <= j, i != k} x_i for k <= j.  Before the first
     # zero that is y_j / x_k, so grad_k = revcumsum(g * y)_k / x_k.  At the first zero z,
     # grad_z = sum_{j >= z} g_j * cumprod(x with x_z := 1)_j.  After it every term holds x_z = 0.
-    # Reverse scans swap the two directions.  Branch-free, so it differentiates again.
+    # Reverse scans swap the two directions.  Branch-free, so it differentiates again.  Complex: the
+    # products (y, x, the skipped cumprod) enter conjugated.
     x, axis = node.inputs
     if not node.needs_input_grad[0]:
         return None, None
@@ -93,10 +94,10 @@ def _cumprod_grad(node, g):
     zeros_so_far = execute("CumSum", execute("Cast", is_zero, to=_INT64), axis, reverse=rev)
     before = execute("Equal", zeros_so_far, scalar(0, _INT64))
     first = execute("And", is_zero, execute("Equal", zeros_so_far, scalar(1, _INT64)))
-    later_sum = execute("CumSum", execute("Mul", g, node.output(0)), axis, reverse=1 - rev)
-    ahead = execute("Div", later_sum, execute("Where", before, x, one))
+    later_sum = execute("CumSum", execute("Mul", g, conj(node.output(0))), axis, reverse=1 - rev)
+    ahead = execute("Div", later_sum, conj(execute("Where", before, x, one)))
     skipped = execute("CumProd", execute("Where", first, one, x), axis, reverse=rev)
-    terms = execute("Where", before, zero, execute("Mul", g, skipped))
+    terms = execute("Where", before, zero, execute("Mul", g, conj(skipped)))
     at_zero = execute("ReduceSum", terms, int64s(axis.reshape(1)), keepdims=1)
     return execute("Where", before, ahead, execute("Where", first, at_zero, zero)), None
 

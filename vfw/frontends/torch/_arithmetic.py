@@ -161,8 +161,8 @@ def _pow(input, exponent, fn="pow"):
         if isinstance(input, CoreTensor) and isinstance(exponent, bool):  # x ** True is x, x ** False is 1
             return _result(input.array.copy() if exponent else np.ones(input.array.shape, _BOOL))
         raise not_implemented("pow", d)
-    if d in _FLOATS or d in _ENGINE_POW_INTS:
-        if d not in _FLOATS and not isinstance(exponent, CoreTensor) and exponent < 0:
+    if d in _FLOATS or d in _ENGINE_POW_INTS or d.kind == "c":
+        if d.kind == "i" and not isinstance(exponent, CoreTensor) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _run(_op("Pow"), a, b)
     if not isinstance(exponent, CoreTensor) and exponent < 0:

@@ -10,7 +10,16 @@ import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch._dispatch import as_torch, cast, finish, inplace, promoted, result_dtype, type_name
+from vfw.frontends.torch._dispatch import (
+    as_torch,
+    cast,
+    finish,
+    inplace,
+    promoted,
+    result_dtype,
+    scalar_array,
+    type_name,
+)
 from vfw.frontends.torch._grad_fn_names import clamp_name, names_grad_fn
 from vfw.frontends.torch._pointwise import (
     _BOOL,
@@ -58,10 +67,13 @@ _COMPARISONS = {"eq": ("Equal", np.equal), "ne": ("Equal", np.not_equal), "lt": 
 
 def _comparison(name):
     op_type, ufunc = _COMPARISONS[name]
+    ordering = op_type != "Equal"
 
     def general(input, other):
         a, b, d = _binary(name, tensor_arg(input, name), other)
-        if d == _BOOL and op_type != "Equal":  # the engine orders numbers: False < True as 0 < 1
+        if ordering and d.kind == "c":  # complex numbers have no order (numpy's lexicographic one is not torch's)
+            raise not_implemented(f"{name}_cpu", d)
+        if d == _BOOL and ordering:  # the engine orders numbers: False < True as 0 < 1
             a, b = (cast(as_torch(v), _U8) if isinstance(v, CoreTensor) else v.astype(_U8) for v in (a, b))
         r = _run(_op(op_type), a, b)
         return _run(_op("Not"), r) if name == "ne" else r
@@ -72,7 +84,7 @@ def _comparison(name):
             a = input.array
             if type(other) is Tensor:
                 b = other.array
-                if a.dtype is b.dtype:
+                if a.dtype is b.dtype and not (ordering and a.dtype.kind == "c"):
                     try:
                         return _result(ufunc(a, b))
                     except ValueError:  # shapes that do not broadcast: the engine path words torch's error
@@ -129,7 +141,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if a.dtype == _BOOL:
         return _result(np.equal(a, b))
     try:
-        if a.dtype not in _FLOATS:  # integer differences computed exactly enough in float64
+        if a.dtype.kind in "iu":  # integer differences computed exactly enough in float64 (complex: |a - b|)
             a, b = a.astype(np.float64), b.astype(np.float64)
         return _result(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=bool(equal_nan)))
     except ValueError:
@@ -143,12 +155,17 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 # -- predicates -----------------------------------------------------------------------------------
-def _predicate(name, compute, otherwise):
-    """``name(input)``: ``compute(x)`` for float tensors, ``otherwise`` (False/True) everywhere for the rest."""
+def _predicate(name, compute, otherwise, on_complex=None):
+    """``name(input)``: ``compute(x)`` for float tensors, ``on_complex(x)`` for complex ones (None: torch's
+    refusal), ``otherwise`` (False/True) everywhere for the rest."""
     def fn(input, *, out=None):
         x = tensor_arg(input, name)
         if x.array.dtype in _FLOATS:
             return finish(compute(x), out, name)
+        if x.array.dtype.kind == "c":
+            if on_complex is None:
+                raise RuntimeError(f"{name} does not support complex inputs.")
+            return finish(on_complex(x), out, name)
         return finish(_result(np.full(x.array.shape, otherwise)), out, name)
 
     return _public(fn, name, f"``{name}`` elementwise (bool result).")
@@ -165,13 +182,30 @@ def _isfinite(x):
     return _run(_op("Not"), _run(_op("Or"), _run(_op("IsNaN"), x), _isinf(1, 1)(x)))
 
 
+def _on_parts(compute, combine):
+    """A complex tensor's predicate: ``compute`` of its real and imaginary parts joined by ``combine``."""
+    def on_complex(z):
+        return _run(_op(combine), compute(_run(_op("Real"), z)), compute(_run(_op("Imag"), z)))
+
+    return on_complex
+
+
+def _isnan(x):
+    return _run(_op("IsNaN"), x)
+
+
+def _real_valued(z):
+    imag = _run(_op("Imag"), z)
+    return _run(_op("Equal"), imag, scalar_array(0, imag.array.dtype))
+
+
 _PUBLIC.update(
-    isnan=_predicate("isnan", lambda x: _run(_op("IsNaN"), x), False),
-    isinf=_predicate("isinf", _isinf(1, 1), False),
+    isnan=_predicate("isnan", _isnan, False, _on_parts(_isnan, "Or")),
+    isinf=_predicate("isinf", _isinf(1, 1), False, _on_parts(_isinf(1, 1), "Or")),
     isposinf=_predicate("isposinf", _isinf(1, 0), False),
     isneginf=_predicate("isneginf", _isinf(0, 1), False),
-    isfinite=_predicate("isfinite", _isfinite, True),
-    isreal=_predicate("isreal", lambda x: _result(np.ones(x.array.shape, _BOOL)), True),
+    isfinite=_predicate("isfinite", _isfinite, True, _on_parts(_isfinite, "And")),
+    isreal=_predicate("isreal", lambda x: _result(np.ones(x.array.shape, _BOOL)), True, _real_valued),
 )
 
 

@@ -171,10 +171,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         np_dtype = _np_dtype(dtype)
     else:
         np_dtype = _dtype.to_np(dtype) if dtype is not None else np.dtype(np.int64)
+    _refuse_complex(np_dtype, "arange_cpu")
     n = math.ceil((end - start) / step)
     values = start + step * np.arange(n, dtype=np.float64 if np_dtype.kind == "f" or isinstance(step, float)
                                       else np.int64)
     return _made(values.astype(np_dtype), requires_grad, out, device, "arange")
+
+
+def _refuse_complex(np_dtype, kernel):
+    """torch's error for a complex dtype its ``kernel`` lacks."""
+    if np_dtype.kind == "c":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dispatch.type_name(np_dtype)}\'')
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
@@ -183,6 +190,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if end is None:
         start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1
+    _refuse_complex(_np_dtype(dtype), "range_cpu")
     values = start + step * np.arange(n, dtype=np.float64)
     return _made(values.astype(_np_dtype(dtype)), requires_grad, out, device, "range")
 
@@ -194,6 +202,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     np_dtype = _np_dtype(dtype)
     if np_dtype.kind == "f":
         values = even_steps(start, end, steps, np_dtype)
+    elif np_dtype.kind == "c":  # real bounds: the real parts step, the imaginary parts are 0
+        values = even_steps(start, end, steps, np.empty(0, np_dtype).real.dtype).astype(np_dtype)
     else:
         values = np.trunc(np.linspace(start, end, steps, dtype=np.float64)).astype(np_dtype)
     return _made(values, requires_grad, out, device, "linspace")

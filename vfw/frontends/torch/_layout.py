@@ -246,7 +246,7 @@ def trace(input):
     if arr.dtype == np.bool_:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     d = diagonal_gather(input, 0, 0, 1)
-    return call(_SUM, d if arr.dtype.kind == "f" or arr.dtype.kind == "V" else cast(d, np.dtype(_INT64)))
+    return call(_SUM, d if arr.dtype.kind in "fVc" else cast(d, np.dtype(_INT64)))  # V: bfloat16, c: complex
 
 
 # -- triangles --------------------------------------------------------------------------------

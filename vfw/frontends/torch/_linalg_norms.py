@@ -221,7 +221,10 @@ def _dims(x, dim, name):
 
 
 def norm_along(x, ord, dims, keepdim, name="linalg.vector_norm"):  # noqa: A002  (torch's name)
-    """The vector ``ord``-norm of ``x`` over ``dims`` (a tuple of distinct non-negative dims)."""
+    """The vector ``ord``-norm of ``x`` over ``dims`` (a tuple of distinct non-negative dims); a complex ``x``'s
+    is that of its magnitudes (a real result)."""
+    if x.array.dtype.kind == "c":
+        x = run(op("ComplexAbs"), x)
     keep = int(bool(keepdim))
     axes = _axes(dims)
     dtype = x.array.dtype
@@ -254,16 +257,19 @@ def norm_along(x, ord, dims, keepdim, name="linalg.vector_norm"):  # noqa: A002 
 
 
 def _norm_input(x, dtype, name):
-    """``x`` checked (floating point) and converted to ``dtype`` when given (no narrowing)."""
+    """``x`` checked (floating point or complex) and converted to ``dtype`` when given (no narrowing)."""
     tensor_arg(x, name, "x" if name == "linalg.vector_norm" else "A")
-    if x.array.dtype not in _FLOATS:
+    if x.array.dtype not in _FLOATS and x.array.dtype.kind != "c":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{type_name(x.array.dtype)}")
     if dtype is None:
         return x
     target = _dtype.to_np(dtype)
-    if target not in _FLOATS:
+    if target not in _FLOATS and target.kind != "c":
         raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {type_name(target)}")
+    if (x.array.dtype.kind == "c") != (target.kind == "c"):
+        kind = "complex" if x.array.dtype.kind == "c" else "real"
+        raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {type_name(target)}")
     if target.itemsize < x.array.dtype.itemsize or not _dispatch.can_cast(x.array.dtype, target):
         raise RuntimeError(f"{name}: the dtype of the input ({type_name(x.array.dtype)}) should be convertible "
                            f"without narrowing to the specified dtype ({type_name(target)})")
@@ -338,7 +344,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
     if negative and A.array.shape[outer] == 0:
         raise IndexError(f"amin(): Expected reduction dim {outer} to have non-zero size.")
-    sums = run(op("ReduceSum", keepdims=1), run(op("Abs"), A), _axes([inner]))
+    magnitude = run(op("ComplexAbs" if A.array.dtype.kind == "c" else "Abs"), A)
+    sums = run(op("ReduceSum", keepdims=1), magnitude, _axes([inner]))
     result = run(op("ReduceMax" if ord > 0 else "ReduceMin", keepdims=1), sums, _axes([outer]))
     if not keepdim:
         result = run(op("Squeeze"), result, _axes([d0, d1]))

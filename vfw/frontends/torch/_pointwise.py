@@ -142,12 +142,15 @@ def not_implemented(fn, np_dtype):
     return NotImplementedError(f'"{fn}" not implemented for \'{type_name(np_dtype)}\'')
 
 
-def _floating(x, fn):
-    """``x`` as a float tensor: integer and bool tensors become the default float dtype."""
+def _floating(x, fn, complex_ok=False):
+    """``x`` as a float tensor: integer and bool tensors become the default float dtype; complex tensors
+    pass where ``complex_ok`` (the engine op has a complex kernel), else torch's NotImplementedError."""
     x = tensor_arg(x, fn)
     if x.array.dtype in _FLOATS:
         return x
-    if x.array.dtype.kind == "c":  # the engine's float kernels have no complex variants yet
+    if x.array.dtype.kind == "c":
+        if complex_ok:
+            return x
         raise not_implemented(fn, x.array.dtype)
     return cast(as_torch(x), _default_float())
 
@@ -207,12 +210,17 @@ _FLOAT_UNARY = {
 }
 
 
+# The unary functions whose engine ops also take complex input (the others refuse it, naming the dtype).
+_COMPLEX_UNARY = frozenset("exp log sqrt sin cos tan sinh cosh tanh sigmoid reciprocal rsqrt exp2".split())
+
+
 def _float_unary(name, op_type):
     bound = _op(op_type)
-    kernel = bound.kernel  # every float dtype is valid for these ops: the schema check can be skipped
+    kernel = bound.kernel  # every float dtype (and complex one, where passed) is valid: no schema check
+    complex_ok = name in _COMPLEX_UNARY
 
     def fn(input, *, out=None):
-        x = _floating(input, name)
+        x = _floating(input, name, complex_ok)
         if out is None and not (x.requires_grad or _tracing):
             return _result(kernel(x.array))
         return finish(_run(bound, x), out, name)
@@ -233,8 +241,10 @@ def in_opmath(x, compute):
 
 
 def _composed_unary(name, compute, doc):
+    complex_ok = name in _COMPLEX_UNARY
+
     def fn(input, *, out=None):
-        return finish(in_opmath(_floating(input, name), compute), out, name)
+        return finish(in_opmath(_floating(input, name, complex_ok), compute), out, name)
 
     return _public(fn, name, doc)
 
@@ -307,10 +317,17 @@ def _sign(x):
     d = x.array.dtype
     if d == _BOOL:
         return _copied(x)
+    if d.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
     y = _run(_op("Sign"), x)
     if d in _FLOATS:  # torch's sign(nan) is 0
         y = _run(_op("Where"), _run(_op("IsNaN"), x), _scalar(0, d), y)
     return y
+
+
+def _sgn(x):
+    return _run(_op("Sign"), x) if x.array.dtype.kind == "c" else _sign(x)
 
 
 def _rounding(op_type, fn):
@@ -320,6 +337,8 @@ def _rounding(op_type, fn):
             return _run(_op(op_type), x)
         if d == _BOOL:
             raise not_implemented(fn, d)
+        if d.kind == "c":
+            raise NotImplementedError(f"{op_type.lower()} is not supported for complex inputs")
         return _copied(x)  # integers are already whole
 
     return compute
@@ -336,6 +355,7 @@ _INT_UNARY = {
     "neg": (_neg, "``-input`` (integer dtypes kept; unsigned values wrap around)."),
     "square": (_square, "``input * input`` (integer dtypes kept, bool gives int64)."),
     "sign": (_sign, "-1, 0 or 1 by the sign of each element (0 for NaN)."),
+    "sgn": (_sgn, "``sign`` of real tensors; ``z / |z|`` (0 at 0) of complex ones."),
     "floor": (_rounding("Floor", "floor_vml_cpu"), "Round toward -inf (integers unchanged)."),
     "ceil": (_rounding("Ceil", "ceil_vml_cpu"), "Round toward +inf (integers unchanged)."),
     "trunc": (_rounding("Trunc", "trunc_vml_cpu"), "Round toward zero (integers unchanged)."),
@@ -440,6 +460,8 @@ def relu(input):
     d = x.array.dtype
     if d == _BOOL:
         raise RuntimeError("Boolean inputs not supported for relu")
+    if d.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     if d.kind == "u":
         return _copied(x)
     return _run(_RELU, x)
@@ -481,7 +503,7 @@ def inplace_method(fn, name):
 _PUBLIC.update(logit=logit, round=round, positive=positive, signbit=signbit, nan_to_num=nan_to_num, relu=relu)
 for _alias, _name in (("absolute", "abs"), ("negative", "neg"), ("arcsin", "asin"), ("arccos", "acos"),
                       ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"),
-                      ("fix", "trunc"), ("sgn", "sign")):
+                      ("fix", "trunc")):
     _PUBLIC[_alias] = _PUBLIC[_name]
 
 # torch.X_ functions (in-place, at namespace level) and Tensor.X_ methods torch has.

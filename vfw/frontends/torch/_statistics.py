@@ -55,21 +55,26 @@ def _moments(input, dim, unbiased, keepdim, correction, name, want_std):
     """``(std or var, mean)`` over ``dim`` computed in two passes (halves in float32)."""
     x = tensor_arg(input, name)
     dim, correction = _correction(name, dim, unbiased, correction)
-    if x.array.dtype not in _FLOATS:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
     dtype = x.array.dtype
+    is_complex = dtype.kind == "c"
+    if dtype not in _FLOATS and not is_complex:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    # a complex input's variance is that of the distances |z - mean| (real), with a complex mean
+    result_dtype = x.array.real.dtype if is_complex else dtype
     work = cast(x, _F32) if dtype in _HALF else x
     dims = reduced_dims(work, dim, name) if work.array.ndim else ()
     n = math.prod(work.array.shape[d] for d in dims)
     if n - correction <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
-    dof = np.asarray(max(n - correction, 0), work.array.dtype)
+    dof = np.asarray(max(n - correction, 0), work.array.real.dtype if is_complex else work.array.dtype)
     if dtype in FAST_FLOATS and idle(work):
         return _numpy_moments(work.array, dims, dof, keepdim, want_std)
     axes = axes_array(dims) if dims else None
     keep_mean = call(bound("ReduceMean", keepdims=1), work, axes)
     centered = call(bound("Sub"), work, keep_mean)
+    if is_complex:
+        centered = call(bound("ComplexAbs"), centered)
     keep = 1 if keepdim else 0
     if want_std and dof:  # ReduceL2's gradient at a zero norm is 0, torch's std gradient for constant input
         result = call(bound("Div"), call(bound("ReduceL2", keepdims=keep), centered, axes), np.asarray(np.sqrt(dof)))
@@ -78,7 +83,7 @@ def _moments(input, dim, unbiased, keepdim, correction, name, want_std):
         if want_std:
             result = call(bound("Sqrt"), result)
     mean_out = keep_mean if keepdim or not dims else call(bound("Squeeze"), keep_mean, axes)
-    return cast(result, dtype), cast(mean_out, dtype)
+    return cast(result, result_dtype), cast(mean_out, dtype)
 
 
 def _numpy_moments(a, dims, dof, keepdim, want_std):
@@ -147,7 +152,10 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, **aliases):
 
 
 def _vector_norm(x, p, dim, keepdim, name):
-    """The ``p``-norm of ``x`` over ``dim`` (all elements when None), with torch's zero subgradients."""
+    """The ``p``-norm of ``x`` over ``dim`` (all elements when None), with torch's zero subgradients (a complex
+    ``x``'s is that of its magnitudes)."""
+    if x.array.dtype.kind == "c":
+        x = call(bound("ComplexAbs"), x)
     if p == 2:
         return reduce_over("ReduceL2", x, dim, keepdim, name)
     if p == 1:
@@ -191,7 +199,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({type_name(x.array.dtype)}) should be "
                                f"convertible without narrowing to the specified dtype ({type_name(target)})")
         x = cast(x, target)
-    if x.array.dtype not in _FLOATS:
+    if x.array.dtype not in _FLOATS and x.array.dtype.kind != "c":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{type_name(x.array.dtype)}")
     if isinstance(p, str):
