@@ -125,3 +125,17 @@ def check_higher_order(op_type, inputs, attrs=None, wrt=None, order=2, eps=1e-5,
         actual = np.zeros_like(expected) if g is None else g.array
         np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol,
                                    err_msg=f"{op_type} order-{order} derivative, input {j}")
+
+
+def check_loss_gradient(loss, shapes, rng, eps=1e-6, rtol=1e-5, atol=1e-7):
+    """Engine gradients of the real scalar ``loss(*leaves)`` (built from engine ops) with respect to real float64
+    leaves of ``shapes`` (drawn from ``rng``) against central differences."""
+    arrays = [rng.standard_normal(s) for s in shapes]
+    leaves = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+    grads = autograd.gradient([loss(*leaves)], leaves)
+
+    def f(values):
+        return float(loss(*[Tensor(v.copy()) for v in values]).array)
+
+    for j in range(len(arrays)):
+        np.testing.assert_allclose(grads[j].array, numeric_grad(f, arrays, j, eps), rtol=rtol, atol=atol)

@@ -4,6 +4,7 @@ values against numpy, gradients (conjugate-Wirtinger, as torch) against central 
 import numpy as np
 import pytest
 
+from tests.autograd.gradcheck import check_loss_gradient
 from vfw.core import Tensor, autograd, execute, run
 from vfw.core.errors import DTypeError
 
@@ -22,21 +23,9 @@ def _make(re, im):
     return execute("ComplexMake", re, im)
 
 
-def _check(loss, shapes, eps=1e-6, rtol=1e-5, atol=1e-7):
+def _check(loss, shapes, rtol=1e-5, atol=1e-7):
     """Engine gradient of the real scalar ``loss(*leaves)`` w.r.t. real float64 leaves vs central differences."""
-    arrays = [RNG.standard_normal(s) for s in shapes]
-    leaves = [Tensor(a.copy(), requires_grad=True) for a in arrays]
-    grads = autograd.gradient([loss(*leaves)], leaves)
-    for j, a in enumerate(arrays):
-        numeric = np.zeros(a.shape)
-        for idx in np.ndindex(a.shape):
-            values = []
-            for step in (eps, -eps):
-                moved = [b.copy() for b in arrays]
-                moved[j][idx] += step
-                values.append(float(loss(*[Tensor(m) for m in moved]).array))
-            numeric[idx] = (values[0] - values[1]) / (2 * eps)
-        np.testing.assert_allclose(grads[j].array, numeric, rtol=rtol, atol=atol)
+    check_loss_gradient(loss, shapes, RNG, rtol=rtol, atol=atol)
 
 _UNARY = {
     "Exp": np.exp, "Log": np.log, "Sqrt": np.sqrt, "Sin": np.sin, "Cos": np.cos, "Tan": np.tan,

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from tests.autograd.gradcheck import check_loss_gradient
 from vfw.core import Tensor, autograd, execute, run
 from vfw.core import dtypes as dt
 from vfw.core.errors import DTypeError, OpAttributeError
@@ -80,21 +81,9 @@ def test_real_only_ops_refuse_complex():
 
 
 # -- gradients: real leaves through complex intermediates to a real loss -------------------------
-def _check(loss, shapes, eps=1e-6, rtol=1e-6, atol=1e-8):
-    """Engine gradient of ``loss(*tensors)`` (a real scalar) w.r.t. real float64 leaves vs central differences."""
-    arrays = [RNG.standard_normal(s) for s in shapes]
-    leaves = [Tensor(a.copy(), requires_grad=True) for a in arrays]
-    grads = autograd.gradient([loss(*leaves)], leaves)
-    for j, a in enumerate(arrays):
-        numeric = np.zeros(a.shape)
-        for idx in np.ndindex(a.shape):
-            values = []
-            for step in (eps, -eps):
-                moved = [b.copy() for b in arrays]
-                moved[j][idx] += step
-                values.append(float(loss(*[Tensor(m) for m in moved]).array))
-            numeric[idx] = (values[0] - values[1]) / (2 * eps)
-        np.testing.assert_allclose(grads[j].array, numeric, rtol=rtol, atol=atol)
+def _check(loss, shapes, rtol=1e-6, atol=1e-8):
+    """Engine gradient of the real scalar ``loss(*leaves)`` w.r.t. real float64 leaves vs central differences."""
+    check_loss_gradient(loss, shapes, RNG, rtol=rtol, atol=atol)
 
 
 def _sum(t):
