@@ -63,7 +63,7 @@ class Poisson(ExponentialFamily):
         return torch.xlogy(value, rate) - rate - torch.lgamma(value + 1)
 
 
-class _ProbsOrLogits(Distribution):
+class BinaryProbsOrLogits(Distribution):
     """A distribution given by ``probs`` in ``[0, 1]`` or their log-odds ``logits`` (the other derived)."""
 
     @lazy_property
@@ -81,7 +81,7 @@ class _ProbsOrLogits(Distribution):
         return self._param.size()
 
 
-class Binomial(_ProbsOrLogits):
+class Binomial(BinaryProbsOrLogits):
     """The number of successes in ``total_count`` independent trials of probability ``probs``.
 
     Parameters
@@ -159,7 +159,7 @@ class Binomial(_ProbsOrLogits):
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
-class Geometric(_ProbsOrLogits):
+class Geometric(BinaryProbsOrLogits):
     """The number of failures before the first success in trials of probability ``probs``.
 
     Parameters

@@ -4,21 +4,18 @@ and reparameterizable, sharpening towards the discrete distributions as ``temper
 import vfw.frontends.torch as torch
 from vfw.frontends.torch.distributions import constraints
 from vfw.frontends.torch.distributions.categorical import OverCategories
+from vfw.frontends.torch.distributions.discrete import BinaryProbsOrLogits
 from vfw.frontends.torch.distributions.distribution import (
     EMPTY_SHAPE,
-    Distribution,
     broadcast_all,
     clamp_probs,
-    lazy_property,
-    logits_to_probs,
     one_param,
-    probs_to_logits,
 )
 from vfw.frontends.torch.distributions.transformed import TransformedDistribution
 from vfw.frontends.torch.distributions.transforms import ExpTransform, SigmoidTransform
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsOrLogits):
     """The logit of a ``RelaxedBernoulli`` draw: ``(logits + logit(u)) / temperature`` for uniform ``u``.
 
     Parameters
@@ -46,20 +43,6 @@ class LogitRelaxedBernoulli(Distribution):
             (self.logits,) = broadcast_all(logits)
             self._param = self.logits
         super().__init__(self._param.size(), validate_args=validate_args)
-
-    @lazy_property
-    def probs(self):
-        """Tensor: the probability of 1."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self):
-        """Tensor: its log-odds."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def rsample(self, sample_shape=EMPTY_SHAPE):
         """Logistic noise from torch's ``rand`` draws, added to the logits and divided by the temperature."""
