@@ -9,8 +9,9 @@ a body writes (variables) are written with the op's results, once.
 """
 
 from vfw.core.eager import execute
+from vfw.core.graph.assign import assign
 from vfw.core.graph.subgraph import merged
-from vfw.core.graph.trace import assign, current_trace
+from vfw.core.graph.trace import current_trace
 from vfw.core.workspace import current_workspace
 
 

@@ -38,10 +38,11 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.errors import DTypeError, OpInputError, ShapeError, TraceError
+from vfw.core.graph.assign import write
 from vfw.core.graph.executor import CompiledGraph
 from vfw.core.graph.memory import Liveness
 from vfw.core.graph.passes import optimize
-from vfw.core.graph.trace import Trace, _active, current_trace, write
+from vfw.core.graph.trace import Trace, _active, current_trace
 from vfw.core.ir import tensor_to_proto
 from vfw.core.tensor import Tensor
 

@@ -82,7 +82,7 @@ class _Storage(Tensor):
     """The array a variable holds: what graph traces capture.  Never written in place."""
 
     __slots__ = ()
-    copy_on_write = True  # vfw.core.graph.trace.write gives it a new array instead of overwriting
+    copy_on_write = True  # vfw.core.graph.assign.write gives it a new array instead of overwriting
 
 
 # -- creation -------------------------------------------------------------------------------------
