@@ -1,4 +1,5 @@
-"""Reverse-mode automatic differentiation over engine ops.
+"""Reverse-mode automatic differentiation over engine ops (the gradient mode, no_grad..., is in
+:mod:`vfw.core.grad_mode` and re-exported here).
 
 Recording.  When the eager executor runs an op while gradients are enabled and
 some input tensor requires grad, it calls :func:`record`, which makes a
@@ -28,6 +29,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core import eager as _eager
 from vfw.core.errors import OpInputError, VfwError
+from vfw.core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401  (autograd API)
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.registry import get_schema
 from vfw.core.tensor import Tensor
@@ -43,55 +45,6 @@ class SavedTensorModifiedError(VfwError, RuntimeError):
 
 class NoGradientError(VfwError, LookupError):
     """An op on the path from targets to sources has no gradient maker."""
-
-
-# -- gradient mode -----------------------------------------------------------------
-class _ThreadState(threading.local):
-    """Per-thread autograd state, initialised in each thread (plain attribute reads are the fast path)."""
-
-    def __init__(self):
-        self.enabled = True
-
-
-_local = _ThreadState()
-
-
-def is_grad_enabled():
-    """Whether ops on tensors that require grad are recorded (per thread; default True)."""
-    return _local.enabled
-
-
-class set_grad_enabled:  # noqa: N801  (used like a function, as torch's is)
-    """Enable or disable recording, for this thread.
-
-    Works as a plain call (takes effect at once) and as a context manager
-    (restores the previous mode on exit).
-
-    Parameters
-    ----------
-    mode : bool
-    """
-
-    def __init__(self, mode):
-        self.prev = is_grad_enabled()
-        _local.enabled = bool(mode)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _local.enabled = self.prev
-        return False
-
-
-def no_grad():
-    """Context manager that disables recording."""
-    return set_grad_enabled(False)
-
-
-def enable_grad():
-    """Context manager that enables recording."""
-    return set_grad_enabled(True)
 
 
 def is_differentiable_dtype(dtype):
@@ -564,9 +517,7 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
     if nodes is None:
         nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves, skip)
     latest_write = _latest_write
-    prev_mode = _local.enabled
-    _local.enabled = create_graph
-    try:
+    with set_grad_enabled(create_graph):
         for node in nodes:
             seq = node.seq
             if node.n_outputs == 1 and (seq, 0) not in source_keys:  # the common case, without a list
@@ -609,8 +560,6 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                     grads[key] = g if prev is None else _eager.execute("Add", prev, g)
             if not retain_graph:
                 node.inputs = node._outputs = None  # release(), inlined
-    finally:
-        _local.enabled = prev_mode
     return grads
 
 
