@@ -32,6 +32,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     layer_norm_grad,
     linalg,
     linalg_decomp,
+    linalg_eig,
     logic,
     loss,
     loss_grad,

@@ -17,7 +17,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import NoGradientError, register_gradient
 from vfw.core.errors import OpInputError, ShapeError
-from vfw.core.ops._common import array_of, broadcast_shapes, execute, int64s, scalar, unbroadcast
+from vfw.core.ops._common import array_of, broadcast_shapes, conj, execute, int64s, scalar, unbroadcast
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _LAPACK = frozenset({dt.float32, dt.float64})
@@ -208,9 +208,9 @@ def _check_solve(op_type, a, b):
         _solve_shape(op_type, a.shape, b.shape, describe(a), describe(b))
 
 
-@defop("Solve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK}, infer=_solve_infer("Solve"))
+@defop("Solve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK | dt.COMPLEX}, infer=_solve_infer("Solve"))
 def solve():
-    """X with A X = B for square A (..., n, n) and B (..., n, k); batch dims broadcast."""
+    """X with A X = B for square A (..., n, n) and B (..., n, k); batch dims broadcast (complex too, not ONNX)."""
 
     def kernel(a, b, out=None):
         _check_solve("Solve", a, b)
@@ -226,11 +226,11 @@ def solve():
 
 @register_gradient("Solve")
 def _solve_grad(node, g):
-    # X = A^-1 B: gB = A^-T g and gA = -gB X^T (summed over broadcast batch dims).
+    # X = A^-1 B: gB = A^-H g and gA = -gB X^H (summed over broadcast batch dims; ^H is ^T for real A).
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    gb = execute("Solve", _mT(a), g)
-    ga = unbroadcast(execute("Neg", _mm(gb, _mT(node.output(0)))), array_of(a).shape) if need_a else None
+    gb = execute("Solve", conj(_mT(a)), g)
+    ga = unbroadcast(execute("Neg", _mm(gb, conj(_mT(node.output(0))))), array_of(a).shape) if need_a else None
     return ga, (unbroadcast(gb, array_of(b).shape) if need_b else None)
 
 

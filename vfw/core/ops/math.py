@@ -24,14 +24,13 @@ _UNARY = (
     ("Asinh", np.arcsinh), ("Acosh", np.arccosh), ("Atanh", np.arctanh),
 )
 
-# These also take complex input (not ONNX): numpy's complex ufuncs follow C99's branch cuts, as torch's.
-_COMPLEX_UNARY = frozenset({"Exp", "Log", "Sqrt", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh"})
+# All of them also take complex input (not ONNX): numpy's complex ufuncs follow C99's branch cuts, as torch's.
 
 # ONNX names the single input of these ops "input" (Sqrt's is "X").
 for _name, _ufunc in _UNARY:
     _slot = "X" if _name == "Sqrt" else "input"
     defop(_name, inputs=f"{_slot}:T", outputs=f"{'Y' if _name == 'Sqrt' else 'output'}:T",
-          types={"T": dt.FLOATS | dt.COMPLEX if _name in _COMPLEX_UNARY else dt.FLOATS},
+          types={"T": dt.FLOATS | dt.COMPLEX},
           infer=same_as_first)(ufunc_kernel(_ufunc))
 
 
@@ -81,18 +80,18 @@ def _tan_grad(node, g):
 
 @register_gradient("Asin")
 def _asin_grad(node, g):
-    return (execute("Div", g, execute("Sqrt", _one_minus_sq(g, node.inputs[0]))),)
+    return (execute("Div", g, conj(execute("Sqrt", _one_minus_sq(g, node.inputs[0])))),)
 
 
 @register_gradient("Acos")
 def _acos_grad(node, g):
-    return (execute("Neg", execute("Div", g, execute("Sqrt", _one_minus_sq(g, node.inputs[0])))),)
+    return (execute("Neg", execute("Div", g, conj(execute("Sqrt", _one_minus_sq(g, node.inputs[0]))))),)
 
 
 @register_gradient("Atan")
 def _atan_grad(node, g):
     x = node.inputs[0]
-    return (execute("Div", g, execute("Add", _one(g), execute("Mul", x, x))),)
+    return (execute("Div", g, conj(execute("Add", _one(g), execute("Mul", x, x)))),)
 
 
 @register_gradient("Sinh")
@@ -114,19 +113,25 @@ def _tanh_grad(node, g):
 @register_gradient("Asinh")
 def _asinh_grad(node, g):
     x = node.inputs[0]
-    return (execute("Div", g, execute("Sqrt", execute("Add", execute("Mul", x, x), _one(g)))),)
+    return (execute("Div", g, conj(execute("Sqrt", execute("Add", execute("Mul", x, x), _one(g))))),)
 
 
 @register_gradient("Acosh")
 def _acosh_grad(node, g):
     x = node.inputs[0]
-    sq_minus_one = execute("Mul", execute("Sub", x, _one(g)), execute("Add", x, _one(g)))  # accurate near x = 1
-    return (execute("Div", g, execute("Sqrt", sq_minus_one)),)
+    below, above = execute("Sub", x, _one(g)), execute("Add", x, _one(g))
+    if x.array.dtype.kind == "c":
+        # sqrt(z - 1) sqrt(z + 1) is the derivative of the principal acosh (torch's); sqrt(z**2 - 1) takes
+        # the other sign left of the imaginary axis.
+        root = execute("Mul", execute("Sqrt", below), execute("Sqrt", above))
+    else:
+        root = execute("Sqrt", execute("Mul", below, above))  # (x - 1)(x + 1): accurate near x = 1
+    return (execute("Div", g, conj(root)),)
 
 
 @register_gradient("Atanh")
 def _atanh_grad(node, g):
-    return (execute("Div", g, _one_minus_sq(g, node.inputs[0])),)
+    return (execute("Div", g, conj(_one_minus_sq(g, node.inputs[0]))),)
 
 
 @defop("Erf", inputs="input:T", outputs="output:T", types={"T": dt.FLOATS}, infer=same_as_first)

@@ -43,6 +43,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.ops._common import (
     broadcast_infer,
+    conj,
     copy_out,
     execute,
     same_as_first,
@@ -57,10 +58,10 @@ from vfw.core.registry import Attr, defop
 _F64 = np.dtype(np.float64)
 
 
-def _unary(name, factory, doc=None):
+def _unary(name, factory, doc=None, types=dt.FLOATS):
     if doc is not None:
         factory.__doc__ = doc
-    defop(name, inputs="input:T", outputs="output:T", types={"T": dt.FLOATS}, infer=same_as_first)(factory)
+    defop(name, inputs="input:T", outputs="output:T", types={"T": types}, infer=same_as_first)(factory)
 
 
 def _binary(name, factory, types=dt.FLOATS, doc=None):
@@ -228,14 +229,34 @@ def _erfinv(x):
 
 
 # -- the ops ------------------------------------------------------------------------------------
+def _complex_log1p(z):
+    """``log(1 + z)`` of complex ``z`` in complex128: near 0 from its parts, ``Re = log1p(2x + x^2 + y^2) / 2`` and
+    ``Im = atan2(y, 1 + x)`` (numpy's complex log1p takes ``log|1 + z|``, which loses small ``z``); elsewhere
+    ``log(1 + z)`` itself (the parts' form cancels near ``z = -1``)."""
+    w = z.astype(np.complex128)
+    x, y = w.real, w.imag
+    near = 0.5 * np.log1p(x * (2.0 + x) + y * y) + 1j * np.arctan2(y, 1.0 + x)
+    return np.where(np.abs(w) < 0.5, near, np.log(1.0 + w))
+
+
+def _log1p_kernel():
+    def kernel(x, out=None):
+        if x.dtype.kind != "c":
+            return np.log1p(x, out=out)
+        return copy_out(_complex_log1p(x).astype(x.dtype), out)
+
+    return kernel
+
+
+# Complex (not ONNX): Log1p, Expm1, Log2 and Log10 also take complex input (the principal branch, as torch).
+_unary("Log1p", _log1p_kernel, "log(1 + x), accurate for small x.", dt.FLOATS | dt.COMPLEX)
 for _name, _ufunc, _doc in (
-    ("Log1p", np.log1p, "log(1 + x), accurate for small x."),
     ("Expm1", np.expm1, "exp(x) - 1, accurate for small x."),
     ("Log2", np.log2, "Base-2 logarithm (exact at powers of two)."),
     ("Log10", np.log10, "Base-10 logarithm (exact at powers of ten)."),
-    ("Trunc", np.trunc, "Round toward zero."),
 ):
-    _unary(_name, ufunc_kernel(_ufunc), _doc)
+    _unary(_name, ufunc_kernel(_ufunc), _doc, dt.FLOATS | dt.COMPLEX)
+_unary("Trunc", ufunc_kernel(np.trunc), "Round toward zero.")
 
 _unary("Erfc", lambda: lambda x, out=None: copy_out(erfc(x), out),
        "Complementary error function 1 - erf(x), without cancellation (float32's precision for float32 and "
@@ -272,18 +293,18 @@ def _const(value, like):
 @register_gradient("Log1p")
 def _log1p_grad(node, g):
     x = node.inputs[0]
-    return (execute("Div", g, execute("Add", x, _const(1, g))),)
+    return (execute("Div", g, conj(execute("Add", x, _const(1, g)))),)
 
 
 @register_gradient("Expm1")
 def _expm1_grad(node, g):
-    return (_mul(g, execute("Add", node.output(0), _const(1, g))),)
+    return (_mul(g, conj(execute("Add", node.output(0), _const(1, g)))),)
 
 
 @register_gradient("Log2", "Log10")
 def _log_base_grad(node, g):
     base = 2.0 if node.op.schema.op_type == "Log2" else 10.0
-    return (execute("Div", g, _mul(node.inputs[0], _const(math.log(base), g))),)
+    return (execute("Div", g, conj(_mul(node.inputs[0], _const(math.log(base), g)))),)
 
 
 @register_gradient("Trunc", "FloorDiv")

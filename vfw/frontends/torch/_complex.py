@@ -1,11 +1,13 @@
-"""Complex tensors: complex, polar, view_as_real, view_as_complex, real, imag, conj, conj_physical,
-resolve_conj, angle (and the ``.real``/``.imag`` properties).
+"""Complex tensors: complex, polar, view_as_real, view_as_complex, real, imag, conj, conj_physical(_),
+resolve_conj, angle (the ``.real``/``.imag`` properties, and ``Tensor.cfloat``/``cdouble``/``chalf``).
 
 Over the engine's ComplexMake, Real, Imag, Conj and Angle ops (``vfw/core/ops/complex_parts.py``), so all
-of it is differentiable with torch's convention for complex gradients.  Differences from torch: the
-results of ``real``, ``imag``, ``view_as_real``, ``view_as_complex`` and ``conj`` are copies, not views
-(writing into them leaves the source unchanged), so ``conj`` sets no conjugate bit (``is_conj()`` is False)
-and ``resolve_conj`` returns its input.
+of it is differentiable with torch's convention for complex gradients.  ``view_as_real`` and
+``view_as_complex`` return views sharing the input's memory, as torch's (under autograd the engine ops
+record the history and the result holds the view).  Differences from torch: the results of ``real``,
+``imag`` and ``conj`` are copies, not views (writing into them leaves the source unchanged), so ``conj``
+sets no conjugate bit (``is_conj()`` is False) and ``resolve_conj`` returns its input; complex32 (``chalf``)
+has no engine type and is refused.
 """
 
 import math
@@ -14,13 +16,14 @@ import numpy as np
 
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._comparison import where
-from vfw.frontends.torch._dispatch import call, cast, finish, op, type_name
+from vfw.frontends.torch._dispatch import call, cast, convert, finish, inplace, op, type_name, view_of
 from vfw.frontends.torch._joining import stack
 from vfw.frontends.torch._layout import select
 from vfw.frontends.torch._pointwise import tensor_arg
+from vfw.frontends.torch._shape import as_view, recording
 
 __all__ = ["complex", "polar", "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical",
-           "resolve_conj", "angle"]
+           "conj_physical_", "resolve_conj", "angle"]
 
 _PARTS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
@@ -60,24 +63,79 @@ def polar(abs, angle, *, out=None):  # noqa: A002  (torch's names)
     return finish(complex(r * theta.cos(), r * theta.sin()), out, "polar")
 
 
+def _parts_view(arr):
+    """The numpy view of complex ``arr`` as its real parts with a last dim of 2 (any strides)."""
+    return np.lib.stride_tricks.as_strided(arr.real, arr.shape + (2,), arr.strides + (arr.itemsize // 2,),
+                                           writeable=arr.flags.writeable)
+
+
 def view_as_real(input):
-    """A real tensor with a last dim of 2 holding the real and imaginary parts of complex ``input`` (a copy)."""
+    """A view of complex ``input`` as a real tensor with a last dim of 2 (real and imaginary parts).
+
+    Parameters
+    ----------
+    input : Tensor
+        A complex tensor of shape ``S``.
+
+    Returns
+    -------
+    Tensor
+        Shape ``S + (2,)``, sharing ``input``'s memory (float32 for complex64, float64 for complex128).
+    """
     x = tensor_arg(input, "view_as_real")
     if not _is_complex(x):
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    return stack([call(op("Real"), x), call(op("Imag"), x)], -1)
+    view = _parts_view(x.array)
+    if not recording(x):
+        return as_view(x, view)
+    out = stack([call(op("Real"), x), call(op("Imag"), x)], -1)
+    out.array = view  # same values; the recorded ops' backward reads no output
+    return view_of(x, out)
+
+
+def _complex_view(x):
+    """The numpy view of ``x`` (last dim 2, stride 1) as complex numbers, with torch's layout errors."""
+    arr = x.array
+    if arr.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if arr.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    item = arr.itemsize
+    if arr.strides[-1] != item:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % (2 * item) for n, s in zip(arr.shape[:-1], arr.strides[:-1]) if n > 1):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if x.storage_offset() % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return arr.view(np.dtype(np.complex64 if arr.dtype == np.float32 else np.complex128))[..., 0]
 
 
 def view_as_complex(input):
-    """The complex tensor whose real and imaginary parts are the last dim (of size 2) of ``input`` (a copy)."""
+    """A view of ``input`` (last dim of size 2 holding real and imaginary parts) as a complex tensor.
+
+    Parameters
+    ----------
+    input : Tensor
+        float32 or float64, shape ``S + (2,)``, last dim of stride 1, other strides and the storage offset even.
+
+    Returns
+    -------
+    Tensor
+        Shape ``S`` (complex64 for float32, complex128 for float64), sharing ``input``'s memory.
+    """
     x = tensor_arg(input, "view_as_complex")
     d = x.array.dtype
     if d not in _PARTS:
-        raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of "
-                           f"scalar type: {type_name(d)}")
-    if x.array.ndim == 0 or x.array.shape[-1] != 2:
-        raise RuntimeError("Tensor must have a last dimension of size 2")
-    return call(op("ComplexMake"), select(x, -1, 0), select(x, -1, 1))
+        if d == np.float16:  # complex32 has no engine type
+            raise NotImplementedError("view_as_complex: half tensors (complex32) are not supported by vfw")
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           f"of scalar type: {type_name(d)}")
+    view = _complex_view(x)
+    if not recording(x):
+        return as_view(x, view)
+    out = call(op("ComplexMake"), select(x, -1, 0), select(x, -1, 1))
+    out.array = view  # same values; ComplexMake's backward reads no output
+    return view_of(x, out)
 
 
 def real(input):
@@ -105,6 +163,12 @@ def conj_physical(input, *, out=None):
     return finish(conj(input), out, "conj_physical")
 
 
+def conj_physical_(input):
+    """Conjugate ``input`` in place (real tensors are left as they are); returns ``input``."""
+    x = tensor_arg(input, "conj_physical_")
+    return inplace(conj, x, name="conj_physical_") if _is_complex(x) else x
+
+
 def resolve_conj(input):
     """``input`` itself: vfw's ``conj`` already materializes the conjugate."""
     return tensor_arg(input, "resolve_conj")
@@ -130,9 +194,25 @@ def _imag_property(self):
     return imag(self)
 
 
+def cfloat(self):
+    """This tensor as complex64 (real values get a zero imaginary part)."""
+    return convert(self, np.dtype(np.complex64))
+
+
+def cdouble(self):
+    """This tensor as complex128 (real values get a zero imaginary part)."""
+    return convert(self, np.dtype(np.complex128))
+
+
+def chalf(self):
+    """torch's complex32 conversion: refused (the engine has no complex32 type)."""
+    raise NotImplementedError(f"chalf: complex32 (ComplexHalf) tensors are not supported by vfw; got a "
+                              f"{type_name(self.array.dtype)} tensor (use cfloat())")
+
+
 TENSOR_METHODS = {
     "real": property(_real_property, doc="The real part (a copy for complex tensors; the tensor itself otherwise)."),
     "imag": property(_imag_property, doc="The imaginary part of a complex tensor (a copy)."),
-    "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj,
-    "angle": angle,
+    "conj": conj, "conj_physical": conj_physical, "conj_physical_": conj_physical_, "resolve_conj": resolve_conj,
+    "angle": angle, "cfloat": cfloat, "cdouble": cdouble, "chalf": chalf,
 }

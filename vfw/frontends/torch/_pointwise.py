@@ -211,7 +211,8 @@ _FLOAT_UNARY = {
 
 
 # The unary functions whose engine ops also take complex input (the others refuse it, naming the dtype).
-_COMPLEX_UNARY = frozenset("exp log sqrt sin cos tan sinh cosh tanh sigmoid reciprocal rsqrt exp2".split())
+_COMPLEX_UNARY = frozenset("""exp expm1 log log2 log10 log1p sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh
+    atanh sigmoid reciprocal rsqrt exp2""".split())
 
 
 def _float_unary(name, op_type):

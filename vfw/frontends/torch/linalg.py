@@ -28,6 +28,7 @@ from vfw.frontends.torch._linalg_decomp import linalg_cholesky as cholesky
 from vfw.frontends.torch._linalg_decomp import linalg_qr as qr
 from vfw.frontends.torch._linalg_decomp import linalg_slogdet as slogdet
 from vfw.frontends.torch._linalg_decomp import linalg_svd as svd
+from vfw.frontends.torch._linalg_eig import eig, eigvals
 from vfw.frontends.torch._linalg_extras import cond, householder_product, tensorinv, tensorsolve, vander
 from vfw.frontends.torch._linalg_lu import linalg_lu as lu
 from vfw.frontends.torch._linalg_lu import linalg_lu_solve as lu_solve
@@ -42,8 +43,9 @@ from vfw.frontends.torch._linalg_norms import (
 )
 from vfw.frontends.torch._linalg_norms import linalg_cross as cross
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
-           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+           "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv",
            "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
 __all__ += ["cond", "householder_product", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "tensorinv", "tensorsolve",
             "vander"]
