@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.autograd.gradcheck import check_gradient
-from tests.ops.oracle import assert_same, check_op, rand
+from tests.ops.oracle import assert_same, check_op, onnx_run, rand
 from tests.ops.test_conv import _ref_conv_transpose
 from vfw.core import run
 
@@ -66,9 +66,9 @@ def test_conv_in_blocks_of_output_rows(monkeypatch, xs, ws, attrs, dtype):
 
     blocks = []
 
-    def spy(wr, view, y, rows, perm):
+    def spy(wr, view, y, rows, *rest):
         blocks.append(rows)
-        return gemm_by_rows(wr, view, y, rows, perm)
+        return gemm_by_rows(wr, view, y, rows, *rest)
 
     gemm_by_rows = conv_module._gemm_by_rows
     monkeypatch.setattr(conv_module, "_gemm_by_rows", spy)
@@ -88,3 +88,39 @@ def test_conv_in_blocks_of_output_rows(monkeypatch, xs, ws, attrs, dtype):
         out = np.empty(op(x, w, b).shape, dtype)
         assert op(x, w, b, out=out) is out
         assert_same(out, op(x, w, b), 0, 0)
+
+
+@pytest.mark.parametrize("xs, ws, attrs", [
+    ((1, 8, 12, 12), (24, 8, 1, 1), {}),  # 1x1 over X itself: X copied with a row of ones
+    ((3, 4, 10, 9), (6, 4, 1, 1), {}),  # the same, batched
+    ((1, 4, 14, 13), (8, 4, 3, 3), {"pads": [1, 1, 1, 1]}),  # one item: columns copied, the GEMM writes Y
+    ((4, 3, 12, 12), (5, 3, 3, 3), {"pads": [1, 0, 2, 1], "strides": [2, 1]}),  # a batch slice, batch-inner
+    ((2, 2, 12, 12), (16, 2, 2, 2), {}),  # more output rows than column rows: one GEMM per item
+    ((2, 6, 10, 10), (9, 2, 3, 3), {"group": 3, "dilations": [2, 1], "pads": [2, 2, 1, 1]}),
+    ((1, 3, 9, 6, 7), (4, 3, 2, 3, 2), {}),  # 3-D
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_conv_bias_as_gemm_column(monkeypatch, xs, ws, attrs, dtype):
+    """Where the outputs far outnumber the weights, the bias rides in the GEMM (a column of the weights against a
+    row of ones below the columns): the results are ONNX's, with and without ``out``."""
+    from vfw.core import make_op
+    from vfw.core.ops import conv as conv_module
+
+    widened = []
+
+    def spy(wr, b):
+        widened.append(wr.shape)
+        return with_bias(wr, b)
+
+    with_bias = conv_module._with_bias
+    monkeypatch.setattr(conv_module, "_with_bias", spy)
+    x, w, b = rand(xs, dtype), rand(ws, dtype, seed=1), rand((ws[0],), dtype, seed=2)
+    tol = 1e-4 if dtype != np.float16 else 2e-2
+    expected = onnx_run("Conv", [x, w, b], attrs)[0]
+    op = make_op("Conv", attrs)
+    assert_same(op(x, w, b), expected, tol, tol)
+    assert widened  # the bias went into the GEMM
+    out = np.empty(expected.shape, dtype)
+    result = op(x, w, b, out=out)
+    assert_same(result, expected, tol, tol)
+    assert (result is out) == (dtype != np.float16)  # half precision computes in float32, then casts
