@@ -8,6 +8,7 @@ from vfw.frontends.torch import (
     _copy_variants,
     _creation,
     _gamma_inc,
+    _gradient,
     _histogram,
     _index_builders,
     _indexing,
@@ -19,6 +20,7 @@ from vfw.frontends.torch import (
     _linalg_lu,
     _linalg_norms,
     _linalg_qr_lu,
+    _lowrank,
     _masked,
     _nn_extras,
     _numeric,
@@ -28,11 +30,13 @@ from vfw.frontends.torch import (
     _scan,
     _scatter,
     _searching,
+    _segment_reduce,
     _shape,
     _sorting,
     _special_functions,
     _statistics,
     _stft,
+    _storage,
     _strided,
     _tensor_extras,
     _tensor_misc,
@@ -51,6 +55,7 @@ FAMILIES = [
     _shape, _joining, _layout, _typing, _index_builders, _strided,
     _tensor_misc, _windows, _nn_extras, _histogram, _linalg_extras, _linalg_lu, _buffers, _gamma_inc,
     _tensor_extras, _copy_variants, _linalg_qr_lu, _complex, _stft,
+    _gradient, _segment_reduce, _lowrank, _storage,
 ]
 
 

@@ -1,6 +1,7 @@
-"""torch.autograd: backward, grad, custom Functions, gradient-mode switches, functional, gradcheck, anomaly mode."""
+"""torch.autograd: backward, grad, custom Functions, gradient-mode switches, functional, gradcheck, anomaly mode,
+``graph`` (saved-tensor hook contexts)."""
 
-from vfw.frontends.torch.autograd import anomaly_mode, function, functional  # noqa: F401
+from vfw.frontends.torch.autograd import anomaly_mode, function, functional, graph  # noqa: F401
 from vfw.frontends.torch.autograd._engine import backward, grad  # noqa: F401
 from vfw.frontends.torch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from vfw.frontends.torch.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401

@@ -1,14 +1,16 @@
-"""LayerNorm, GroupNorm, LocalResponseNorm, RMSNorm."""
+"""LayerNorm, GroupNorm, LocalResponseNorm, CrossMapLRN2d, RMSNorm."""
 
 import numbers
 
-from vfw.frontends.torch import _creation
+import numpy as np
+
+from vfw.frontends.torch import _creation, _joining
 from vfw.frontends.torch.nn import init
 from vfw.frontends.torch.nn.functional import _normalization as F
 from vfw.frontends.torch.nn.modules.module import Module
 from vfw.frontends.torch.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm", "CrossMapLRN2d", "RMSNorm"]
 
 
 def _shape_tuple(normalized_shape):
@@ -136,6 +138,47 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """The legacy cross-channel LRN of 4-D inputs: ``x / (k + alpha / size * S)^beta``.
+
+    ``S`` sums the squares of channels ``c - (size - 1) // 2 ... c + (size - 1) // 2`` and, as torch's kernel does
+    (its running window never drops the first channel), also channel 0's square for every later channel.
+
+    Parameters
+    ----------
+    size : int
+        Channels in the window.
+    alpha, beta, k : float
+
+    Shape: input ``(N, C, H, W)``, output the same.
+    """
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        channels, half = input.shape[1], (self.size - 1) // 2
+        squares = input * input
+        # Window sums from a running sum over channels: totals[c] = squares[0] + ... + squares[c - 1].
+        totals = _joining.cat([_creation.zeros_like(squares.narrow(1, 0, 1)), squares.cumsum(1)], 1)
+        position = np.arange(channels)
+        upper = _creation.tensor(np.minimum(position + half + 1, channels))
+        lower = _creation.tensor(np.maximum(position - half, 0))
+        window = totals.index_select(1, upper) - totals.index_select(1, lower)
+        beyond_first = _creation.tensor((position > half).astype(np.float64), dtype=input.dtype).reshape(1, -1, 1, 1)
+        window = window + squares.narrow(1, 0, 1) * beyond_first
+        return input * (self.k + self.alpha / self.size * window) ** (-self.beta)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

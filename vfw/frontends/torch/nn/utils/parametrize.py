@@ -36,7 +36,10 @@ class ParametrizationList(ModuleList):
         super().__init__(modules)
         self.unsafe = unsafe
         inverse = getattr(modules[0], "right_inverse", None)
-        stored = inverse(original) if inverse is not None else original
+        try:
+            stored = inverse(original) if inverse is not None else original
+        except NotImplementedError:  # as in torch: a right_inverse that cannot invert counts as the identity
+            stored = original
         if isinstance(stored, (tuple, list)):
             self.is_tensor, self.ntensors = False, len(stored)
             for i, value in enumerate(stored):
