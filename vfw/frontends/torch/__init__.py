@@ -119,8 +119,12 @@ for _module in (*_methods.FAMILIES, _nn_ops, _nn_native, _api_extras, _functiona
 _methods.install(Tensor)
 del _module
 
-from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, func  # noqa: E402,F401
+from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, func, sparse  # noqa: E402,F401
 from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403
+from vfw.frontends.torch._sparse import sparse_coo_tensor  # noqa: E402,F401
+from vfw.frontends.torch._sparse_csr import sparse_csr, sparse_csr_tensor  # noqa: E402,F401
+from vfw.frontends.torch._sparse_ops import hspmm, smm  # noqa: E402,F401
+from vfw.frontends.torch._sparse_ops import mm as spmm  # noqa: E402,F401
 from vfw.frontends.torch.amp import GradScaler, autocast  # noqa: E402,F401
 from vfw.frontends.torch.func import vmap  # noqa: E402,F401
 

@@ -217,7 +217,7 @@ def matmul_name(*args, **kwargs):
     """``matmul`` is ``dot``/``mv``/``mm`` for vectors and matrices; torch reshapes batched operands around a
     ``bmm`` (ending in an unsafe view, or a clone for a matrix times a batch) and a vector times a matrix
     around an ``mm`` (ending in a squeeze)."""
-    ranks = (_argument(args, kwargs, 0, "input").array.ndim, _argument(args, kwargs, 1, "other").array.ndim)
+    ranks = (_argument(args, kwargs, 0, "input").ndim, _argument(args, kwargs, 1, "other").ndim)  # (sparse too)
     if max(ranks) <= 2:
         return _VECTOR_PRODUCT_NAMES.get(ranks, "MmBackward0")
     return "CloneBackward0" if ranks[0] == 2 else "UnsafeViewBackward0"

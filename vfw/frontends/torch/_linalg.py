@@ -17,6 +17,7 @@ from vfw.core.autograd import is_grad_enabled
 from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch._config import strided as _strided
 from vfw.frontends.torch._dispatch import (
     as_torch,
     broadcast_mismatch,
@@ -156,6 +157,8 @@ def matmul(input, other, *, out=None):
         Of one dtype (torch does not promote here).
     out : Tensor, optional
     """
+    if getattr(input, "layout", _strided) is not _strided:  # sparse: its own product (vfw.torch._sparse_ops)
+        return input.matmul(other)
     tensor_arg(input, "matmul")
     tensor_arg(other, "matmul", "other", 2)
     return _product(input, other, out, "matmul", '"dot"' if input.array.ndim == other.array.ndim == 1 else
@@ -164,6 +167,8 @@ def matmul(input, other, *, out=None):
 
 def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D tensors, no broadcasting)."""
+    if getattr(input, "layout", _strided) is not _strided:  # sparse: its own product (vfw.torch._sparse_ops)
+        return input.mm(mat2)
     if not isinstance(input, CoreTensor) or not isinstance(mat2, CoreTensor):
         tensor_arg(input, "mm")
         tensor_arg(mat2, "mm", "mat2", 2)
@@ -353,6 +358,9 @@ def _gemm(alpha, beta):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
+    if getattr(mat1, "layout", _strided) is not _strided:  # sparse: vfw.torch.sparse.addmm
+        from vfw.frontends.torch import sparse
+        return sparse.addmm(input, mat1.to_sparse(), mat2, beta=beta, alpha=alpha)
     try:
         a, m1, m2 = input.array, mat1.array, mat2.array
     except AttributeError:

@@ -403,10 +403,12 @@ class Tensor(CoreTensor):
             if not isinstance(value, CoreTensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value.array.shape != self.array.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: {list(value.array.shape)} vs "
+            sparse = getattr(value, "is_sparse", False)  # (a sparse tensor has no dense array)
+            shape = tuple(value.shape) if sparse else value.array.shape
+            if shape != self.array.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: {list(shape)} vs "
                                    f"{list(self.array.shape)}")
-            if value.array.dtype != self.array.dtype:
+            if (value.dtype is not self.dtype) if sparse else value.array.dtype != self.array.dtype:
                 raise RuntimeError("assigned grad has data of a different type")
         self._grad = value
 

@@ -181,12 +181,17 @@ def _implied_dtypes():
     return (default, _dtype.int64, _dtype.bool, complex_default)
 
 
-def tensor_repr(t):
-    """``repr(t)`` as torch writes it: ``tensor([...], dtype=..., requires_grad=True)``."""
+def tensor_repr(t, part_column=None):
+    """``repr(t)`` as torch writes it: ``tensor([...], dtype=..., requires_grad=True)``.
+
+    ``part_column``: the text is a part of a sparse tensor's repr (its indices or values) starting at that
+    column: lines wrap and indent from there, with no dtype or autograd suffix and ``size=`` for every empty
+    tensor.
+    """
     array = t.array
     dtype = _dtype._FROM_NP[array.dtype]
     edge, linewidth = PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth
-    indent = len(_PREFIX)
+    indent = len(_PREFIX) + (part_column or 0)
     suffixes = []
     if array.size == 0:
         body = "[]"
@@ -210,6 +215,10 @@ def tensor_repr(t):
                 grid[:] = strs
                 body = _block(grid.reshape(shown.shape), cut, edge, indent, width, linewidth)
         show_dtype = dtype not in _implied_dtypes()
+    if part_column is not None:
+        sized = array.size == 0 and array.ndim == 1
+        return _with_suffixes(_PREFIX + body, [f"size={tuple(array.shape)}"] if sized else suffixes, indent,
+                              linewidth) + ")"
     if show_dtype:
         suffixes.append(f"dtype={dtype!r}")
     grad_fn = t.grad_fn
@@ -220,10 +229,14 @@ def tensor_repr(t):
     return _with_suffixes(_PREFIX + body, suffixes, indent, linewidth) + ")"
 
 
-def _with_suffixes(text, suffixes, indent, linewidth):
-    """Append ``, suffix`` items, starting a new line (at ``indent``) for one that would pass ``linewidth``."""
+def _with_suffixes(text, suffixes, indent, linewidth, column=None):
+    """Append ``, suffix`` items, starting a new line (at ``indent``) for one that would pass ``linewidth``.
+
+    ``column``: where ``text``'s last line ends when it ends with a suffix that began a line (sparse reprs).
+    """
     # As torch: a suffix after the tensor's own text gets two columns less room than one after a wrap.
-    column = len(text) - text.rfind("\n") + 1
+    if column is None:
+        column = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
         if column + len(suffix) + 2 > linewidth:
             text += ",\n" + " " * indent + suffix

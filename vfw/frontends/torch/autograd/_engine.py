@@ -83,9 +83,13 @@ def accumulate_grad(leaf, g, create_graph=False):
         trace.refuse("backward() accumulates gradients into .grad, which graphs do not replay (compute them with "
                      "torch.autograd.grad in traced code)")
     g = _dispatch.as_torch(g)
+    prev = getattr(leaf, "_grad", None)
+    if g.is_sparse or prev is not None and prev.is_sparse:  # Embedding(sparse=True)'s gradients
+        from vfw.frontends.torch import _sparse_ops
+        leaf._grad = g.detach() if prev is None else _sparse_ops.accumulated(prev, g.detach())
+        return
     if not create_graph and g.grad_node is not None:
         g = _dispatch.wrap(g.array)
-    prev = getattr(leaf, "_grad", None)
     if prev is None:
         arr = g.array
         # Gradients may be read-only broadcasts, views of other gradients or shared between inputs:
@@ -130,15 +134,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for leaf, g in pairs:
         if g is None:
             continue
-        if id(g.array) in given:  # one array handed to two leaves (e.g. both inputs of an add)
-            g = _dispatch.wrap(g.array.copy()) if g.grad_node is None else g
-        given.add(id(g.array))
+        if not getattr(g, "is_sparse", False):  # (a sparse gradient is made for its leaf alone)
+            if id(g.array) in given:  # one array handed to two leaves (e.g. both inputs of an add)
+                g = _dispatch.wrap(g.array.copy()) if g.grad_node is None else g
+            given.add(id(g.array))
         g = _leaf_hooks(leaf, _dispatch.as_torch(g))
         if leaf.grad_node is None or not getattr(leaf, "_retains_grad", False):  # else its hook stored it
             accumulate_grad(leaf, g, create_graph)
             for hook in getattr(leaf, "__dict__", {}).get("_post_accumulate_grad_hooks", ()):
-                hook(leaf)  # Tensor.register_post_accumulate_grad_hook
+                _check_post_accumulate_result(hook(leaf))  # Tensor.register_post_accumulate_grad_hook
     _run_queued_callbacks()
+
+
+def _check_post_accumulate_result(result):
+    """A post-accumulate-grad hook must return None: torch's TypeError for a non-tensor, RuntimeError for a tensor."""
+    if result is None:
+        return
+    if isinstance(result, CoreTensor):
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

@@ -28,6 +28,7 @@ class InPlaceOptimizer(Optimizer):
     _scratch_count = 2  # scratch arrays the update rule needs
     _capturable_message = f"If capturable=True, params and state_steps must be on supported devices: " \
                           f"{_CAPTURABLE_DEVICES}."
+    _sparse_refusal = "{name} does not support sparse gradients"  # torch's words (most optimizers)
 
     def _hyperparameters(self, group):
         """The keyword arguments of the update rule for ``group`` (read once per group and step)."""
@@ -99,10 +100,18 @@ class InPlaceOptimizer(Optimizer):
                     _refuse_differentiable_step(p)
                 if not p.array.flags.writeable:
                     _dispatch.check_writeable(p, f"{type(self).__name__}.step")
+                if getattr(grad, "is_sparse", False):  # Embedding(sparse=True)'s gradients
+                    self._sparse_step(p, grad, state, hyper)
+                    _bump_version(p)
+                    continue
                 arrays, kwargs = self._prepare(p.array, grad.array, state, hyper)
                 self._apply(arrays, kwargs, count)
                 _bump_version(p)
         return loss
+
+    def _sparse_step(self, p, grad, state, hyper):
+        """Update ``p`` from a sparse COO gradient (optimizers that support it override this)."""
+        raise RuntimeError(self._sparse_refusal.format(name=type(self).__name__))
 
     def _apply(self, arrays, kwargs, count):
         """Run the update rule on whole arrays, or block by block over large contiguous ones."""

@@ -1,6 +1,6 @@
 """torch.optim.Adagrad."""
 
-from vfw.frontends.torch.optim import _functional
+from vfw.frontends.torch.optim import _functional, _sparse_updates
 from vfw.frontends.torch.optim._inplace import (
     InPlaceOptimizer,
     check_at_least_zero,
@@ -67,3 +67,6 @@ class Adagrad(InPlaceOptimizer):
 
     def _prepare(self, p, g, state, hyper):
         return (p, g, state["sum"].array), dict(hyper, step=next_step(state))
+
+    def _sparse_step(self, p, grad, state, hyper):
+        _sparse_updates.adagrad(p, grad, state["sum"].array, step=next_step(state), **hyper)

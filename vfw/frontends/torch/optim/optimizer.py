@@ -339,6 +339,8 @@ def _state_like_param(param, value, step_to_float32, key=None):
     if isinstance(value, CoreTensor):
         if key == "step":
             return _dispatch.cast(value, np.dtype(np.float32)) if step_to_float32 else value
+        if getattr(value, "is_sparse", False):  # a sparse momentum buffer (SGD with sparse gradients)
+            return value.to(param.dtype)
         if param.array.dtype.kind == "f" or param.array.dtype == _BFLOAT16:
             return _dispatch.cast(_dispatch.as_torch(value), param.array.dtype)
         return value

@@ -3,7 +3,7 @@
 import numpy as np
 
 from vfw.frontends.torch import _dispatch
-from vfw.frontends.torch.optim import _functional
+from vfw.frontends.torch.optim import _functional, _sparse_updates
 from vfw.frontends.torch.optim._inplace import InPlaceOptimizer, check_at_least_zero, check_fused, check_lr, scalar
 
 __all__ = ["SGD"]
@@ -73,3 +73,6 @@ class SGD(InPlaceOptimizer):
         buf = np.empty_like(p)
         state["momentum_buffer"] = _dispatch.wrap(buf)
         return (p, g, buf), dict(hyper, first=True)
+
+    def _sparse_step(self, p, grad, state, hyper):
+        _sparse_updates.sgd(p, grad, {} if state is None else state, **hyper)

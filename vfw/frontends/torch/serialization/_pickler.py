@@ -12,11 +12,11 @@ from collections import Counter, OrderedDict
 
 import numpy as np
 
-from vfw.frontends.torch import _dtype
+from vfw.frontends.torch import _config, _dtype
 from vfw.frontends.torch._device import device
 from vfw.frontends.torch._size import Size
 from vfw.frontends.torch._tensor import Tensor
-from vfw.frontends.torch.serialization import _storage
+from vfw.frontends.torch.serialization import _sparse_records, _storage
 
 _BATCH = 1000  # items per APPENDS/SETITEMS, as pickle does
 _SUPPORTED = ("tensors, Parameters, numbers, strings, bytes, None, torch.Size, dtypes, devices and dict/OrderedDict/"
@@ -64,7 +64,7 @@ class CheckpointPickler:
         if write is not None:
             write(obj)
         elif isinstance(obj, Tensor):
-            self._tensor(obj)
+            self._tensor(obj) if obj.layout is _config.strided else self._sparse_tensor(obj)
         else:
             hint = "; save module.state_dict() instead" if hasattr(obj, "state_dict") else ""
             raise TypeError(f"vfw.torch.save cannot save an object of type {type(obj).__module__}."
@@ -248,6 +248,18 @@ class CheckpointPickler:
             self.out += pickle.TUPLE + pickle.REDUCE
         else:
             self._rebuild_call(t, t.requires_grad)
+        self._put(("id", id(t)), t)
+
+    def _sparse_tensor(self, t):
+        """torch's record: ``_rebuild_sparse_tensor(_get_layout(name), parts)``."""
+        if self._get(("id", id(t))):
+            return
+        layout, parts = _sparse_records.save_parts(t)
+        self._global("torch._utils", "_rebuild_sparse_tensor")
+        self.out += pickle.MARK
+        self._reduce("torch.serialization", "_get_layout", (layout,))
+        self._items(parts, pickle.MARK, pickle.TUPLE)
+        self.out += pickle.TUPLE + pickle.REDUCE
         self._put(("id", id(t)), t)
 
     @staticmethod

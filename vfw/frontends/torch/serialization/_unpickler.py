@@ -17,7 +17,7 @@ from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._device import device
 from vfw.frontends.torch._size import Size
 from vfw.frontends.torch._tensor import Tensor
-from vfw.frontends.torch.serialization import _storage
+from vfw.frontends.torch.serialization import _sparse_records, _storage
 
 _POLICY = ("vfw.torch.load never unpickles arbitrary Python objects (weights_only=False does not change that): it "
            "rebuilds only tensors, Parameters, torch.Size, dtypes, devices, numbers, strings, bytes and plain "
@@ -99,6 +99,8 @@ def _tables():
         ("torch.nn.parameter", "Parameter"): (_storage.PARAMETER, None),
         ("torch._tensor", "_rebuild_from_type_v2"): (_storage._rebuild_from_type_v2,) * 2,
         ("torch.storage", "UntypedStorage"): (_storage.UNTYPED, None),
+        ("torch._utils", "_rebuild_sparse_tensor"): (_sparse_records.rebuild_sparse_tensor,) * 2,
+        ("torch.serialization", "_get_layout"): (_sparse_records.get_layout,) * 2,
     }
     named.update({("torch._utils", n): (f, f) for n, f in _storage.REBUILD_FUNCTIONS.items()})
     named.update({("torch", n): (t, None) for n, t in _storage.STORAGE_TYPES.items()})

@@ -3,15 +3,17 @@
 ``embedding`` and ``embedding_bag`` run the engine's Embedding / EmbeddingBag ops (index
 checks, padding rows without gradient, frequency-scaled gradients, bag reductions).
 ``max_norm`` renormalizes the looked-up rows of the weight in place first, as torch does
-(outside autograd; a graph trace refuses it).  ``sparse=True`` is accepted, but the
-weight's gradient is a dense tensor (vfw has no sparse tensors).
+(outside autograd; a graph trace refuses it).  With ``sparse=True`` the weight's gradient is
+a sparse COO tensor, as torch makes it (``vfw.torch._sparse_ops``).
 """
 
 import warnings
 
 import numpy as np
 
+from vfw.core import autograd
 from vfw.core import dtypes as dt
+from vfw.frontends.torch import _sparse_ops
 from vfw.frontends.torch._dispatch import bump_version, call, cast, new_tensor, op, type_name
 from vfw.frontends.torch._pointwise import _op, _run, tensor_arg
 
@@ -71,7 +73,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     scale_grad_by_freq : bool
         Divide each row's gradient by how often its index occurs in ``input``.
     sparse : bool
-        Accepted; the gradient is dense in vfw.
+        Make ``weight``'s gradient a sparse COO tensor (one entry per looked-up index).
 
     Returns
     -------
@@ -86,7 +88,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise RuntimeError("'weight' must be 2-D")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
+    if sparse and _sparse_grad_wanted(weight):
+        return _sparse_ops.embedding_sparse_grad(weight, input, _dense_lookup(pad), pad, scale_grad_by_freq)
     return _run(_op("Embedding", padding_idx=pad, scale_grad_by_freq=int(bool(scale_grad_by_freq))), weight, input)
+
+
+def _sparse_grad_wanted(weight):
+    # A weight computed from others passes its gradient on to their (dense) gradients: the dense lookup serves
+    # (torch's sparse gradient is densified there).
+    return weight.requires_grad and weight.grad_node is None and autograd.is_grad_enabled()
+
+
+def _dense_lookup(pad):
+    return lambda weight, input: _run(_op("Embedding", padding_idx=pad, scale_grad_by_freq=0), weight, input)
 
 
 def _bag_padding(padding_idx, num_embeddings):
@@ -165,6 +179,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
                       "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
         weight, input = input, weight
+    if sparse and mode != "max" and _sparse_grad_wanted(weight):
+        if max_norm is not None:
+            _renorm_rows(weight, input, max_norm, norm_type)
+        _check_indices(input, "embedding_bag")
+        pad = _bag_padding(padding_idx, weight.array.shape[0])
+        try:
+            return _sparse_ops.embedding_bag_sparse_grad(
+                embedding_bag, _dense_lookup(-1), input, weight, pad, scale_grad_by_freq, offsets=offsets, mode=mode,
+                per_sample_weights=per_sample_weights, include_last_offset=include_last_offset)
+        except IndexError as e:  # torch reports an index outside the table as a RuntimeError here
+            raise RuntimeError(str(e)) from None
     listed_bags = input.array.ndim == 1  # 2-D input: offsets made here, the last one the number of entries
     input, offsets, per_sample_weights = _bag_arguments(input, weight, offsets, per_sample_weights, mode,
                                                         scale_grad_by_freq, sparse, bool(include_last_offset))

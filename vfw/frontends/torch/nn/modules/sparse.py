@@ -62,7 +62,7 @@ class Embedding(_Table):
     scale_grad_by_freq : bool
         Divide gradients by the frequency of each index in the batch.
     sparse : bool
-        Accepted for compatibility; the gradient is dense in vfw.
+        Make the weight's gradient a sparse COO tensor (one entry per looked-up index), as torch does.
     device, dtype : optional
 
     Shape: input ``(*)`` int64/int32 indices, output ``(*, embedding_dim)``.
