@@ -30,6 +30,7 @@ from vfw.core.ops._common import array_of, execute, int64s, non_negative, positi
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
+    columns,
     compute_dtype,
     output_geometry,
     pad,
@@ -128,21 +129,10 @@ def _conv_infer(attrs, infos):
     return [TensorInfo((x.shape[0], geo[-1]) + geo[4], x.dtype)]
 
 
-def _columns(block, shape, ones):
-    """im2col: the window view ``block`` (axes in the GEMM's order) copied into C-contiguous columns of ``shape``
-    (``(..., rows, pixels)``), with ``ones`` a last row of ones below them (the bias row: see ``_with_bias``)."""
-    if not ones:
-        return np.ascontiguousarray(block).reshape(shape)
-    cols = np.empty(shape[:-2] + (shape[-2] + 1, shape[-1]), block.dtype)
-    cols[..., -1, :] = 1
-    np.copyto(np.reshape(cols[..., :-1, :], block.shape, copy=False), block)
-    return cols
-
-
 def _with_bias(wr, b):
-    """The grouped weights ``(G, mg, cg * k)`` with the bias as one more column, for columns with a row of ones:
-    the GEMM then adds the bias (a pass over the output less; after the GEMM that pass costs about as much as a
-    GEMM of 16 input channels: a 1x1 convolution of 16 -> 64 channels at 55x55, 0.13 -> 0.05 ms)."""
+    """The grouped weights ``(G, mg, cg * k)`` with the bias as one more column, for columns with a row of ones
+    (:func:`~vfw.core.ops._windows.columns`): the GEMM then adds the bias (a 1x1 convolution of 16 -> 64 channels
+    at 55x55: 0.13 -> 0.05 ms)."""
     return np.concatenate([wr, b.reshape(wr.shape[:2] + (1,)).astype(wr.dtype, copy=False)], axis=2)
 
 
@@ -156,7 +146,7 @@ def _gemm_by_rows(wr, view, y, rows, perm, ones):
     k = wr.shape[2] - ones
     for r in range(0, view.shape[axis], rows):
         block = view[(slice(None),) * axis + (slice(r, r + rows),)].transpose(perm)
-        cols = _columns(block, (wr.shape[0], k, block.size // (wr.shape[0] * k)), ones)
+        cols = columns(block, (wr.shape[0], k, block.size // (wr.shape[0] * k)), -2 if ones else None)
         np.matmul(wr, cols, out=y[:, :, r * per_row:r * per_row + cols.shape[2]])
 
 
@@ -213,7 +203,7 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
         direct = out is not None and ct == x.dtype and out.flags.c_contiguous
         if chunk is None:
             cols = window_view(xp, layout)  # a view of X
-            cols = _columns(cols, cols_shape, True) if ones else cols.reshape(cols_shape)
+            cols = columns(cols, cols_shape, -2) if ones else cols.reshape(cols_shape)
             y = np.matmul(wr, cols, out=out.reshape(y_shape) if direct else None).reshape(out_shape)
         else:
             y = out.reshape(y_shape) if direct else np.empty(y_shape, ct)
@@ -225,9 +215,11 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
                     _gemm_by_rows(wr, view, y[start], rows, perm, ones)
                     continue
                 if not inner:
-                    np.matmul(wr, _columns(view, (nb,) + cols_shape[1:], ones), out=y[start:start + nb])
+                    np.matmul(wr, columns(view, (nb,) + cols_shape[1:], -2 if ones else None),
+                              out=y[start:start + nb])
                     continue
-                cols = _columns(view.transpose(perm), (w_shape[0], w_shape[2], nb * cols_shape[3]), ones)
+                cols = columns(view.transpose(perm), (w_shape[0], w_shape[2], nb * cols_shape[3]),
+                               -2 if ones else None)
                 if nb == 1:  # (group, mg, 1, pixels) is the item's own layout: the GEMM writes it in place
                     np.matmul(wr, cols, out=y[start])
                 else:

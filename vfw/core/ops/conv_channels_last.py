@@ -26,7 +26,7 @@ from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
 from vfw.core.ops._channels_last import WINDOW_ATTRS, Window, batch_chunk
 from vfw.core.ops._common import array_of, execute, int64s, positive
-from vfw.core.ops._windows import bounded_cache, compute_dtype
+from vfw.core.ops._windows import bounded_cache, columns, compute_dtype
 from vfw.core.registry import Attr, TensorInfo, defop
 
 # column elements (2 MiB of float32) above which the batch is processed in slices: a slice's columns are still in
@@ -74,22 +74,22 @@ class _Plan:
                 extents = [(k - 1) * d for k, d in zip(self.kernel, window.dilations)]
                 self.full = Window(op, nd, None, window.dilations, extents + extents)
 
-    def columns(self, xp):
-        """im2col of a batch slice of the padded input: ``(group, rows, prod(K) * C / group)``."""
+    def columns(self, xp, ones=False):
+        """im2col of a batch slice of the padded input: ``(group, rows, prod(K) * C / group)``, with ``ones`` a last
+        column of ones (for weights with the bias as their last row)."""
         view = self.window.view(xp, self.kernel, self.out)
         rows = len(xp) * self.npix
+        nd = self.window.nd
         if self.group == 1 and self.c < _TAP_MAJOR_CHANNELS:
             # few channels (a first layer): a row of C * prod(K) scattered elements per output pixel copies slowly;
             # tap-major columns copy runs of output pixels and are the GEMMs' transposed operand (2x faster overall)
-            nd = self.window.nd
             order = tuple(range(nd + 1, 2 * nd + 2)) + tuple(range(nd + 1))
-            return np.ascontiguousarray(view.transpose(order)).reshape(1, self.k * self.c, rows).transpose(0, 2, 1)
+            return columns(view.transpose(order), (1, self.k * self.c, rows), -2 if ones else None).transpose(0, 2, 1)
         if self.group == 1:
-            return view.reshape(1, rows, self.k * self.c)
-        nd = self.window.nd
+            return columns(view, (1, rows, self.k * self.c), -1 if ones else None)
         view = view.reshape(view.shape[:-1] + (self.group, self.cg))
         order = (2 * nd + 1,) + tuple(range(2 * nd + 1)) + (2 * nd + 2,)
-        return np.ascontiguousarray(view.transpose(order)).reshape(self.group, rows, self.k * self.cg)
+        return columns(view.transpose(order), (self.group, rows, self.k * self.cg), -1 if ones else None)
 
     def grouped_filter(self, w):
         """The filter as ``(group, prod(K) * C / group, M / group)``."""
@@ -113,15 +113,14 @@ class _Plan:
                 y += bias.reshape(self.c, self.mg)
             return y
         wg = self.grouped_filter(w)
+        if bias is not None:  # the bias as the weights' last row, against a column of ones (see _windows.columns)
+            wg = np.concatenate([wg, bias.reshape(self.group, 1, self.mg)], axis=1)
         shape = (self.group, self.n * self.npix, self.mg)
         y = np.empty(shape, xp.dtype) if out is None else out.reshape(shape)
-        grouped_bias = None if bias is None else bias.reshape(self.group, 1, self.mg)
         for start in range(0, self.n, self.chunk):
             part = xp[start:start + self.chunk]
             rows = y[:, start * self.npix:(start + len(part)) * self.npix]
-            np.matmul(self.columns(part), wg, out=rows)
-            if grouped_bias is not None:
-                rows += grouped_bias  # while the slice is in cache (a pass over Y less)
+            np.matmul(self.columns(part, bias is not None), wg, out=rows)
         return y[0] if self.group == 1 else np.ascontiguousarray(y.transpose(1, 0, 2))
 
     def add_transposed(self, xp, dy, w):
