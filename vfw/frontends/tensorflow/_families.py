@@ -19,6 +19,7 @@ from vfw.frontends.tensorflow import (
     _creation,
     _creation_sequences,
     _debugging_ops,
+    _fftnd_raw_ops,
     _function,
     _functional_ops,
     _gradients,
@@ -30,6 +31,7 @@ from vfw.frontends.tensorflow import (
     _indexed_slices,
     _init_ops,
     _linalg_decomp,
+    _linalg_eig,
     _linalg_lu,
     _linalg_norms,
     _linalg_ops,
@@ -57,7 +59,11 @@ from vfw.frontends.tensorflow import (
     _random_generator,
     _random_ops,
     _random_stateless,
+    _signal_dct,
     _signal_fft,
+    _signal_fftnd,
+    _signal_mel,
+    _signal_windows,
     _sparse_embedding,
     _sparse_ops,
     _sparse_reduce,
@@ -77,7 +83,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _ragged, _string_ops, _nn_candidates, _nn_sampled, _nn_ctc_decode, _nn_morphology, _nn_isotonic,
             _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops,
             _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint,
-            _complex_ops, _signal_fft]
+            _complex_ops, _signal_fft, _signal_fftnd, _fftnd_raw_ops,
+            _signal_windows, _signal_dct, _signal_mel, _linalg_eig]
 
 
 def names(namespace):

@@ -194,7 +194,7 @@ def truncatemod(x, y, name=None):
 
 
 # -- pow -----------------------------------------------------------------------------------------
-_POW = OpTypes("Pow", "F I")
+_POW = OpTypes("Pow", "F I C")
 _WIDENED = np.dtype(np.int32)
 
 
@@ -223,6 +223,8 @@ def pow(x, y, name=None):  # noqa: A001  (tf.pow)
     check_broadcast("Pow", x.array, y.array)
     if d.kind == "i" and (y.array < 0).any():
         raise op_error("Integers to negative integer powers are not allowed", "Pow")
+    if d.kind == "c":  # the engine's complex gradients are TF's: conj(y x**(y-1)) and conj(x**y log x)
+        return call("Pow", x, y, tf_op="Pow")
     return with_gradient(_pow_values, _pow_backward, x, y)
 
 

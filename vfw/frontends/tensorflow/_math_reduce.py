@@ -95,7 +95,7 @@ def _reduction(name, tf_op, engine_op, allowed="F I U"):
 
 reduce_sum = _reduction("reduce_sum", "Sum", "ReduceSum", "F I U C")
 reduce_mean = _reduction("reduce_mean", "Mean", "ReduceMean", "F I U C")
-reduce_prod = _reduction("reduce_prod", "Prod", "ReduceProd")
+reduce_prod = _reduction("reduce_prod", "Prod", "ReduceProd", "F I U C")
 reduce_max = _reduction("reduce_max", "Max", "ReduceMax")
 reduce_min = _reduction("reduce_min", "Min", "ReduceMin")
 

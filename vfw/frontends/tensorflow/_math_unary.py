@@ -72,19 +72,21 @@ _FLOAT_OPS = {
 }
 _TF_NAMES = {"log1p": "Log1p", "expm1": "Expm1"}  # the others are the capitalized engine names
 _STEP_FUNCTIONS = ("floor", "ceil")  # no gradient in TF
+# Those whose engine op also computes complex values (with TF's conjugated gradients), as TF's kernels do.
+_COMPLEX_TOO = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid")
 
-_functions = {name: unary(name, _TF_NAMES.get(name, engine_op), "F", engine_op,
+_functions = {name: unary(name, _TF_NAMES.get(name, engine_op), "F C" if name in _COMPLEX_TOO else "F", engine_op,
                           differentiable=name not in _STEP_FUNCTIONS)
               for name, engine_op in _FLOAT_OPS.items()}
 globals().update(_functions)
 
 abs = unary("abs", "Abs", "F I", "Abs", doc="Elementwise absolute value.")  # noqa: A001  (tf.abs)
-negative = unary("negative", "Neg", "F I", "Neg", doc="Elementwise ``-x``.")
-sign = unary("sign", "Sign", "F I", "Sign", doc="Elementwise sign: -1, 0 or 1 (NaN for NaN).")
-reciprocal = unary("reciprocal", "Reciprocal", "F I", "Reciprocal", kernels="F", doc="Elementwise ``1 / x``.")
-square = unary("square", "Square", "F I U", fast=np.square, compose=lambda x: call("Mul", x, x, tf_op="Square"),
+negative = unary("negative", "Neg", "F I C", "Neg", doc="Elementwise ``-x``.")
+sign = unary("sign", "Sign", "F I C", "Sign", doc="Elementwise sign: -1, 0 or 1 (NaN for NaN).")
+reciprocal = unary("reciprocal", "Reciprocal", "F I C", "Reciprocal", kernels="F C", doc="Elementwise ``1 / x``.")
+square = unary("square", "Square", "F I U C", fast=np.square, compose=lambda x: call("Mul", x, x, tf_op="Square"),
                doc="Elementwise ``x * x``.")
-rsqrt = unary("rsqrt", "Rsqrt", "F", fast=lambda a: np.reciprocal(np.sqrt(a)),
+rsqrt = unary("rsqrt", "Rsqrt", "F C", fast=lambda a: np.reciprocal(np.sqrt(a)),
               compose=lambda x: call("Reciprocal", call("Sqrt", x)), doc="Elementwise ``1 / sqrt(x)``.")
 rint = unary("rint", "Rint", "F", "Round", kernels="float32 float64", differentiable=False,
              doc="Elementwise rounding to the nearest integer, halves to even.")

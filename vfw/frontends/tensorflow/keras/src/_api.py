@@ -20,6 +20,7 @@ MODULES = [
     "layers.preprocessing_image_color",
     "layers.preprocessing_image_hsv", "layers.preprocessing_image_mix", "layers.preprocessing_image_blur",
     "layers.preprocessing_image_geometry",
+    "layers.preprocessing_audio",
     "losses", "metrics", "optimizers", "optimizers.schedules",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "saving.api", "ops", "legacy_aliases",

@@ -14,6 +14,7 @@ from vfw.frontends.tensorflow.keras.src.ops import (
     linalg,
     math,
     math_extra,
+    math_fft,
     nn,
     nn_conv,
     nn_extra,
@@ -29,7 +30,7 @@ from vfw.frontends.tensorflow.keras.src.ops import (
 )
 
 _MODULES = (numpy_elementwise, numpy_reduce, numpy_creation, numpy_array, numpy_extra, linalg, nn, nn_conv, nn_layers,
-            math, core, numpy_signal, numpy_counting, numpy_misc, nn_extra, math_extra)
+            math, core, numpy_signal, numpy_counting, numpy_misc, nn_extra, math_extra, math_fft)
 
 
 def _public_functions(module):
@@ -44,8 +45,8 @@ for _module in _MODULES:
     _FUNCTIONS.update(_public_functions(_module))
 globals().update(_FUNCTIONS)
 
-_LINALG = ["cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "lu_factor", "matrix_rank", "norm", "pinv",
-           "qr", "solve", "solve_triangular", "svd"]
+_LINALG = ["cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq", "lu_factor", "matrix_rank", "norm",
+           "pinv", "qr", "solve", "solve_triangular", "svd"]
 _PRODUCTS = ["cross", "dot", "einsum", "inner", "matmul", "outer", "slogdet", "tensordot", "vdot"]
 
 
@@ -54,7 +55,8 @@ def _names_of(*modules):
 
 
 # keras.ops has every function; keras.ops.nn, keras.ops.linalg and keras.ops.numpy group them as Keras does.
-API = {"ops": sorted(_FUNCTIONS), "ops.nn": _names_of(nn, nn_conv, nn_layers, nn_extra), "ops.linalg": _LINALG,
+API = {"ops": sorted(_FUNCTIONS), "ops.nn": sorted([*_names_of(nn, nn_conv, nn_layers, nn_extra), "polar"]),
+       "ops.linalg": _LINALG,
        "ops.numpy": sorted([*_names_of(numpy_elementwise, numpy_reduce, numpy_creation, numpy_array, numpy_extra,
                                       numpy_signal, numpy_counting, numpy_misc),
-                            *_PRODUCTS])}
+                            *_PRODUCTS, "angle"])}

@@ -166,10 +166,12 @@ def _merged_arguments(signature, tensors, attributes):
 # Keras' operation classes whose names are not the function's name in camel case, and the Keras modules of the
 # functions vfw's ops modules group differently (products with linalg, logdet with numpy...).
 _KERAS_CLASS_NAMES = {"searchsorted": "SearchSorted", "svd": "SVD", "cdist": "CDist", "psnr": "PSNR",
-                      "ctc_loss": "CTCLoss", "ctc_decode": "CTCDecode", "allclose": "AllClose", "isin": "IsIn"}
+                      "ctc_loss": "CTCLoss", "ctc_decode": "CTCDecode", "allclose": "AllClose", "isin": "IsIn",
+                      "fft": "FFT", "fft2": "FFT2", "ifft2": "IFFT2", "rfft": "RFFT", "irfft": "IRFFT", "stft": "STFT",
+                      "istft": "ISTFT"}
 _KERAS_FAMILIES = {"matmul": "numpy", "dot": "numpy", "tensordot": "numpy", "outer": "numpy", "inner": "numpy",
                    "vdot": "numpy", "einsum": "numpy", "cross": "numpy", "slogdet": "numpy", "logdet": "math",
-                   "lu_factor": "linalg"}
+                   "lu_factor": "linalg", "eig": "linalg", "angle": "numpy", "polar": "nn"}
 
 
 def _operation_class(function):
