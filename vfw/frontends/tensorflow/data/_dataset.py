@@ -258,6 +258,13 @@ class Dataset:
 
         return ScanDataset(self, initial_state, scan_func)
 
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """``(class, element)`` pairs resampled towards the class distribution ``target_dist`` (see
+        ``_resampling``)."""
+        from vfw.frontends.tensorflow.data._resampling import rejection_resample
+
+        return rejection_resample(self, class_func, target_dist, initial_dist, seed)
+
     def take_while(self, predicate, name=None):
         """A dataset of the elements until ``predicate`` first returns false."""
         from vfw.frontends.tensorflow.data._functional import TakeWhileDataset
