@@ -17,10 +17,13 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     dtypes,
     errors,
     image,
+    io,
     linalg,
+    lookup,
     math,
     nest,
     nn,
+    ragged,
     random,
     signal,
     sparse,
@@ -70,4 +73,7 @@ def __getattr__(name):
     if name in ("keras", "data", "distribute"):
         import importlib
         return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
+    if name in ("initializers", "losses", "metrics", "optimizers"):  # TF's lazy aliases of the tf.keras namespaces
+        import importlib
+        return importlib.import_module(f"vfw.frontends.tensorflow.keras.{name}")
     raise AttributeError(f"module 'tensorflow' has no attribute '{name}'")

@@ -30,11 +30,14 @@ from vfw.frontends.tensorflow import (
     _image_patches,
     _indexed_slices,
     _init_ops,
+    _io_example,
+    _io_ops,
     _linalg_decomp,
     _linalg_eig,
     _linalg_lu,
     _linalg_norms,
     _linalg_ops,
+    _lookup_ops,
     _math_incomplete,
     _math_ops,
     _math_special,
@@ -56,6 +59,7 @@ from vfw.frontends.tensorflow import (
     _nn_space_to_batch,
     _print,
     _ragged,
+    _ragged_ops,
     _random_generator,
     _random_ops,
     _random_stateless,
@@ -84,7 +88,7 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops,
             _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint,
             _complex_ops, _signal_fft, _signal_fftnd, _fftnd_raw_ops,
-            _signal_windows, _signal_dct, _signal_mel, _linalg_eig]
+            _signal_windows, _signal_dct, _signal_mel, _linalg_eig, _lookup_ops, _ragged_ops, _io_example, _io_ops]
 
 
 def names(namespace):

@@ -9,6 +9,7 @@ import numpy as np
 
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
 from vfw.frontends.tensorflow._farmhash import fingerprint64
+from vfw.frontends.tensorflow._ragged import RaggedTensor
 from vfw.frontends.tensorflow._siphash import siphash24
 from vfw.frontends.tensorflow._string_ops import strings_of
 from vfw.frontends.tensorflow._tf_hash64 import hash64
@@ -18,6 +19,8 @@ def _hash_buckets(hash_fn, input, num_buckets, tf_op):  # noqa: A002  (TF's argu
     """``hash_fn(strings) % num_buckets`` of every string of ``input`` (int64, ``input``'s shape)."""
     if num_buckets < 1:
         raise op_error(f"Value for attr 'num_buckets' of {num_buckets} must be at least minimum 1", tf_op)
+    if isinstance(input, RaggedTensor):  # TF dispatches the hash ops over a ragged tensor's flat values
+        return input.with_flat_values(_hash_buckets(hash_fn, input.flat_values, num_buckets, tf_op))
     strings = strings_of(input, tf_op)
 
     def run(array):

@@ -17,7 +17,7 @@ Differences from TF 2.21 (each documented where it arises):
 - reading a dataset inside a ``tf.function`` raises NotImplementedError (TF turns the loop into
   dataset ops); ``batch`` refuses elements holding datasets; ``sample_from_datasets`` takes
   constant weights only; ``ignore_errors`` drops the failing element of a function, not the
-  batch that contains it; no TFRecord, ragged or sparse datasets; ``save``/``load``/``snapshot`` use
+  batch that contains it; no ragged or sparse datasets; ``save``/``load``/``snapshot`` use
   vfw's own directory format (``_persistence``), not TF's.
 """
 
@@ -25,10 +25,10 @@ from vfw.frontends.tensorflow.data import experimental  # noqa: F401
 from vfw.frontends.tensorflow.data._dataset import AUTOTUNE, Dataset
 from vfw.frontends.tensorflow.data._dataset import INFINITE as INFINITE_CARDINALITY
 from vfw.frontends.tensorflow.data._dataset import UNKNOWN as UNKNOWN_CARDINALITY
-from vfw.frontends.tensorflow.data._files import TextLineDataset
+from vfw.frontends.tensorflow.data._files import TextLineDataset, TFRecordDataset
 from vfw.frontends.tensorflow.data._iterator import Iterator, NumpyIterator
 from vfw.frontends.tensorflow.data._options import Options, ThreadingOptions
 from vfw.frontends.tensorflow.data._structure import DatasetSpec
 
 __all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "NumpyIterator", "Options",
-           "TextLineDataset", "ThreadingOptions", "UNKNOWN_CARDINALITY", "experimental"]
+           "TFRecordDataset", "TextLineDataset", "ThreadingOptions", "UNKNOWN_CARDINALITY", "experimental"]

@@ -16,6 +16,7 @@ from vfw.frontends.tensorflow.keras import (  # noqa: F401
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     ops,
     optimizers,

@@ -269,5 +269,12 @@ class AutocastScope:
         return False
 
 
+# keras.mixed_precision serves the policy class and the global-policy functions under older names too.
+Policy = DTypePolicy
+global_policy = dtype_policy
+set_global_policy = set_dtype_policy
+
 API = {"keras": ["DTypePolicy", "FloatDTypePolicy"], "config": ["dtype_policy", "set_dtype_policy"],
-       "dtype_policies": ["DTypePolicy", "FloatDTypePolicy", "get", "serialize", "deserialize"]}
+       "dtype_policies": ["DTypePolicy", "FloatDTypePolicy", "get", "serialize", "deserialize"],
+       "mixed_precision": ["DTypePolicy", "Policy", "dtype_policy", "global_policy", "set_dtype_policy",
+                           "set_global_policy"]}

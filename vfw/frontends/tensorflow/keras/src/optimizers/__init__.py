@@ -71,4 +71,5 @@ API = {
     "optimizers": ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "Nadam", "RMSprop", "Adagrad", "Adadelta", "Ftrl",
                    "Lion", "Lamb", "Adafactor", "Muon", "ScheduleFreeAdamW", "LossScaleOptimizer", "get", "serialize",
                    "deserialize"],
+    "mixed_precision": ["LossScaleOptimizer"],
 }
