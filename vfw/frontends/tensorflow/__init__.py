@@ -25,6 +25,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     nn,
     ragged,
     random,
+    saved_model,
     signal,
     sparse,
     strings,

@@ -153,6 +153,15 @@ class Model(Trainer, Layer):
 
         return api.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
+    def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
+        """Export the inference endpoint ``serve`` as a SavedModel directory (vfw's format; see
+        ``keras.src.export.saved_model``).  Only ``format="tf_saved_model"`` is supported."""
+        from vfw.frontends.tensorflow.keras.src.export.saved_model import export_saved_model
+
+        if format != "tf_saved_model":
+            raise ValueError(f"vfw's Keras exports only format='tf_saved_model', got format={format!r}")
+        export_saved_model(self, filepath, verbose=verbose, input_signature=input_signature)
+
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Load the model's variables from a ``.weights.h5`` or ``.keras`` file (``keras.saving.load_weights``)."""
         from vfw.frontends.tensorflow.keras.src.saving import api

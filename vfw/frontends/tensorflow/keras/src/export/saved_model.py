@@ -1,0 +1,60 @@
+"""``model.export(path, format="tf_saved_model")``: a Keras model's inference endpoint as a vfw SavedModel.
+
+As Keras 3 on the TF backend, the SavedModel's root has a ``serve`` function (the model called with
+``training=False``) and the signatures ``serve`` and ``serving_default`` (dict outputs ``output_0``...), plus the
+lists ``variables``, ``trainable_variables`` and ``non_trainable_variables``.  The directory is in vfw's own format
+(``tf.saved_model.load`` of vfw reads it; TensorFlow cannot).
+"""
+
+import vfw.tensorflow as tf
+from vfw.frontends.tensorflow._module import Module
+
+
+class _ExportArchive(Module):
+    """The exported root: the serving function and the model's variable lists."""
+
+    def __init__(self, model, input_signature):
+        super().__init__(name="export_archive")
+        self._model = model
+        signature = list(input_signature)
+
+        def serve(*inputs):
+            return model(inputs[0] if len(inputs) == 1 else list(inputs), training=False)
+
+        self.serve = tf.function(serve, input_signature=signature)
+
+    def _saved_model_children(self):
+        """The attributes saved besides the module's own (TF's tracked lists of an ExportArchive)."""
+        model = self._model
+        return {"variables": list(model.variables), "trainable_variables": list(model.trainable_variables),
+                "non_trainable_variables": list(model.non_trainable_variables)}
+
+
+def _input_signature(model):
+    inputs = getattr(model, "inputs", None)
+    if not inputs:
+        raise ValueError("The model provided has never called. It must be called at least once before export. "
+                         "vfw exports models with known inputs (built from `keras.Input`), or pass "
+                         "`input_signature`.")
+    return [tf.TensorSpec(x.shape, x.dtype, x.name) for x in inputs]
+
+
+def export_saved_model(model, filepath, verbose=None, input_signature=None):
+    """Write ``model``'s ``serve`` endpoint to the directory ``filepath`` (vfw's SavedModel format).
+
+    Parameters
+    ----------
+    model : keras.Model
+    filepath : str or os.PathLike
+    verbose : bool, optional
+        Print a summary of the endpoint (as Keras, on by default).
+    input_signature : list of tf.TensorSpec, optional
+        Default: the model's inputs.
+    """
+    if input_signature is None:
+        input_signature = _input_signature(model)
+    archive = _ExportArchive(model, input_signature)
+    tf.saved_model.save(archive, filepath, signatures={"serve": archive.serve, "serving_default": archive.serve})
+    if verbose or verbose is None:
+        print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n* Endpoint 'serve'\n"
+              f"  args_0 (POSITIONAL_ONLY): {input_signature!r}")
