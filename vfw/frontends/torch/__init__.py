@@ -9,6 +9,7 @@ from vfw.frontends.torch import (  # noqa: F401
     _api_extras,
     _creation,
     _dtype,
+    _foreach,
     _functional_rnn,
     _methods,
     _nn_native,
@@ -114,7 +115,7 @@ from vfw.frontends.torch.serialization import load, save  # noqa: F401
 
 __version__ = version.__version__
 
-for _module in (*_methods.FAMILIES, _nn_ops, _nn_native, _api_extras, _functional_rnn):
+for _module in (*_methods.FAMILIES, _nn_ops, _nn_native, _api_extras, _functional_rnn, _foreach):
     globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 _methods.install(Tensor)
 del _module

@@ -87,6 +87,12 @@ def _add_sub(input, other, alpha=1, fn="add"):
     a, b, d = promote2(input, other)
     if not (type(alpha) is int and alpha == 1):
         _check_alpha(alpha, d, fn)
+        if _opmath(d) == _F32:  # a + alpha * b (alpha in d) rounded once in float32, as torch's fused kernel
+            a, b, w = _fused_operands(_F32, cast(as_torch(a), _F32) if isinstance(a, CoreTensor) else a.astype(_F32),
+                                      cast(as_torch(b), _F32) if isinstance(b, CoreTensor) else b.astype(_F32),
+                                      _scalar(alpha, d).astype(_F32))
+            result = _run(_op("Sub" if sub else "Add"), a, _run(_op("Mul"), b, w))
+            return cast(cast(result, _F32), d)
         if d != _BOOL:
             b = _run(_op("Mul"), b, _scalar(alpha, d))
         elif not alpha:  # a False alpha adds nothing (but still broadcasts)
@@ -255,14 +261,16 @@ def lerp(input, end, weight, *, out=None):
                  _lerp_from_end(end, diff, _run(_op("Sub"), _scalar(1, wide), w)))
     else:
         operand(weight, "lerp", "weight", 3)
+        w = _scalar(weight, wide)
         if builtins.abs(weight) < 0.5:
-            y = _lerp_from_start(start, diff, _scalar(weight, wide))
-        else:
-            y = _lerp_from_end(end, diff, _scalar(1 - weight, wide))
+            y = _lerp_from_start(start, diff, w)
+        else:  # 1 - w in the compute dtype, as torch (not 1 - weight in Python's float64, then rounded)
+            y = _lerp_from_end(end, diff, _scalar(1, wide) - w)
     return finish(cast(y, d), out, "lerp")
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _HALVES = frozenset({np.dtype(np.float16), np.dtype(dt.bfloat16)})
 
 
@@ -272,11 +280,22 @@ def _opmath(np_dtype):
 
 
 def _lerp_from_start(start, diff, w):
+    start, diff, w = _fused_operands(start.array.dtype, start, diff, w)
     return _run(_op("Add"), start, _run(_op("Mul"), w, diff))
 
 
 def _lerp_from_end(end, diff, one_minus_w):
+    end, diff, one_minus_w = _fused_operands(end.array.dtype, end, diff, one_minus_w)
     return _run(_op("Sub"), end, _run(_op("Mul"), diff, one_minus_w))
+
+
+def _fused_operands(np_dtype, *operands):
+    """Operands (tensors or arrays) of dtype ``np_dtype``, in float64 where that is float32: their product is exact
+    there, so a multiply-add rounded to float32 afterwards rounds once, as torch's fused multiply-add (its lerp
+    and add/sub-with-alpha kernels use one)."""
+    if np_dtype != _F32:
+        return operands
+    return [cast(as_torch(x), _F64) if isinstance(x, CoreTensor) else np.asarray(x, _F64) for x in operands]
 
 
 def _addc(fn, op_type):
@@ -294,10 +313,12 @@ def _addc(fn, op_type):
             raise not_implemented(f"{fn}_cpu_out", d)
         wide = _opmath(d)
         (x, t1, t2), _ = promoted(*args, np_dtype=wide)
-        term = _run(_op(op_type), t1, t2)
-        if not (type(value) is int and value == 1):
-            term = _run(_op("Mul"), _scalar(operand(value, fn, "value", 4), d).astype(wide), term)
-        return finish(cast(_run(_op("Add"), x, term), d), out, fn)
+        if not (type(value) is int and value == 1):  # value (in the compute dtype) * tensor1 first, as torch
+            t1 = _run(_op("Mul"), _scalar(operand(value, fn, "value", 4), wide), t1)
+        if op_type == "Div":
+            return finish(cast(_run(_op("Add"), x, _run(_op("Div"), t1, t2)), d), out, fn)
+        x, t1, t2 = _fused_operands(wide, x, t1, t2)  # addcmul's multiply-add is fused: one rounding
+        return finish(cast(cast(_run(_op("Add"), x, _run(_op("Mul"), t1, t2)), wide), d), out, fn)
 
     return _public(compute, fn, f"``input + value * tensor1 {'*' if op_type == 'Mul' else '/'} tensor2``.")
 

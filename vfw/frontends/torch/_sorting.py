@@ -20,6 +20,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.torch import _dispatch, return_types
+from vfw.frontends.torch._arithmetic import lerp
 from vfw.frontends.torch._dispatch import call, cast, finish, wrap
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._reduction import (
@@ -395,13 +396,13 @@ def _quantile(input, q, dim, keepdim, interpolation, out, name, skip_nan):
             raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
         if q.array.dtype != arr.dtype:
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        qs, q_shape = q.array.astype(np.float64).reshape(-1), q.array.shape
+        qs, q_shape = q.array.reshape(-1), q.array.shape
         if ((qs < 0) | (qs > 1) | np.isnan(qs)).any():
             raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     else:
         if not 0 <= q <= 1:
             raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-        qs, q_shape = np.asarray([q], np.float64), ()
+        qs, q_shape = np.asarray([q], arr.dtype), ()  # torch makes q a tensor of the input's dtype
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
                            f"got {interpolation}")
@@ -425,8 +426,10 @@ def _quantile(input, q, dim, keepdim, interpolation, out, name, skip_nan):
     def interpolation_points(a):  # computed from the values: under a graph trace, again on every run
         nans = _nan_count(a, d)
         valid = (n - nans) if skip_nan else np.where(nans > 0, 1, n)
-        # Ranks per q (leading axis) and row; rows whose median is NaN point at the last (NaN) element.
-        ranks = qs.reshape((-1,) + (1,) * a.ndim) * (valid - 1)
+        # Ranks per q (leading axis) and row, in the input's dtype as torch computes them (float32 rounding can
+        # make a rank whole, and the quantile then a data value); rows whose median is NaN point at the last
+        # (NaN) element.
+        ranks = qs.reshape((-1,) + (1,) * a.ndim) * (valid - 1).astype(arr.dtype)
         nan_rows = (valid == 0) if skip_nan else (nans > 0)
         ranks = np.where(nan_rows, n - 1, ranks)
         if interpolation == "nearest":
@@ -438,14 +441,14 @@ def _quantile(input, q, dim, keepdim, interpolation, out, name, skip_nan):
         elif interpolation == "higher":
             below = above
         weight = np.where(below == above, 0.5 if interpolation == "midpoint" else 0.0,
-                          ranks - below if interpolation == "linear" else 0.5).astype(arr.dtype)
+                          ranks - below.astype(arr.dtype) if interpolation == "linear" else 0.5).astype(arr.dtype)
         # All q at once: their positions side by side along d.
         return tuple(np.concatenate(p, axis=d) for p in (below, above, weight))
 
     below, above, weight = replayed(interpolation_points, x, outputs=3)
     lo = call(bound("GatherElements", axis=d), values, below)
     hi = call(bound("GatherElements", axis=d), values, above)
-    mixed = call(bound("Add"), lo, call(bound("Mul"), call(bound("Sub"), hi, lo), weight))  # then q to the front
+    mixed = lerp(lo, hi, weight)  # as torch.lerp (from the nearer end); then q to the front
     perm = (d,) + tuple(i for i in range(mixed.array.ndim) if i != d)
     result = call(bound("Transpose", perm=perm), mixed)
     result = call(bound("Reshape", allowzero=1), result, axes_array(tuple(q_shape) + out_shape))

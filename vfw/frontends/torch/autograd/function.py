@@ -1,5 +1,7 @@
 """torch.autograd.Function: user-defined forward and backward."""
 
+import functools
+
 import numpy as np
 
 from vfw.core import autograd
@@ -162,13 +164,37 @@ class _Backward:
 
 
 class once_differentiable:  # noqa: N801
-    """Decorator for a backward that is not itself differentiable (runs it without recording)."""
+    """Decorator for a backward that is not itself differentiable.
+
+    The backward runs without recording. Where the graph of the gradient is being built (``create_graph=True``
+    with gradients that require grad), its tensor results require grad through a node that raises when a
+    later backward reaches it, as torch's do: differentiating them would otherwise silently miss this term.
+    """
 
     def __new__(cls, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(ctx, *args):
             with autograd.no_grad():
-                return fn(ctx, *args)
+                result = fn(ctx, *args)
+            if not (autograd.is_grad_enabled() and any(isinstance(a, CoreTensor) and a.requires_grad for a in args)):
+                return result
+            if isinstance(result, tuple):
+                return tuple(_fails_when_differentiated(r) for r in result)
+            return _fails_when_differentiated(result)
         return wrapper
+
+
+def _differentiated_twice(*_grads):
+    raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+def _fails_when_differentiated(t):
+    """``t``'s values in a tensor that requires grad through a node whose backward raises."""
+    if not isinstance(t, CoreTensor):
+        return t
+    stand_in_leaf = _dispatch.wrap(t.array, requires_grad=True)  # a leaf, so that the node has an edge to reach
+    node = autograd.Node(None, (stand_in_leaf,), (t.array,), backward_fn=_differentiated_twice)
+    out = _dispatch.wrap(t.array, requires_grad=True)
+    out.grad_node = node
+    out.grad_slot = 0
+    return out
