@@ -296,8 +296,19 @@ def _scatter(out, index, updates, reduce, oob):
     return out
 
 
+def _complex_reduction_check(op_type, reduction):
+    """``check(dtype)``: complex data take reductions ``none`` and ``add`` only (the others order values)."""
+    complex_ok = reduction in ("none", "add")
+
+    def check(dtype):
+        if not complex_ok and dtype.kind == "c":
+            raise DTypeError(f"{op_type}: reduction={reduction!r} is not defined for {dtype} data")
+
+    return check
+
+
 @defop("ScatterElements", inputs="data:T indices:Tind updates:T", outputs="output:T",
-       types={"T": dt.ALL, "Tind": dt.INDEX},
+       types={"T": dt.FIXED_SIZE, "Tind": dt.INDEX},
        attrs={"axis": Attr("int", 0), "reduction": Attr("string", "none", choices=_REDUCTIONS)},
        infer=_like_data)
 def scatter_elements(axis, reduction):
@@ -305,11 +316,13 @@ def scatter_elements(axis, reduction):
 
     Dims of ``indices`` other than ``axis`` may be smaller than those of ``data`` (as in
     onnxruntime and ``torch.scatter``).  Duplicate indices with ``reduction='none'``: the last
-    update wins.
+    update wins.  Complex values (gradients of complex gathers) take ``none`` and ``add`` only.
     """
     reduce = _REDUCE.get(reduction)
+    check_dtype = _complex_reduction_check("ScatterElements", reduction)
 
     def kernel(data, indices, updates, out=None):
+        check_dtype(data.dtype)
         ax = _axis("ScatterElements", axis, data.ndim)
         _check_elementwise_shapes("ScatterElements", data, indices, ax, updates)
         return _scatter(data.copy(), _elementwise_index(indices, ax), updates, reduce,
@@ -325,11 +338,10 @@ def scatter_nd(reduction):
     ``updates``.  Duplicate index tuples with ``reduction='none'``: the last update wins.  Complex values
     (torch's writes into complex tensors) take ``none`` and ``add`` only."""
     reduce = _REDUCE.get(reduction)
-    complex_ok = reduction in ("none", "add")
+    check_dtype = _complex_reduction_check("ScatterND", reduction)
 
     def kernel(data, indices, updates, out=None):
-        if not complex_ok and data.dtype.kind == "c":
-            raise DTypeError(f"ScatterND: reduction={reduction!r} is not defined for {data.dtype} data")
+        check_dtype(data.dtype)
         k = _nd_check("ScatterND", data, indices, 0)
         expected = indices.shape[:-1] + data.shape[k:]
         if updates.shape != expected:

@@ -3,7 +3,10 @@
 Inverse, Det (ONNX's), SLogDet, Solve, TriangularSolve, Cholesky, QR, PInv, SVD and
 Eigh work on the last two dims and broadcast over the leading (batch) dims; the
 kernels are numpy.linalg's (LAPACK). Only Det accepts half floats (computed in
-float32, as ONNX allows them); the others take float32 and float64, like LAPACK.
+float32, as ONNX allows them); the others take float32 and float64, like LAPACK,
+and Inverse, Det, SLogDet and Solve complex64/complex128 too (not ONNX). Their complex
+gradients are torch's conjugate-Wirtinger ones: the real formulas with conjugate
+transposes (``conj`` is the identity on real tensors, so real gradients are unchanged).
 
 A matrix a factorization cannot handle (singular for Inverse/Solve, not positive-
 definite for Cholesky, non-finite values for SVD/Eigh/PInv) raises :class:`LinAlgError`.
@@ -18,10 +21,12 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import NoGradientError, register_gradient
 from vfw.core.errors import OpInputError, ShapeError
 from vfw.core.ops._common import array_of, broadcast_shapes, conj, execute, int64s, scalar, unbroadcast
+from vfw.core.ops.complex_parts import real_of
 from vfw.core.registry import Attr, TensorInfo, defop, describe
 
 _LAPACK = frozenset({dt.float32, dt.float64})
 _HALF = frozenset({dt.float16, dt.bfloat16})
+_LAPACK_COMPLEX = _LAPACK | dt.COMPLEX
 
 
 class LinAlgError(OpInputError):
@@ -86,7 +91,7 @@ def _failed(op_type, what, bad):
 
 
 # -- Inverse -----------------------------------------------------------------------------
-@defop("Inverse", inputs="X:T", outputs="Y:T", types={"T": _LAPACK}, infer=_same_infer("Inverse"))
+@defop("Inverse", inputs="X:T", outputs="Y:T", types={"T": _LAPACK_COMPLEX}, infer=_same_infer("Inverse"))
 def inverse():
     """Inverse of each square matrix in the last two dims."""
 
@@ -107,15 +112,20 @@ def _mT(x):
     return execute("Transpose", x, perm=perm)
 
 
+def _mH(x):
+    """The conjugate transpose of the last two dims (the transpose for real ``x``)."""
+    return conj(_mT(x))
+
+
 def _mm(a, b):
     return execute("MatMul", a, b)
 
 
 @register_gradient("Inverse")
 def _inverse_grad(node, g):
-    # d(A^-1) = -A^-1 dA A^-1, so gA = -Y^T g Y^T.
-    yt = _mT(node.output(0))
-    return (execute("Neg", _mm(_mm(yt, g), yt)),)
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -Y^H g Y^H.
+    yh = _mH(node.output(0))
+    return (execute("Neg", _mm(_mm(yh, g), yh)),)
 
 
 # -- Det, SLogDet ------------------------------------------------------------------------
@@ -128,9 +138,9 @@ def _nan_where_nan(x, result):
     return np.where(bad, np.nan, result).astype(result.dtype) if bad.any() else result
 
 
-@defop("Det", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS}, infer=_batch_infer("Det", 1))
+@defop("Det", inputs="X:T", outputs="Y:T", types={"T": dt.FLOATS | dt.COMPLEX}, infer=_batch_infer("Det", 1))
 def det():
-    """Determinant of each square matrix in the last two dims (half floats computed in float32)."""
+    """Determinant of each square matrix in the last two dims (half floats computed in float32; complex too)."""
 
     def kernel(x, out=None):
         _square("Det", x, "X")
@@ -142,10 +152,20 @@ def det():
     return kernel
 
 
-@defop("SLogDet", inputs="X:T", outputs="sign:T logabsdet:T", types={"T": _LAPACK},
-       infer=_batch_infer("SLogDet", 2))
+def _slogdet_infer(attrs, infos):
+    shape, dtype = infos[0].shape, infos[0].dtype
+    _square_info("SLogDet", shape)
+    batch = None if shape is None else shape[:-2]
+    return [TensorInfo(batch, dtype), TensorInfo(batch, real_of(dtype) if dtype in dt.COMPLEX else dtype)]
+
+
+@defop("SLogDet", inputs="X:T", outputs="sign:T logabsdet:T2", types={"T": _LAPACK_COMPLEX, "T2": _LAPACK},
+       infer=_slogdet_infer)
 def slogdet():
-    """Sign and log of the absolute value of the determinant (sign 0 and -inf for singular matrices)."""
+    """Sign and log of the absolute value of the determinant (sign 0 and -inf for singular matrices).
+
+    For complex X the sign is ``det / |det|`` (complex, of modulus 1) and logabsdet is real.
+    """
 
     def kernel(x, out=None):
         _square("SLogDet", x, "X")
@@ -168,6 +188,20 @@ def _off_diagonal(n, dtype):
     return 1 - np.eye(n, dtype=dtype)
 
 
+def _cofactors(a):
+    """adj(A)^T as the signed determinants of the (n-1) x (n-1) minors (exact for singular A; O(n^5), used
+    for the singular complex matrices the real SVD route below cannot take)."""
+    n = array_of(a).shape[-1]
+    others = int64s([[j for j in range(n) if j != i] for i in range(n)])  # row i: the indices except i
+    rows = execute("Gather", a, others, axis=-2)  # (..., n, n-1, n): the rows of minor i
+    minors = execute("Gather", rows, others, axis=-1)  # (..., i, n-1, j, n-1)
+    rank = minors.array.ndim
+    perm = list(range(rank - 4)) + [rank - 4, rank - 2, rank - 3, rank - 1]
+    dets = execute("Det", execute("Transpose", minors, perm=perm))
+    signs = (-1.0) ** np.add.outer(np.arange(n), np.arange(n))
+    return execute("Mul", dets, signs.astype(array_of(a).dtype))
+
+
 def _adjugate_t(a):
     """adj(A)^T = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh from the SVD (defined for singular A too)."""
     u, s, vh = execute("SVD", a, full_matrices=0)
@@ -183,7 +217,7 @@ def _adjugate_t(a):
 
 @register_gradient("Det")
 def _det_grad(node, g):
-    # d det(A) / dA = adj(A)^T, which is det(A) A^-T for invertible A.
+    # d det(A) / dA = adj(A)^T, which is det(A) A^-T for invertible A; complex: g times its conjugate.
     a, d = node.inputs[0], node.output(0)
     dtype = a.array.dtype
     if dtype in _HALF:
@@ -191,15 +225,22 @@ def _det_grad(node, g):
     if np.all(d.array != 0):
         adj_t = execute("Mul", _mT(execute("Inverse", a)), _unsqueeze2(d))
     else:
-        adj_t = _adjugate_t(a)
-    grad = execute("Mul", adj_t, _unsqueeze2(g))
+        adj_t = _cofactors(a) if dtype in dt.COMPLEX else _adjugate_t(a)
+    grad = execute("Mul", conj(adj_t), _unsqueeze2(g))
     return (execute("Cast", grad, to=dtype) if dtype in _HALF else grad,)
 
 
 @register_gradient("SLogDet")
 def _slogdet_grad(node, g_sign, g_logabs):
-    # The sign is piecewise constant; d log|det A| / dA = A^-T.
-    return (execute("Mul", _mT(execute("Inverse", node.inputs[0])), _unsqueeze2(g_logabs)),)
+    # log det A = logabsdet + i theta is holomorphic with derivative A^-T, so gA = A^-H g_w where g_w is the
+    # gradient w.r.t. log det: g_logabs + i dL/dtheta, and dL/dtheta = Im(g_sign conj(sign)) as sign = e^(i theta).
+    # A real sign is piecewise constant: g_w = g_logabs.
+    a = node.inputs[0]
+    g_w = g_logabs
+    if array_of(a).dtype in dt.COMPLEX:
+        turn = execute("Imag", execute("Mul", g_sign, execute("Conj", node.output(0))))
+        g_w = execute("ComplexMake", g_logabs, turn)
+    return (execute("Mul", _mH(execute("Inverse", a)), _unsqueeze2(g_w)),)
 
 
 # -- Solve, TriangularSolve ---------------------------------------------------------------
@@ -208,7 +249,7 @@ def _check_solve(op_type, a, b):
         _solve_shape(op_type, a.shape, b.shape, describe(a), describe(b))
 
 
-@defop("Solve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK | dt.COMPLEX}, infer=_solve_infer("Solve"))
+@defop("Solve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK_COMPLEX}, infer=_solve_infer("Solve"))
 def solve():
     """X with A X = B for square A (..., n, n) and B (..., n, k); batch dims broadcast (complex too, not ONNX)."""
 
@@ -229,8 +270,8 @@ def _solve_grad(node, g):
     # X = A^-1 B: gB = A^-H g and gA = -gB X^H (summed over broadcast batch dims; ^H is ^T for real A).
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
-    gb = execute("Solve", conj(_mT(a)), g)
-    ga = unbroadcast(execute("Neg", _mm(gb, conj(_mT(node.output(0))))), array_of(a).shape) if need_a else None
+    gb = execute("Solve", _mH(a), g)
+    ga = unbroadcast(execute("Neg", _mm(gb, _mH(node.output(0)))), array_of(a).shape) if need_a else None
     return ga, (unbroadcast(gb, array_of(b).shape) if need_b else None)
 
 

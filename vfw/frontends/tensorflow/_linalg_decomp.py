@@ -11,8 +11,9 @@ import collections
 
 import numpy as np
 
+from vfw.core import autograd
 from vfw.frontends.tensorflow import _dtypes, errors
-from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, wrap
+from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, recording, wrap
 from vfw.frontends.tensorflow._linalg_ops import matmul
 from vfw.frontends.tensorflow._op_support import (
     BF16,
@@ -22,21 +23,24 @@ from vfw.frontends.tensorflow._op_support import (
     LAPACK,
     OpTypes,
     cast,
+    dtypes_of,
     reduce,
     reshape,
     same_dtype,
     scalar_like,
     transpose_last,
+    with_gradient,
 )
 
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
 Qr = collections.namedtuple("Qr", ["q", "r"])
 
 _HALF_TOO = LAPACK | {F16}
+_COMPLEX = dtypes_of("C")
 _TRIANGULAR_SOLVE_TYPES = OpTypes("MatrixTriangularSolve", LAPACK | {F16, BF16}, LAPACK)
-_MATRIX_INVERSE_TYPES = OpTypes("MatrixInverse", _HALF_TOO)
-_MATRIX_DETERMINANT_TYPES = OpTypes("MatrixDeterminant", LAPACK | {F16}, LAPACK)
-_LOG_MATRIX_DETERMINANT_TYPES = OpTypes("LogMatrixDeterminant", LAPACK | {F16}, LAPACK)
+_MATRIX_INVERSE_TYPES = OpTypes("MatrixInverse", _HALF_TOO | _COMPLEX)
+_MATRIX_DETERMINANT_TYPES = OpTypes("MatrixDeterminant", _HALF_TOO | _COMPLEX, LAPACK | _COMPLEX)
+_LOG_MATRIX_DETERMINANT_TYPES = OpTypes("LogMatrixDeterminant", _HALF_TOO | _COMPLEX, LAPACK | _COMPLEX)
 _MATRIX_SOLVE_TYPES = OpTypes("MatrixSolve", LAPACK | {F16}, LAPACK)
 _MATRIX_SOLVE_LS_TYPES = OpTypes("MatrixSolveLs", LAPACK | {F16}, LAPACK)
 _CHOLESKY_TYPES = OpTypes("Cholesky", LAPACK | {F16}, LAPACK)
@@ -100,15 +104,41 @@ def _nan_where_failed(fn, x, fill=lambda shape, dtype: np.full(shape, np.nan, dt
 
 
 # -- inverses, determinants -------------------------------------------------------------------------
+def _adjoint(x):
+    """The conjugate transpose of the last two dims (the transpose of a real ``x``)."""
+    t = transpose_last(x)
+    return call("Conj", t) if t.array.dtype.kind == "c" else t
+
+
+def _per_matrix(values):
+    """Values ``(...)``, one per matrix, as ``(..., 1, 1)`` to scale the matrices ``(..., n, n)``."""
+    return call("Unsqueeze", values, np.asarray([-1, -2], np.int64))
+
+
+def _times_inverse_adjoint(scale, x):
+    """``scale * A^-H`` (a value per matrix): TF's gradients of the determinants."""
+    return call("Mul", _per_matrix(scale), call("Inverse", _adjoint(x)))
+
+
 def inv(input, adjoint=False, name=None):  # noqa: A002  (TF's name)
-    """Inverse of each square matrix in the last two dims (InvalidArgumentError when one is singular)."""
+    """Inverse of each square matrix in the last two dims (InvalidArgumentError when one is singular); of its
+    conjugate transpose when ``adjoint``."""
     x = convert_to_tensor(input)
     _MATRIX_INVERSE_TYPES.check(x.array.dtype)
     _matrices(x, "MatrixInverse")
     _refuse_nan(x, "MatrixInverse", "Input is not invertible.")
     if adjoint:
-        x = transpose_last(x)
+        x = _adjoint(x)
     return _in_float32(lambda m: call("Inverse", m, tf_op="MatrixInverse"), x)
+
+
+def _determinant(x):
+    return call("Det", x, tf_op="MatrixDeterminant")
+
+
+def _complex_det_backward(g, x):
+    # TF's gradient g det(A) A^-H: det(A) not conjugated (the conjugate derivative would have conj(det(A)))
+    return (_times_inverse_adjoint(call("Mul", g, _determinant(x)), x),)
 
 
 def det(input, name=None):  # noqa: A002  (TF's name)
@@ -116,18 +146,33 @@ def det(input, name=None):  # noqa: A002  (TF's name)
     x = convert_to_tensor(input)
     _MATRIX_DETERMINANT_TYPES.check(x.array.dtype)
     _matrices(x, "MatrixDeterminant")
-    return call("Det", x, tf_op="MatrixDeterminant")
+    if x.array.dtype.kind == "c":
+        return with_gradient(_determinant, _complex_det_backward, x)
+    return _determinant(x)
 
 
-def slogdet(input, name=None):  # noqa: A002  (TF's name)
-    """``(sign, log|det|)`` of each square matrix (sign 0 and -inf for singular matrices)."""
-    x = convert_to_tensor(input)
-    _LOG_MATRIX_DETERMINANT_TYPES.check(x.array.dtype)
-    _matrices(x, "LogMatrixDeterminant")
+def _slogdet_parts(x):
+    """``(sign, log|det|)``, log|det| in x's dtype (complex for complex x, as TF's)."""
     sign, log_abs = call("SLogDet", x, tf_op="LogMatrixDeterminant")
     if np.isnan(log_abs.array).any():  # TF's sign is NaN there too
         sign = call("Where", np.asarray(np.isnan(log_abs.array)), scalar_like(np.nan, sign), sign, tf_op="Select")
-    return LogMatrixDeterminant(sign, log_abs)
+    return sign, cast(log_abs, x.array.dtype)
+
+
+@autograd.custom_gradient
+def _complex_slogdet(x):
+    # TF's gradient: the sign counts as constant, and the (complex) gradient of log|det| scales A^-H.
+    return _slogdet_parts(x), lambda g_sign, g_log_abs: (_times_inverse_adjoint(g_log_abs, x),)
+
+
+def slogdet(input, name=None):  # noqa: A002  (TF's name)
+    """``(sign, log|det|)`` of each square matrix (sign 0 and -inf for singular matrices); for complex matrices
+    the sign is ``det / |det|`` and log|det| is complex (real-valued), as TF's."""
+    x = convert_to_tensor(input)
+    _LOG_MATRIX_DETERMINANT_TYPES.check(x.array.dtype)
+    _matrices(x, "LogMatrixDeterminant")
+    parts = _complex_slogdet(x) if x.array.dtype.kind == "c" and recording(x) else _slogdet_parts(x)
+    return LogMatrixDeterminant(*parts)
 
 
 def logdet(matrix, name=None):

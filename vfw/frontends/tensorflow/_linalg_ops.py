@@ -36,7 +36,7 @@ from vfw.frontends.tensorflow._traced_shapes import merged_last, pinned, shape_o
 _MATMUL_TYPES = OpTypes("MatMul", "F int32 int64 U C", "F int32 int64 C")
 _BATCH_MATMUL_TYPES = OpTypes("BatchMatMulV2", "F int16 int32 int64 U C", "F int16 int32 int64 C")
 _EINSUM_TYPES = OpTypes("Einsum", "F I U bool", "F int32 int64")
-_SUM_TYPES = OpTypes("Sum", "F I U")
+_SUM_TYPES = OpTypes("Sum", "F I U C")
 _DIAG_TYPES = OpTypes("Diag", "F int32 int64", "float16 float32 float64 int32 int64")
 _DIAG_PART_TYPES = OpTypes("DiagPart", "F int32 int64", "float16 float32 float64 int32 int64")
 _CROSS_TYPES = OpTypes("Cross", "F I U")

@@ -267,15 +267,32 @@ minimum.__doc__ = "Elementwise minimum (NaN propagates; on ties the gradient goe
 
 
 # -- squared difference, the no_nan and x*f(y) ops -----------------------------------------------
-_SQUARED_DIFFERENCE = OpTypes("SquaredDifference", "F int32 int64")
+_SQUARED_DIFFERENCE = OpTypes("SquaredDifference", "F int32 int64 C")
+
+
+def _conj(t):
+    """The complex conjugate of ``t`` (``t`` itself when real)."""
+    return call("Conj", t) if t.array.dtype.kind == "c" else t
+
+
+def _squared_difference(x, y):
+    difference = call("Sub", x, y, tf_op="SquaredDifference")
+    return call("Mul", difference, _conj(difference), tf_op="SquaredDifference")
+
+
+def _squared_difference_backward(g, x, y):
+    # TF's gradient: 2 g (x - y) for x and its negative for y, the real formula also for complex values.
+    gx = call("Mul", call("Mul", g, scalar_like(2, g)), call("Sub", x, y))
+    return gx, call("Neg", gx)
 
 
 def squared_difference(x, y, name=None):
-    """Elementwise ``(x - y) ** 2``."""
+    """Elementwise ``(x - y) ** 2``; for complex tensors ``(x - y) * conj(x - y)`` (``|x - y| ** 2``), as TF's."""
     x, y = matching("SquaredDifference", x, y, types=_SQUARED_DIFFERENCE)
     check_broadcast("SquaredDifference", x.array, y.array)
-    difference = call("Sub", x, y, tf_op="SquaredDifference")
-    return call("Mul", difference, difference, tf_op="SquaredDifference")
+    if x.array.dtype.kind == "c":
+        return with_gradient(_squared_difference, _squared_difference_backward, x, y)
+    return _squared_difference(x, y)
 
 
 def _where_zero(mask, value):
@@ -320,6 +337,7 @@ def _nonzero(x):
 
 
 def _div_no_nan_backward(g, x, y):
+    x, y = _conj(x), _conj(y)  # TF's: complex gradients take the conjugate derivatives
     return _div_no_nan(g, y), call("Mul", g, _div_no_nan(_div_no_nan(call("Neg", x), y), y))
 
 
@@ -344,7 +362,7 @@ def _xlog1py_backward(g, x, y):
 def _guarded(tf_op, forward, backward, convert=None):
     """A float raw op computed by ``forward`` (engine ops) with TF's gradient ``backward``; ``convert(x, y)``
     replaces the raw op's operand conversion where TF's Python wrapper has its own."""
-    types = OpTypes(tf_op, "F")
+    types = OpTypes(tf_op, "F C")
 
     def fn(x, y, name=None):
         x, y = convert(x, y) if convert is not None else matching(tf_op, x, y, types=types)
@@ -439,7 +457,7 @@ def legacy_div(x, y):
 
 
 # -- n-ary and scalar ---------------------------------------------------------------------------
-_ADD_N = OpTypes("AddN", "F I U")
+_ADD_N = OpTypes("AddN", "F I U C")
 
 
 def add_n(inputs, name=None):

@@ -13,7 +13,7 @@ from vfw.frontends.tensorflow._dispatch import call, wrap
 from vfw.frontends.tensorflow._math_binary import binary_kernel, raw_binary
 from vfw.frontends.tensorflow._op_support import BOOL, OpTypes, check_broadcast, matching, of_dtype
 
-_ALL = "F I U bool string"
+_ALL = "F I U C bool string"
 _equal = binary_kernel(OpTypes("Equal", _ALL), "Equal", fast=np.equal)
 _less = binary_kernel(OpTypes("Less", "F I U"), "Less", fast=np.less)
 _less_equal = binary_kernel(OpTypes("LessEqual", "F I U"), "LessOrEqual", fast=np.less_equal)

@@ -33,8 +33,10 @@ from vfw.frontends.tensorflow._op_support import (
     attr_error,
     of_dtype,
     reduce,
+    reshape,
     scalar_like,
     with_dtype,
+    with_gradient,
 )
 from vfw.frontends.tensorflow._traced_shapes import pinned, reshaped_like
 
@@ -113,17 +115,35 @@ reduce_any.__doc__ = "Logical OR over ``axis`` of a bool tensor (False over noth
 reduce_all = _logical_reduction("All", "ReduceMin")
 reduce_all.__doc__ = "Logical AND over ``axis`` of a bool tensor (True over nothing)."
 
-_EUCLIDEAN_NORM = OpTypes("EuclideanNorm", "F I U")
+_EUCLIDEAN_NORM = OpTypes("EuclideanNorm", "F I U C")
+
+
+def _complex_euclidean_norm(x, axes, keepdims):
+    """``sqrt(sum(x conj(x)))`` (complex, real-valued) with TF's gradient ``x g / norm`` (not conjugated)."""
+    reduced = [axes is None or i in axes for i in range(x.array.ndim)]
+    kept = tuple(1 if r else n for r, n in zip(reduced, x.array.shape))
+    out = kept if keepdims else tuple(n for r, n in zip(reduced, x.array.shape) if not r)
+
+    def norm(x):  # with the reduced dims kept
+        return call("Sqrt", reduce("ReduceSum", call("Mul", x, call("Conj", x)), axes, True, "EuclideanNorm"))
+
+    def backward(g, x):
+        return (call("Div", x, call("Div", norm(x), reshape(g, kept))),)
+
+    return with_gradient(lambda x: reshape(norm(x), out), backward, x)
 
 
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """``sqrt(sum(x ** 2))`` over ``axis``; its gradient is NaN at a zero norm, as TF's.
 
     Integers square and sum in their own type (wrapping, as TF's kernel) and the root is truncated.
+    Complex tensors give ``sqrt(sum(|x| ** 2))`` as a complex tensor.
     """
     x = convert_to_tensor(input_tensor)
     _EUCLIDEAN_NORM.check(x.array.dtype)
     axes = reduction_axes("EuclideanNorm", x, axis)
+    if x.array.dtype.kind == "c":
+        return _complex_euclidean_norm(x, axes, keepdims)
     if x.array.dtype in WIDER_INTS:
         total = reduce("ReduceSum", square(x), axes, keepdims, "EuclideanNorm")
         root = call("Sqrt", call("Cast", total, to=np.dtype(np.float64)))

@@ -73,7 +73,8 @@ _FLOAT_OPS = {
 _TF_NAMES = {"log1p": "Log1p", "expm1": "Expm1"}  # the others are the capitalized engine names
 _STEP_FUNCTIONS = ("floor", "ceil")  # no gradient in TF
 # Those whose engine op also computes complex values (with TF's conjugated gradients), as TF's kernels do.
-_COMPLEX_TOO = ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sigmoid")
+_COMPLEX_TOO = ("exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                "tanh", "asinh", "acosh", "atanh", "sigmoid")
 
 _functions = {name: unary(name, _TF_NAMES.get(name, engine_op), "F C" if name in _COMPLEX_TOO else "F", engine_op,
                           differentiable=name not in _STEP_FUNCTIONS)

@@ -23,6 +23,7 @@ __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "m
            "cholesky_solve", "cholesky_inverse", "svd", "qr", "triangular_solve"]
 
 _LAPACK = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+_COMPLEX = frozenset({np.dtype(np.complex64), np.dtype(np.complex128)})
 _HALF = _FLOATS - _LAPACK
 _INT64 = np.dtype(np.int64)
 
@@ -46,15 +47,19 @@ def _lapack(bound, message, *inputs):
         raise
 
 
-def matrices(A, name, half=None, square=True, arg="A"):
-    """Check ``A`` as torch's linalg functions do: a float tensor of (square) matrices.
+def matrices(A, name, half=None, square=True, arg="A", complex=False):
+    """Check ``A`` as torch's linalg functions do: a float (or, with ``complex``, complex) tensor of (square)
+    matrices.
 
     ``half`` is the kernel name torch reports as not implemented for half floats; without one,
-    half floats get torch's "Low precision dtypes not supported".
+    half floats get torch's "Low precision dtypes not supported". Functions whose engine ops do not
+    take complex yet refuse complex inputs with a message that says so.
     """
     tensor_arg(A, name, arg)
     a = A.array
-    if a.dtype not in _FLOATS:
+    if a.dtype in _COMPLEX and not complex:
+        raise RuntimeError(f"{name}: complex inputs ({type_name(a.dtype)}) are not supported by vfw yet")
+    if a.dtype not in _FLOATS and a.dtype not in _COMPLEX:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {type_name(a.dtype)}")
     if a.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
@@ -92,7 +97,7 @@ def _zero_gradient(reference, value):
 # -- inverse, determinants -------------------------------------------------------------------
 def inv(A, *, out=None):
     """Inverse of each square matrix (LinAlgError for singular ones)."""
-    matrices(A, "linalg.inv")
+    matrices(A, "linalg.inv", complex=True)
     result = _lapack(op("Inverse"), "linalg.inv: The diagonal element is zero, the inversion could not be completed "
                      "because the input matrix is singular.", A)
     return finish(result, out, "linalg.inv")
@@ -130,7 +135,7 @@ def inv_ex(A, *, check_errors=False, out=None):
 
     The inverses of singular matrices are NaN.
     """
-    matrices(A, "linalg.inv_ex")
+    matrices(A, "linalg.inv_ex", complex=True)
     try:
         inverse = inv(A)
         info = np.zeros(A.array.shape[:-2], np.int32)
@@ -144,21 +149,28 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 def det(A, *, out=None):
     """Determinant of each square matrix."""
-    matrices(A, "linalg.det", half="lu_cpu")
+    matrices(A, "linalg.det", half="lu_cpu", complex=True)
     return finish(run(op("Det"), A), out, "linalg.det")
 
 
 def linalg_slogdet(A, *, out=None):
     """``(sign, logabsdet)`` of the determinant (sign 0 and -inf for singular matrices)."""
-    matrices(A, "linalg.slogdet", half="lu_cpu")
+    matrices(A, "linalg.slogdet", half="lu_cpu", complex=True)
     return finish(return_types.linalg_slogdet(run(op("SLogDet"), A)), out, "linalg.slogdet")
 
 
 def logdet(input):
-    """Log of the determinant: NaN for a negative determinant, -inf for a singular matrix."""
-    matrices(input, "logdet", half="lu_cpu")
+    """Log of the determinant: NaN for a negative determinant, -inf for a singular matrix.
+
+    Complex matrices: the complex log ``log|det| + i arg(det)`` (``-inf+nanj`` when singular, as torch).
+    """
+    matrices(input, "logdet", half="lu_cpu", complex=True)
     sign, logabs = run(op("SLogDet"), input)
     dtype = input.array.dtype
+    if dtype in _COMPLEX:
+        log = run(op("Add"), cast(logabs, dtype), run(op("Log"), sign))
+        singular = run(op("Equal"), sign, np.zeros((), dtype))
+        return run(op("Where"), singular, np.asarray(complex(-np.inf, np.nan), dtype), log)
     negative = run(op("Less"), sign, np.zeros((), dtype))
     return run(op("Where"), negative, np.asarray(np.nan, dtype), logabs)
 
@@ -171,7 +183,7 @@ def _same_dtype(name, A, B):
 
 
 def _solve(A, B, left, name):
-    matrices(A, name)
+    matrices(A, name, complex=True)
     tensor_arg(B, name, "B", 2)
     _same_dtype(name, A, B)
     a, b = A.array, B.array
@@ -506,7 +518,7 @@ def matrix_exp(A):
     name = "linalg.matrix_exp"
     tensor_arg(A, name, "A")
     a = A.array
-    if a.dtype not in _FLOATS:
+    if a.dtype not in _FLOATS and a.dtype not in _COMPLEX:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {type_name(a.dtype)}")
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {a.shape[-2:]} matrices")

@@ -9,8 +9,8 @@ from vfw.frontends.torch._tensor import Tensor
 _new = object.__new__
 
 
-def _float_dtype(array):
-    return array.dtype.kind == "f" or array.dtype.name == "bfloat16"
+def _differentiable_dtype(array):
+    return array.dtype.kind in "fc" or array.dtype.name == "bfloat16"
 
 
 class Parameter(Tensor):
@@ -24,7 +24,7 @@ class Parameter(Tensor):
     data : Tensor, optional
         The values (an empty float tensor when omitted).
     requires_grad : bool
-        Whether the parameter requires grad (default True; floating point dtypes only).
+        Whether the parameter requires grad (default True; floating point and complex dtypes only).
     """
 
     def __new__(cls, data=None, requires_grad=True):
@@ -33,7 +33,7 @@ class Parameter(Tensor):
         if not isinstance(data, CoreTensor):  # torch fails on the missing tensor method
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach' (Parameter() needs a "
                                  "Tensor)")
-        if requires_grad and not _float_dtype(data.array):
+        if requires_grad and not _differentiable_dtype(data.array):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = _new(cls)
         p.array = data.array
