@@ -129,6 +129,8 @@ LINALG = {
     "scatter": (lambda t, x, i: t.zeros(x.shape[0], 6).scatter(1, i, x), [F("B", 2), I("B", 2, high=6)]),
     "scatter_add": (lambda t, x, i: t.zeros(x.shape[0], 4).scatter_add(1, i, x), [F("B", 3), I("B", 3, high=4)]),
     "index_put": (lambda t, x, i: x.index_put((i,), t.tensor(9.0)), [F(6, "N"), I(3, high=6)]),
+    "index_add": (lambda t, x, y: y.index_add(1, t.tensor([0, 2, 0]), x), [F("B", 3, "L"), F("B", 4, "L")]),
+    "index_copy": (lambda t, x, y: y.index_copy(1, t.tensor([3, 1, 0]), x), [F("B", 3, "L"), F("B", 4, "L")]),
     "one_hot": (lambda t, i, x: t.nn.functional.one_hot(i, 5) + x.long(), [I("B", high=5), I("B", 5, high=2)]),
     "bool_mask_where": (lambda t, x, m: t.where(m, x, -x), [F("B", 3), Bool("B", 3)]),
 }
@@ -172,6 +174,13 @@ def test_shape_op(name):
 def test_linalg_and_indexing(name):
     fn, specs = LINALG[name]
     check_export(fn, specs, rtol=2e-5, atol=2e-5, dynamic=name not in STATIC_ONLY)
+
+
+@pytest.mark.parametrize("opset", [11, 20, None])
+def test_python_modulo_of_floats_at_every_opset(opset):
+    # Mod takes floats with Python's (floor) semantics only from opset 28: before, it is decomposed.
+    check_export(lambda t, x, y, s: t.remainder(x, t.where(s > 0, y, -y)),
+                 [F("B", "N", low=-5, high=5), F("B", "N", low=0.5, high=2.0), F("B", "N")], opset=opset)
 
 
 def test_several_outputs_and_nested_inputs():

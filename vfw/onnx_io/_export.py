@@ -32,7 +32,7 @@ from vfw.core.ir import proto_to_tensor
 NEWEST_OPSET = defs.onnx_opset_version()
 """The newest default-domain opset the installed onnx defines (the engine's op semantics)."""
 
-MIN_OPSET = 13
+MIN_OPSET = 11
 """The oldest opset an export may target."""
 
 _ONNX_TYPE_NAMES = {

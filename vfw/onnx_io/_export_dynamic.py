@@ -2,7 +2,8 @@
 
 vfw traces concretely: ``x.view(x.size(0), -1)`` records a ``Reshape`` to the constant
 ``[2, 64]``.  To export a graph whose inputs have symbolic dims, the model is traced again with
-each symbolic dim changed (:func:`perturbed_sizes`), and the traces are compared:
+each symbolic dim changed (:func:`perturbed_sizes`: one or two more than the example's size, or twice and three
+times it where the model refuses those), and the traces are compared:
 
 * the ops must be the same (type, inputs, outputs, attributes): a model whose operations change
   with a size (Python control flow on shapes) cannot be generalized and is refused;
@@ -30,18 +31,20 @@ from vfw.core.proto import GraphDef, ValueInfo
 from vfw.onnx_io._export import ExportError
 
 PERTURBATIONS = (1, 2)
-"""Each symbolic dim is traced again at its example size plus each of these."""
+"""Each symbolic dim is traced again at its example size plus each of these..."""
+
+MULTIPLES = (2, 3)
+"""...or, where the model refuses those sizes (a U-Net takes sizes divisible by its total downsampling, as the
+example's), at these multiples of the example size."""
 
 
-def perturbed_sizes(base):
-    """``[(symbol, size), ...]``: the extra traces to run, one symbol changed in each.
-
-    Parameters
-    ----------
-    base : dict[str, int]
-        Each symbol's size in the example inputs.
-    """
-    return [(symbol, size + step) for symbol, size in base.items() for step in PERTURBATIONS]
+def perturbed_sizes(size):
+    """The sizes to trace a symbolic dim again at, given its example ``size``: candidate tuples, tried in order
+    until the model accepts every size of one."""
+    candidates = [tuple(size + step for step in PERTURBATIONS)]
+    if size > 1:
+        candidates.append(tuple(size * k for k in MULTIPLES))
+    return candidates
 
 
 def _describe(op):

@@ -2,16 +2,20 @@
 
 The engine's ops follow the newest opset onnx defines.  For an older target:
 
-* an operator that did not exist yet is decomposed into older ones (``Gelu``, ``Mish``,
-  ``HardSwish``, ``LayerNormalization``, ``GroupNormalization``, ``RMSNormalization``) or refused,
+* an operator that did not exist yet is decomposed into older ones (``GreaterOrEqual``, ``LessOrEqual``,
+  ``Gelu``, ``Mish``, ``HardSwish``, ``LayerNormalization``, ``GroupNormalization``, ``RMSNormalization``) or refused,
   naming the opset it needs;
 * inputs that used to be attributes go back to attributes when they are constants (the axes of
   ``Reduce*`` before opset 18, ``Split``'s ``num_outputs`` before 18), and ``Shape``'s ``start`` /
-  ``end`` (opset 15) become a ``Slice`` of the whole shape;
+  ``end`` (opset 15) become a ``Slice`` of the whole shape; the ``axes`` of ``Resize`` and ``Pad``
+  (opset 18) become scales / sizes / roi / pads over every axis;
 * attributes the target does not know are dropped when they hold the newest default, and refused
   otherwise (:meth:`~vfw.onnx_io._export.GraphWriter.emit`); values an attribute could not take
   yet (``GridSample``'s mode names before 20, ``Pad``'s ``wrap``, ``dilations`` of ``AveragePool``)
-  are translated or refused here.
+  are translated or refused here; ``ScatterND`` adding rows becomes a one-hot ``MatMul`` before opset 16,
+  and before opset 28 ``Mod`` of floats (Python's modulo) and ``SpaceToDepth`` with ``mode='CRD'`` are decomposed;
+* before opset 13: ``axes`` / ``split`` inputs become attributes, the softmax family (which then flattened
+  its input to 2-D) works on the last axis between transposes, and Resize gets the inputs it required.
 """
 
 import functools
@@ -34,11 +38,11 @@ def _needs(op_type, what, opset, since):
                               f"export with opset_version >= {since}")
 
 
-def _constant(writer, name, op_type, what):
+def _constant(writer, name, op_type, what, since=18):
     value = writer.model.arrays.get(name)
     if value is None:
-        raise UnsupportedOpError(f"ONNX export: {op_type} with {what} computed at run time needs opset 18 or newer "
-                                 f"(exporting for opset {writer.opset})")
+        raise UnsupportedOpError(f"ONNX export: {op_type} with {what} computed at run time needs opset {since} or "
+                                 f"newer (exporting for opset {writer.opset})")
     return value
 
 
@@ -84,6 +88,8 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
         shape = writer.model.arrays.get(inputs[1])
         if shape is not None and (shape == 0).any():
             raise _needs(op_type, "to a shape holding 0", opset, 14)
+    elif op_type == "Resize" and opset < 18 and "axes" in attrs:
+        inputs = _resize_every_axis(writer, inputs, attrs.pop("axes"))
     elif op_type == "AveragePool" and opset < 19 and "dilations" in attrs:
         if any(d != 1 for d in attrs.pop("dilations")):
             raise _needs(op_type, "with dilations", opset, 19)
@@ -92,13 +98,154 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
         if mode not in ("linear", "nearest", "cubic") or len(writer.dims.get(inputs[0]) or ()) != 4:
             raise _needs(op_type, f"mode={mode!r} or non-4-D input", opset, 20)
         attrs["mode"] = {"linear": "bilinear", "cubic": "bicubic"}.get(mode, mode)
-    elif op_type == "Pad" and opset < 19 and attrs.get("mode") == "wrap":
-        raise _needs(op_type, "mode='wrap'", opset, 19)
+    elif op_type == "Pad" and opset < 19:
+        if attrs.get("mode") == "wrap":
+            raise _needs(op_type, "mode='wrap'", opset, 19)
+        if opset < 18 and len(inputs) > 3 and inputs[3]:
+            rank = _known_rank(writer, op_type, inputs[0])
+            axes = _constant(writer, inputs[3], op_type, "axes").reshape(-1)
+            pads = _every_axis(writer, writer.const(np.zeros(2 * rank, np.int64)), inputs[1], axes, rank, groups=2)
+            inputs = [inputs[0], pads, inputs[2]]
+    elif op_type == "Mod" and opset < 28 and not attrs.get("fmod", 0) and writer.dtypes[inputs[0]].kind == "f":
+        _floor_mod(writer, inputs, outputs)
+        return None
+    elif op_type == "SpaceToDepth" and opset < 28 and attrs.get("mode", "DCR") == "CRD":
+        _space_to_depth_crd(writer, inputs[0], outputs[0], attrs["blocksize"])
+        return None
     elif op_type in ("ScatterND", "ScatterElements") and attrs.get("reduction", "none") != "none":
         since = 18 if attrs["reduction"] in ("max", "min") else 16
+        if opset < since and _rows_added(writer, op_type, inputs, outputs, attrs):
+            return None
         if opset < since:
             raise _needs(op_type, f"reduction={attrs['reduction']!r}", opset, since)
+    if opset < 13:
+        return _before_opset_13(writer, op_type, inputs, outputs, attrs)
     return inputs, attrs
+
+
+def _floor_mod(writer, inputs, outputs):
+    """Python's modulo of floats (the divisor's sign) before opset 28, where Mod's floats take ``fmod=1`` only:
+    the truncated remainder, plus the divisor where their signs differ."""
+    a, b = inputs
+    zero = writer.const(np.asarray(0, writer.dtypes[a]))
+    rem = writer.op("Mod", [a, b], fmod=1)
+    signs_differ = writer.op("Xor", [writer.op("Less", [rem, zero]), writer.op("Less", [b, zero])])
+    fix = writer.op("And", [writer.op("Not", [writer.op("Equal", [rem, zero])]), signs_differ])
+    writer.emit("Where", [fix, writer.op("Add", [rem, b]), rem], outputs, {})
+
+
+def _space_to_depth_crd(writer, x, output, block):
+    """SpaceToDepth with channels first in the output (torch's pixel_unshuffle) before opset 28:
+    ``(N, C, H, W) -> (N, C, H/b, b, W/b, b) -> (N, C, b, b, H/b, W/b) -> (N, C*b*b, H/b, W/b)``."""
+    i64 = np.int64
+    shape = writer.op("Shape", [x], dtype=i64)
+
+    def part(start, end):
+        return writer.op("Slice", [shape, writer.const(np.asarray([start], i64)), writer.const(np.asarray([end], i64))])
+
+    blocks = writer.const(np.asarray([block], i64))
+    height, width = (writer.op("Div", [part(k, k + 1), blocks]) for k in (2, 3))
+    split = writer.op("Reshape", [x, writer.op("Concat", [part(0, 2), height, blocks, width, blocks], axis=0)])
+    moved = writer.op("Transpose", [split], perm=[0, 1, 3, 5, 2, 4])
+    target = writer.op("Concat", [part(0, 1), writer.const(np.asarray([-1], i64)), height, width], axis=0)
+    writer.emit("Reshape", [moved, target], [output], {})
+
+
+def _rows_added(writer, op_type, inputs, outputs, attrs):
+    """``ScatterND(data, indices, updates, reduction='add')`` with one index per update row (indices ``(N, 1)``)
+    as ``data + onehot(indices)^T @ updates``, for opsets before 16; ``False`` (nothing written) otherwise."""
+    data, indices, updates = inputs
+    dims = writer.dims.get(indices)
+    if op_type != "ScatterND" or attrs["reduction"] != "add" or dims is None or len(dims) != 2 or dims[1] != 1:
+        return False
+    dtype = writer.dtypes[data]
+    i64 = np.int64
+    rows = writer.op("Shape", [data], dtype=i64, start=0, end=1)
+    flat_updates = writer.op("Reshape", [updates, writer.op("Concat", [
+        writer.op("Shape", [indices], dtype=i64, start=0, end=1), writer.const(np.asarray([-1], i64))], axis=0)])
+    one_hot = writer.op("OneHot", [writer.op("Squeeze", [indices, writer.const(np.asarray([1], i64))]),
+                                   writer.op("Squeeze", [rows]), writer.const(np.asarray([0, 1], dtype))],
+                        dtype=dtype, axis=-1)
+    gathered = writer.op("MatMul", [writer.op("Transpose", [one_hot], perm=[1, 0]), flat_updates])
+    writer.emit("Add", [data, writer.op("Reshape", [gathered, writer.op("Shape", [data], dtype=i64)])], outputs, {})
+    return True
+
+
+_AXES_INPUT_SINCE_13 = {"ReduceSum": 1, "Squeeze": 1, "Unsqueeze": 1, "Split": 1}
+"""Ops whose ``axes`` (``split`` for Split) input was an attribute before opset 13: the input's position."""
+
+_LAST_AXIS_BEFORE_13 = frozenset({"Softmax", "LogSoftmax", "Hardmax"})
+"""Ops that flattened their input to 2-D at ``axis`` before opset 13 (the same as opset 13's for the last axis)."""
+
+
+def _before_opset_13(writer, op_type, inputs, outputs, attrs):
+    """Opsets 11 and 12: attributes that became inputs at 13, the softmax family's 2-D semantics, and the inputs
+    Resize required (empty ``roi`` / ``scales`` tensors where they are left out)."""
+    position = _AXES_INPUT_SINCE_13.get(op_type)
+    if position is not None and len(inputs) > position:
+        if inputs[position]:
+            name = "split" if op_type == "Split" else "axes"
+            values = _constant(writer, inputs[position], op_type, name, since=13).reshape(-1)
+            attrs[name] = [int(v) for v in values]
+        if op_type == "ReduceSum" and attrs.pop("noop_with_empty_axes", 0) and "axes" not in attrs:
+            raise _needs(op_type, "noop_with_empty_axes=1", writer.opset, 13)
+        inputs = inputs[:position]
+    elif op_type in _LAST_AXIS_BEFORE_13:
+        axis = attrs.get("axis", -1)  # given explicitly: the default was 1 before opset 13
+        if axis == -1 or axis >= (rank := _known_rank(writer, op_type, inputs[0], f"on axis {axis}", 13)) - 1:
+            return inputs, dict(attrs, axis=-1)  # the last axis (or a scalar)
+        axis %= rank
+        # Move the axis last, apply, move it back.
+        order = [d for d in range(rank) if d != axis] + [axis]
+        moved = writer.op("Transpose", inputs[:1], perm=order)
+        result = writer.op(op_type, [moved], axis=-1)
+        writer.emit("Transpose", [result], outputs, {"perm": list(np.argsort(order))})
+        return None
+    elif op_type == "Resize":
+        inputs = (list(inputs) + [""] * 3)[:4]
+        empty = writer.const(np.zeros(0, np.float32))
+        inputs[1] = inputs[1] or empty
+        inputs[2] = inputs[2] or empty
+        if not inputs[3]:
+            inputs = inputs[:3]
+    return inputs, attrs
+
+
+def _every_axis(writer, defaults, given, axes, rank, groups=1):
+    """``given``, the values of an input per axis of ``axes`` only, extended to every axis of a rank-``rank`` input.
+
+    Both hold ``groups`` consecutive runs (``[starts..., ends...]`` for pads and roi): ``defaults`` one entry per
+    axis in each run (what the axes left out take), ``given`` one per axis of ``axes``.  One ``Gather`` of their
+    concatenation picks each entry, so values computed at run time (sizes from a dynamic shape) extend as well as
+    constants.
+    """
+    axes = [a % rank for a in axes]
+    positions = [groups * rank + g * len(axes) + axes.index(i) if i in axes else g * rank + i
+                 for g in range(groups) for i in range(rank)]
+    table = writer.op("Concat", [defaults, given], axis=0)
+    return writer.op("Gather", [table, writer.const(np.asarray(positions, np.int64))], axis=0)
+
+
+def _known_rank(writer, op_type, x, what="with axes", since=18):
+    rank = writer.rank(x)
+    if rank is None:
+        raise _needs(op_type, f"{what} of an input of unknown rank", writer.opset, since)
+    return rank
+
+
+def _resize_every_axis(writer, inputs, axes):
+    """Resize's ``roi`` / ``scales`` / ``sizes`` over every axis: the axes left out keep their extent and size."""
+    x = inputs[0]
+    rank = _known_rank(writer, "Resize", x)
+    roi, scales, sizes = (list(inputs[1:]) + [""] * 3)[:3]
+    if roi:
+        bounds = np.concatenate([np.zeros(rank), np.ones(rank)]).astype(writer.dtypes[roi])
+        roi = _every_axis(writer, writer.const(bounds), roi, axes, rank, groups=2)
+    if scales:
+        scales = _every_axis(writer, writer.const(np.ones(rank, writer.dtypes[scales])), scales, axes, rank)
+    if sizes:
+        sizes = _every_axis(writer, writer.op("Shape", [x]), sizes, axes, rank)
+    return [x, roi, scales, sizes]
 
 
 @functools.cache
@@ -197,7 +344,16 @@ def channel_affine(writer, y, scale, bias, rank, output):
     writer.emit("Add", [y, writer.op("Unsqueeze", [bias, per_channel])], [output], {})
 
 
+def _or_equal(strict):
+    def decompose(writer, inputs, outputs, attrs):
+        # Or(Greater, Equal) rather than Not(Less): a NaN compares False either way.
+        writer.emit("Or", [writer.op(strict, inputs), writer.op("Equal", inputs)], outputs, {})
+    return decompose
+
+
 DECOMPOSITIONS = {
+    "GreaterOrEqual": _or_equal("Greater"),
+    "LessOrEqual": _or_equal("Less"),
     "Gelu": _gelu,
     "Mish": _mish,
     "HardSwish": _hard_swish,

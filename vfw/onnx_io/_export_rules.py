@@ -134,6 +134,7 @@ def _embedding_bag(writer, inputs, outputs, attrs):
         keep = writer.op("And", [keep, writer.op("Not", [writer.op("Equal", [
             indices, writer.const(np.asarray(attrs["padding_idx"], i64))])])])
     bag = writer.op("Unsqueeze", [writer.op("Max", [bag, writer.const(np.asarray(0, i64))]), column])
+    writer.dims[bag] = (-1, 1)  # one index per entry: older opsets add the rows without ScatterND's reduction
     rows = writer.op("Gather", [weight, indices], axis=0)
     n_bags = writer.op("Shape", [starts], dtype=i64)
     width = writer.op("Shape", [weight], dtype=i64, start=1, end=2)

@@ -106,6 +106,24 @@ def _resized(tensor, axes, size):
     return tensor.result_class.wrap(np.ascontiguousarray(array))
 
 
+def _traces_with_symbol_changed(trace, tensors, dynamic, sizes, symbol):
+    """``[(graph, size), ...]``: traces of the model with the dim ``symbol`` at other sizes, the first candidate
+    sizes of :func:`perturbed_sizes` the model accepts; raises ExportError with the model's first error."""
+    first_failure = None
+    for candidates in perturbed_sizes(sizes[symbol]):
+        traces = []
+        try:
+            for size in candidates:
+                traces.append((trace([_resized(t, [a % t.array.ndim for a, s in dynamic.get(i, {}).items()
+                                                   if s == symbol], size) for i, t in enumerate(tensors)])[0], size))
+            return traces
+        except Exception as e:  # noqa: BLE001 - the model's own error, reported with the size that caused it
+            first_failure = first_failure or (candidates[len(traces)], e)
+    size, error = first_failure
+    raise ExportError(f"ONNX export: tracing the model again with dynamic axis {symbol!r} = {size} (the example "
+                      f"has {sizes[symbol]}) failed: {type(error).__name__}: {error}") from error
+
+
 def _symbol_sizes(tensors, dynamic):
     """``(sources, sizes)``: where each symbol is read (first input and axis naming it) and its example size."""
     sources, sizes = {}, {}
@@ -185,16 +203,10 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
     if dynamic:
         sources, sizes = _symbol_sizes(tensors, dynamic)
         traces, all_sizes = [], [sizes]
-        for symbol, size in perturbed_sizes(sizes):
-            changed = [_resized(t, [a % t.array.ndim for a, s in dynamic.get(i, {}).items() if s == symbol], size)
-                       for i, t in enumerate(tensors)]
-            try:
-                graph, _ = trace(changed)
-            except Exception as e:  # noqa: BLE001 - the model's own error, reported with the size that caused it
-                raise ExportError(f"ONNX export: tracing the model again with dynamic axis {symbol!r} = {size} (the "
-                                  f"example has {sizes[symbol]}) failed: {type(e).__name__}: {e}") from e
-            traces.append((graph, dict(sizes, **{symbol: size})))
-            all_sizes.append(traces[-1][1])
+        for symbol in sizes:
+            for graph, size in _traces_with_symbol_changed(trace, tensors, dynamic, sizes, symbol):
+                traces.append((graph, dict(sizes, **{symbol: size})))
+                all_sizes.append(traces[-1][1])
         found = symbol_dims(base, [g for g, _ in traces], sizes, all_sizes, list(base.output))
         for output, axes in found.items():
             dim_names.setdefault(output, {}).update(axes)

@@ -250,6 +250,20 @@ def _check_text(graph, where):
         raise OnnxModelError(f"{where}: a name, op type or domain is not valid UTF-8 text")
 
 
+def running_statistics(graph):
+    """Names of the initializers of an engine graph that only batch norm reads, as its running mean or variance.
+
+    ONNX does not tell weights from statistics; these are the ones torch keeps as buffers and Keras as
+    non-trainable weights, which the wrappers of an imported model must not train by gradient descent.
+    """
+    readers = {}
+    for op in graph.op:
+        for position, name in enumerate(op.input):
+            readers.setdefault(name, set()).add(op.type == "BatchNormalization" and position in (3, 4))
+    outputs = set(graph.output)
+    return {t.name for t in graph.initializer if readers.get(t.name) == {True} and t.name not in outputs}
+
+
 def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):
     """Import an ONNX model.
 

@@ -2,8 +2,9 @@
 
 :func:`to_keras_layer` imports the model (without constant folding: the weights stay the file's
 initializers) and wraps its engine graph in a ``keras.layers.Layer``: each initializer becomes a
-weight of the layer (float ones trainable, others not), named after the initializer with ``.``
-and ``/`` replaced by ``_`` (Keras forbids ``/`` in weight names).  ``call`` runs the graph op by
+weight of the layer (float ones trainable, except batch norm's running statistics; others not),
+named after the initializer with ``.`` and ``/`` replaced by ``_`` (Keras forbids ``/`` in weight
+names).  ``call`` runs the graph op by
 op through the eager executor with the weights' values, so a ``tf.GradientTape`` differentiates
 it, Keras trains it, and ``vfw.onnx_io.export`` traces a model holding it again.
 """
@@ -14,6 +15,7 @@ import vfw.tensorflow as tf
 from vfw.core.graph.subgraph import run_graph
 from vfw.core.ir import proto_to_tensor
 from vfw.core.proto import GraphDef
+from vfw.onnx_io._import import running_statistics
 
 
 class OnnxLayer(tf.keras.layers.Layer):
@@ -37,6 +39,7 @@ class OnnxLayer(tf.keras.layers.Layer):
         del runnable.initializer[:]
         self._held = []
         taken = set()
+        statistics = running_statistics(graph)
         for proto in graph.initializer:
             value = proto_to_tensor(proto)
             name = re.sub(r"[./]", "_", proto.name) or "initializer"
@@ -44,12 +47,15 @@ class OnnxLayer(tf.keras.layers.Layer):
                 name += "_"
             taken.add(name)
             self._held.append(self.add_weight(shape=value.shape, initializer=lambda shape, dtype=None, v=value: v,
-                                              dtype=value.dtype.name, trainable=value.dtype.kind == "f", name=name))
+                                              dtype=value.dtype.name, name=name,
+                                              trainable=value.dtype.kind == "f" and proto.name not in statistics))
             runnable.input.append(proto.name)
         self._graph = runnable
         self.input_names = list(input_names)
         self.output_names = list(output_names)
-        self.initializer_names = [t.name for t in graph.initializer]
+        # Keras lists the trainable weights first: the names follow that order.
+        by_weight = {id(w): t.name for w, t in zip(self._held, graph.initializer)}
+        self.initializer_names = [by_weight[id(w)] for w in self.weights]
 
     def call(self, inputs):
         """Run the graph on ``inputs`` (a tensor, or a list with one tensor per model input)."""

@@ -2,8 +2,9 @@
 
 :func:`to_torch_module` imports the model (``vfw.onnx_io.load`` without constant folding, so
 the weights stay the file's initializers) and wraps its engine graph: float initializers become
-``Parameter``\\s and the others (shapes, indices) non-persistent buffers, under their ONNX
-names (a dotted name such as ``encoder.0.weight`` becomes nested submodules, so ``state_dict()``
+``Parameter``\\s, batch norm's running statistics buffers (as in torch: gradient descent leaves
+them alone) and the others (shapes, indices) non-persistent buffers, under their ONNX names
+(a dotted name such as ``encoder.0.weight`` becomes nested submodules, so ``state_dict()``
 keys are the initializer names and a model exported from vfw.torch loads its original
 ``state_dict``).  ``forward`` runs the graph op by op through the eager executor, so autograd
 records it: gradients reach the parameters, ``vfw.torch.optim`` trains them, and
@@ -16,6 +17,7 @@ import vfw.torch as torch
 from vfw.core.graph.subgraph import run_graph
 from vfw.core.ir import proto_to_tensor
 from vfw.core.proto import GraphDef
+from vfw.onnx_io._import import running_statistics
 
 
 def _owner(root, name, taken):
@@ -61,11 +63,14 @@ class OnnxModule(torch.nn.Module):
         del runnable.initializer[:]
         taken = {}
         tensors = []
+        statistics = running_statistics(graph)
         for proto in graph.initializer:
             array = proto_to_tensor(proto)
             module, attr = _owner(self, proto.name, taken)
             taken.setdefault(id(module), set()).add(attr)
-            if array.dtype.kind == "f" or array.dtype.name == "bfloat16":
+            if proto.name in statistics:
+                module.register_buffer(attr, torch.from_numpy(array))
+            elif array.dtype.kind == "f" or array.dtype.name == "bfloat16":
                 module.register_parameter(attr, torch.nn.Parameter(torch.from_numpy(array)))
             else:
                 module.register_buffer(attr, torch.from_numpy(array), persistent=False)

@@ -288,8 +288,9 @@ def index_select(input, dim, index, *, out=None):
 
 
 def _along(a, d, shape):
-    """``a`` (1-D positions along ``d``) broadcast to ``shape``, as ScatterElements indices."""
-    return np.broadcast_to(a.reshape((1,) * d + (a.size,) + (1,) * (len(shape) - d - 1)), shape)
+    """``a`` (1-D positions along ``d``) broadcast to ``shape``, as ScatterElements indices: an Expand op, so a trace
+    records the shape (torch.onnx.export rebuilds it from dynamic axes) rather than the expanded positions."""
+    return call("Expand", a.reshape((1,) * d + (a.size,) + (1,) * (len(shape) - d - 1)), np.asarray(shape, np.int64))
 
 
 def _put_slices(input, d, a, src, reduction):

@@ -7,17 +7,21 @@
 - Both ``dynamo=True`` (the default, returning an :class:`ONNXProgram`) and ``dynamo=False``
   (returning ``None``) use this one tracer; ``dynamic_shapes`` (axes -> names, per argument)
   and ``dynamic_axes`` both work with either.  A dynamic axis is generalized by tracing the
-  model again at two other sizes per axis and rebuilding the constants that change from the
-  input shapes (see ``vfw.onnx_io._export_dynamic``): a model whose operations change with the
-  size (Python control flow on shapes, ``split``/``chunk`` into a size-dependent number of parts,
-  windows computed from a size), or that needs a size the integer formulas cannot express
-  (``chunk`` sizes ``ceil(n / k)``, positions of ``diagonal`` / ``index_put``), is refused with an
-  error naming the operation.
+  model again at two other sizes per axis (one and two more than the example's, or twice and
+  three times it for a model that takes only multiples, such as a U-Net) and rebuilding the
+  constants that change from the input shapes (see ``vfw.onnx_io._export_dynamic``): a model
+  whose operations change with the size (Python control flow on shapes, ``split``/``chunk`` into
+  a size-dependent number of parts, windows computed from a size), or that needs a size the
+  integer formulas cannot express (``chunk`` sizes ``ceil(n / k)``, positions of ``diagonal`` /
+  ``index_put``), is refused with an error naming the operation.  (Where torch's exporter bakes
+  sizes silently, e.g. in ``nn.MultiheadAttention``'s reshapes, vfw's graph follows the axes.)
 - Values computed in Python or numpy from tensor values (``x.item()``) would be frozen into the
   graph: the exporter traces twice with other input values and refuses such constants.
-- The default opset is the newest the installed onnxruntime runs (torch: 18/20); names of inputs
-  default to ``forward``'s parameter names and outputs to ``output`` / ``output_<k>`` (torch
-  numbers them); node names are ``<OpType>_<k>`` (torch writes module scopes).
+- The default opset is the newest the installed onnxruntime runs (torch 2.13: 20); opsets 11 and
+  newer can be asked for (torch: 7 and newer); names of inputs default to ``forward``'s parameter
+  names (torch's TorchScript exporter: its value names, such as ``input.1``) and outputs to
+  ``output`` / ``output_<k>`` (torch numbers them); node names are ``<OpType>_<k>`` (torch writes
+  module scopes).
 - Ops with no ONNX form (linear algebra decompositions, special functions, gradient ops, random
   draws in training mode) raise :class:`UnsupportedOperatorError` naming the op.
 - ``export_params=False`` makes every weight the model reads a graph input, buffers included

@@ -128,6 +128,15 @@ def adaptive_avg_pool3d(input, output_size):
     return _adaptive_avg("adaptive_avg_pool3d", 3, input, output_size)
 
 
+def plane_indices(flat, spatial):
+    """MaxPool's indices (counted from the tensor's start) as torch's, counted from each ``(n, c)`` plane's start.
+
+    The remainder by the plane's size rather than the subtraction of each plane's start: no constant holds the
+    batch size, so ``torch.onnx.export`` with a dynamic batch follows it.
+    """
+    return call(op("Mod"), flat, np.int64(math.prod(spatial)))
+
+
 def _adaptive_max(fn, nd, input, output_size, return_indices):
     tensor_arg(input, fn)
     sizes = _output_size(fn, nd, output_size, input.array.shape[-nd:])
@@ -138,9 +147,7 @@ def _adaptive_max(fn, nd, input, output_size, return_indices):
         kernel = tuple(n // s for n, s in zip(in_sp, sizes))
         y, flat = call(op("MaxPool", kernel_shape=kernel, strides=kernel), x4)
         if return_indices:
-            plane = math.prod(in_sp)
-            starts = (np.arange(shape[0] * shape[1], dtype=np.int64) * plane).reshape(shape[:2] + (1,) * nd)
-            flat = call(op("Sub"), flat, starts)
+            flat = plane_indices(flat, in_sp)
     else:
         y, flat = call(op("AdaptiveMaxPool", output_size=tuple(sizes)), x4)
     y = unbatched(y, added)

@@ -88,6 +88,10 @@ def _nearest(input, out_sizes, scales, exact):
     if x.dtype not in FLOATS and x.dtype != np.uint8:
         name = "_upsample_nearest_exact" if exact else "upsample_nearest"
         raise NotImplementedError(f"\"{name}{x.ndim - 2}d\" not implemented for '{type_name(x.dtype)}'")
+    from vfw.frontends.torch.onnx import is_in_onnx_export  # the onnx module imports nn: only when called
+
+    if is_in_onnx_export():
+        return _nearest_resize(input, out_sizes, scales, exact)
     result = input
     for i, (n_in, n_out) in enumerate(zip(x.shape[2:], out_sizes)):
         index = _nearest_index(n_in, n_out, None if scales is None else scales[i], exact)
@@ -95,6 +99,18 @@ def _nearest(input, out_sizes, scales, exact):
             result = call(op("Gather", axis=2 + i), result, index)
     # every dim kept its size and order: torch still returns a new tensor
     return _typing.clone(input) if result is input else result
+
+
+def _nearest_resize(input, out_sizes, scales, exact):
+    """Nearest modes as the engine's Resize, for torch.onnx.export (torch's exporter writes the same): the
+    gathers' index tables would be constants of the traced sizes, a Resize follows dynamic spatial dims."""
+    nd = input.array.ndim - 2
+    bound = op("Resize", axes=tuple(range(2, 2 + nd)), mode="nearest",
+               coordinate_transformation_mode="half_pixel" if exact else "asymmetric",
+               nearest_mode="round_prefer_ceil" if exact else "floor")
+    if scales is not None:  # torch reads the source at dst / scale (not at dst * in / out)
+        return call(bound, input, None, _resize_scales(input.array.shape[2:], out_sizes, scales))
+    return call(bound, input, None, None, np.asarray(out_sizes, np.int64))
 
 
 def _resize_scales(in_sizes, out_sizes, scales):

@@ -28,6 +28,7 @@ from vfw.frontends.torch.nn.functional._adaptive import (
     max_unpool1d,
     max_unpool2d,
     max_unpool3d,
+    plane_indices,
 )
 from vfw.frontends.torch.nn.functional._spatial import CallCache, batched, ints, operand_key, size_text, unbatched
 
@@ -135,15 +136,11 @@ def _max_pool_plan(fn, nd, input, kernel_size, stride, padding, dilation, ceil_m
     dtype = x4.array.dtype
     wide = dtype not in _ENGINE_MAX_TYPES
     bound = op("MaxPool", dilations=win.dilation, **win.attrs())
-    # the engine's Indices count from the tensor's start; torch's from each (n, c) plane's
-    plane = math.prod(shape[2:])
-    starts = (np.arange(shape[0] * shape[1], dtype=np.int64) * plane).reshape(shape[:2] + (1,) * nd)
-
     def run(input):
         x = _in_batch(input, added)
         y, flat = call(bound, cast(x, np.float64) if wide else x)
         y = unbatched(cast(y, dtype) if wide else y, added)
-        return (y, unbatched(call(op("Sub"), flat, starts), added)) if return_indices else y
+        return (y, unbatched(plane_indices(flat, shape[2:]), added)) if return_indices else y
 
     return run
 

@@ -1,0 +1,145 @@
+"""Models exported by the REAL torch (its TorchScript exporter, ``dynamo=False``: onnxscript is not installed)
+imported with vfw.onnx_io: the same outputs as torch, and fine-tuned as a vfw.torch module or a Keras layer with the
+parameter updates real torch makes on the original model (eval mode: the file holds batch norm's inference form)."""
+
+import io
+
+import numpy as np
+import pytest
+import vfw.torch as vt
+
+import vfw.onnx_io as oi
+
+torch = pytest.importorskip("torch")
+
+
+def _torch_file(model, args, **kwargs):
+    buffer = io.BytesIO()
+    torch.onnx.export(model, args, buffer, dynamo=False, **kwargs)
+    return buffer.getvalue()
+
+
+def _cnn():
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+                               torch.nn.MaxPool2d(2), torch.nn.Dropout(0.3), torch.nn.Flatten(),
+                               torch.nn.Linear(4 * 3 * 3, 2))
+
+
+class _Tagger(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(12, 6)
+        self.lstm = torch.nn.LSTM(6, 5, batch_first=True, bidirectional=True)
+        self.gru = torch.nn.GRU(10, 4, batch_first=True)
+        self.head = torch.nn.Linear(4, 3)
+
+    def forward(self, tokens):
+        return self.head(self.gru(self.lstm(self.embed(tokens))[0])[0])
+
+
+def _warmed_cnn():
+    """A CNN whose batch-norm statistics moved off their initial values (trained a step), in eval mode."""
+    torch.manual_seed(0)
+    model = _cnn()
+    model(torch.randn(8, 3, 6, 6)).sum().backward()
+    return model.eval()
+
+
+class _Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+
+    def forward(self, x, padding):
+        return self.encoder(x, src_key_padding_mask=padding)
+
+
+def _seeded(make, seed):
+    torch.manual_seed(seed)
+    return make().eval()
+
+
+_CASES = {  # name: (model, inputs(rng, batch), batch sizes run; torch bakes the batch into attention's reshapes)
+    "cnn": (_warmed_cnn, lambda rng, n: (rng.standard_normal((n, 3, 6, 6)).astype(np.float32),), (2, 5)),
+    "lstm_gru": (lambda: _seeded(_Tagger, 1), lambda rng, n: (rng.integers(0, 12, (n, 5)),), (2, 5)),
+    "encoder": (lambda: _seeded(_Encoder, 2), lambda rng, n: (rng.standard_normal((n, 4, 8)).astype(np.float32),
+                                                              np.arange(4)[None, :] >= rng.integers(1, 5, (n, 1))),
+                (2,)),
+}
+
+
+@pytest.mark.parametrize("fold", [True, False])
+@pytest.mark.parametrize("case", sorted(_CASES))
+def test_torch_exported_models_import_with_torch_results(case, fold):
+    make, inputs, batches = _CASES[case]
+    model = make()
+    rng = np.random.default_rng(0)
+    example = [torch.from_numpy(a) for a in inputs(rng, 2)]
+    names = [f"in{k}" for k in range(len(example))]
+    data = _torch_file(model, tuple(example), input_names=names, do_constant_folding=fold, opset_version=17,
+                       dynamic_axes={n: {0: "batch"} for n in names})
+    imported, module = oi.load(data), oi.to_torch_module(data)
+    for batch in batches:
+        arrays = inputs(rng, batch)
+        with torch.no_grad():
+            want = model(*[torch.from_numpy(a) for a in arrays]).numpy()
+        np.testing.assert_allclose(imported(*arrays), want, rtol=1e-5, atol=1e-6)
+        with vt.no_grad():
+            got = module(*[vt.from_numpy(a) for a in arrays]).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _fine_tune_data():
+    rng = np.random.default_rng(5)
+    return rng.standard_normal((6, 3, 6, 6)).astype(np.float32), rng.integers(0, 2, 6)
+
+
+def test_fine_tuning_a_torch_export_as_a_torch_module_matches_torch():
+    model = _warmed_cnn()
+    x, y = _fine_tune_data()
+    # Without constant folding the file keeps every parameter under its torch name.
+    module = oi.to_torch_module(_torch_file(model, (torch.from_numpy(x[:2]),), input_names=["images"],
+                                            do_constant_folding=False, dynamic_axes={"images": {0: "batch"}}))
+    params = dict(module.named_parameters())
+    assert set(params) == {n for n, _ in model.named_parameters()}
+    ours = vt.optim.SGD(module.parameters(), lr=0.1, momentum=0.9)
+    theirs = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(3):
+        for opt, net, lib in ((ours, module, vt), (theirs, model, torch)):
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(net(lib.from_numpy(x)), lib.from_numpy(y))
+            loss.backward()
+            opt.step()
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(params[name].detach().numpy(), p.detach().numpy(), rtol=1e-4, atol=1e-6,
+                                   err_msg=name)
+    again = io.BytesIO()
+    vt.onnx.export(module, (vt.from_numpy(x),), again, dynamo=False)
+    with torch.no_grad():
+        np.testing.assert_allclose(oi.load(again.getvalue())(x), model(torch.from_numpy(x)).numpy(), rtol=1e-4,
+                                   atol=1e-5)
+
+
+def test_fine_tuning_a_torch_export_as_a_keras_layer_matches_torch():
+    import vfw.tensorflow as tf
+
+    model = _warmed_cnn()
+    x, y = _fine_tune_data()
+    layer = oi.to_keras_layer(_torch_file(model, (torch.from_numpy(x[:2]),), do_constant_folding=False))
+    inputs = tf.keras.Input((3, 6, 6))
+    keras_model = tf.keras.Model(inputs, layer(inputs))
+    keras_model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
+                        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    keras_model.fit(x, y, batch_size=6, epochs=3, shuffle=False, verbose=0)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+        opt.step()
+    weights = dict(zip(layer.initializer_names, layer.weights))
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(weights[name].numpy(), p.detach().numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+    with torch.no_grad():
+        np.testing.assert_allclose(keras_model.predict(x, verbose=0), model(torch.from_numpy(x)).numpy(),
+                                   rtol=1e-4, atol=1e-5)
