@@ -14,6 +14,7 @@ from vfw.frontends.torch import (  # noqa: F401
     _methods,
     _nn_native,
     _nn_ops,
+    accelerator,
     autograd,
     backends,
     cuda,

@@ -476,6 +476,20 @@ def bump_version(t):
                                    "a buffer or a weight...)")
 
 
+# Engine ops whose torch counterparts save their result for backward (torch refuses their backward once the result
+# was written in place); the engine's makers read these outputs too.  Others keep the values they saved.
+_RESULT_SAVING_OPS = frozenset({"Sigmoid", "Tanh", "Exp", "Expm1", "Sqrt", "Reciprocal", "Tan", "Softmax",
+                                "LogSoftmax"})
+
+
+def _mark_saved_result_written(t):
+    """Before ``t`` is rebound to an in-place op's result: where torch's node for ``t``'s old value saved it, mark it
+    overwritten, so that backward raises torch's "modified by an inplace operation" error as torch does."""
+    node = t.grad_node
+    if node is not None and node.op is not None and node.op.schema.op_type in _RESULT_SAVING_OPS:
+        node.mark_written(t.grad_slot)
+
+
 def count_version(t):
     """Count an in-place change of ``t`` that leaves the memory nodes saved as it was (a rebinding)."""
     counter = version_counter(t)
@@ -517,7 +531,7 @@ def assign(t, result, name="op"):
         try:
             np.broadcast_to(result.array, t.array.shape)
         except ValueError:
-            raise RuntimeError(f"{name}: output with shape {list(t.array.shape)} doesn't match the broadcast shape "
+            raise RuntimeError(f"output with shape {list(t.array.shape)} doesn't match the broadcast shape "
                                f"{list(result.array.shape)}") from None
     if not (_is_grad_enabled() and (result.requires_grad or t.requires_grad)):
         if _tracing:
@@ -534,6 +548,7 @@ def assign(t, result, name="op"):
             _record_write(t, result)
         bump_version(t)
     else:  # t is rebound to the result's array (a traced value already)
+        _mark_saved_result_written(t)
         count_version(t)
     if result.requires_grad:
         if result.array.shape != t.array.shape:

@@ -9,6 +9,7 @@ with :func:`names_grad_fn` record torch's name for the nodes they create; printe
 """
 
 import functools
+import weakref
 
 from vfw.core.tensor import Tensor
 
@@ -38,6 +39,7 @@ def names_grad_fn(name):
         def named(*args, **kwargs):
             # An in-place op rebinds its input (the first argument) to the node it makes: note the input's node.
             first = getattr(args[0], "grad_node", None) if args else None
+            first_slot = getattr(args[0], "grad_slot", 0) if first is not None else 0
             result = function(*args, **kwargs)
             nodes = _new_nodes(result, first, args)
             if nodes:
@@ -45,6 +47,7 @@ def names_grad_fn(name):
                 if found is not None:
                     for node in nodes:
                         node.display_name = found
+                    _note_outer_edges(nodes, args, kwargs, first, first_slot)
             return result
         return named
     return decorate
@@ -65,6 +68,33 @@ def _new_nodes(result, first, args):
     taken = {id(first)} | {id(a.grad_node) for a in args[1:] if isinstance(a, Tensor) and a.grad_node is not None}
     return [t.grad_node for t in outputs
             if isinstance(t, Tensor) and t.grad_node is not None and id(t.grad_node) not in taken]
+
+
+def outer_edges(node):
+    """tuple or None: the edges torch shows for a node that stands for several engine nodes (a composite such as
+    ``mse_loss``), one per tensor argument of the call that made it, in the form of ``Node.edges``."""
+    return _OUTER_EDGES.get(node)
+
+
+_OUTER_EDGES = weakref.WeakKeyDictionary()  # a composite's named node -> its call's tensor arguments' edges
+
+
+def _note_outer_edges(nodes, args, kwargs, first, first_slot):
+    """Where a named node's inputs come from other nodes of the same call, note the call's tensor arguments'
+    edges instead (what torch's single node for the function has); ``first``/``first_slot`` are the first
+    argument's node and slot before the call (an in-place op has rebound it since)."""
+    # torch lists the differentiable (floating or complex) tensor arguments only: not indices, masks or targets.
+    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and a.array.dtype.kind in "fcV"]
+    sources = [first if a is args[0] else a.grad_node for a in tensors]
+    newest = max((n.seq for n in sources if n is not None), default=0)
+    composite = [node for node in nodes
+                 if any(e is not None and e[0] is not None and e[0].seq > newest for e in node.edges)]
+    if not composite:
+        return
+    edges = tuple(None if not a.requires_grad else (None, a) if source is None else
+                  (source, first_slot if a is args[0] else a.grad_slot) for a, source in zip(tensors, sources))
+    for node in composite:
+        _OUTER_EDGES[node] = edges
 
 
 def _newest_seq(args):

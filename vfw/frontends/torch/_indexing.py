@@ -202,8 +202,8 @@ def _classify(k):
         a = k.array
     elif isinstance(k, np.ndarray):
         a = k
-    elif isinstance(k, (list, tuple)):
-        a = _dispatch.array_from(k) if len(k) else np.zeros(0, _INT64)
+    elif isinstance(k, (list, tuple, range)):  # torch reads any Python sequence, range included, as a tensor
+        a = _dispatch.array_from(list(k)) if len(k) else np.zeros(0, _INT64)
         if a.dtype != _BOOL:  # torch reads Python sequences as long tensors (floats truncated)
             a = a.astype(_INT64)
     elif isinstance(k, (float, np.floating)):

@@ -461,6 +461,7 @@ class Tensor(CoreTensor):
             from vfw.frontends.torch.autograd import _engine
             _engine.accumulate_grad(target, g, create_graph=autograd.is_grad_enabled())
 
+        self._retain_grad_hook = keep
         self.grad_node.add_hook(self.grad_slot, keep)
 
     def register_hook(self, hook):
@@ -481,7 +482,12 @@ class Tensor(CoreTensor):
             return hook(_dispatch.as_torch(g))
 
         self.grad_node.add_hook(self.grad_slot, call)
-        return _Handle(self.grad_node.hooks[self.grad_slot], call)
+        hooks = self.grad_node.hooks[self.grad_slot]
+        keep = self.__dict__.get("_retain_grad_hook")
+        if keep in hooks:  # torch stores a retained gradient after every other hook of the tensor has run
+            hooks.remove(keep)
+            hooks.append(keep)
+        return _Handle(hooks, call)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the ``.grad`` of the leaves it depends on."""
@@ -584,9 +590,43 @@ class GradFn:
 
     @property
     def next_functions(self):
-        """tuple[(GradFn or None, int)]: the nodes of this node's inputs (None for leaves and constants)."""
-        return tuple((grad_fn_of(*edge) if edge is not None and edge[0] is not None else None, 0)
-                     for edge in self._node.edges)
+        """tuple[(GradFn or AccumulateGrad or None, int)]: per input, the node that produced it and which of that
+        node's outputs it is; a leaf that requires grad gives its ``AccumulateGrad``, a constant ``(None, 0)``."""
+        edges = _grad_fn_names.outer_edges(self._node) or self._node.edges
+        return tuple(_next_function(edge) for edge in edges)
+
+
+class AccumulateGrad:
+    """The node torch shows for a leaf that requires grad: where backward accumulates into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+    next_functions = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        """str: torch's C++ name of the node."""
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self.variable))}>"
+
+    def __eq__(self, other):
+        return isinstance(other, AccumulateGrad) and other.variable is self.variable
+
+    def __hash__(self):
+        return hash(id(self.variable))
+
+
+def _next_function(edge):
+    """One ``next_functions`` entry from a node's edge (``None``, ``(node, slot)`` or ``(None, leaf)``)."""
+    if edge is None:
+        return None, 0
+    source, slot_or_leaf = edge
+    if source is None:
+        return AccumulateGrad(slot_or_leaf), 0
+    return grad_fn_of(source, slot_or_leaf), slot_or_leaf
 
 
 def _node_name(node):

@@ -9,7 +9,7 @@ import math
 import numbers
 import warnings
 
-from vfw.frontends.torch import _creation
+from vfw.frontends.torch import _creation, _dtype
 from vfw.frontends.torch.nn import init
 from vfw.frontends.torch.nn.modules import _rnn_layers as layers
 from vfw.frontends.torch.nn.modules.module import Module
@@ -232,7 +232,25 @@ class RNNBase(Module):
         if not batched:
             output = output.squeeze(0 if self.batch_first else 1)
             finals = [f.squeeze(1) for f in finals]
+        else:
+            self._name_nodes(output, finals)
         return output, finals
+
+    def _name_nodes(self, output, finals):
+        """Give the batched results the ``grad_fn`` names of torch's CPU kernels: the final states are stacked
+        per layer; the output comes from a transpose (``batch_first``), a concatenation of the directions, the
+        oneDNN layer (float32/bfloat16 LSTM without projections) or a stack of the time steps."""
+        onednn = self.mode == "LSTM" and self.proj_size == 0 and output.dtype in (_dtype.float32, _dtype.bfloat16)
+        if self.batch_first:
+            name = "TransposeBackward0" if onednn else "TransposeBackward1"
+        else:
+            name = "CatBackward0" if self.bidirectional else "MkldnnRnnLayerBackward0" if onednn else "StackBackward0"
+        final_nodes = {id(f.grad_node) for f in finals}
+        if output.grad_node is not None and id(output.grad_node) not in final_nodes:
+            output.grad_node.display_name = name
+        for f in finals:
+            if f.grad_node is not None and f.grad_node is not output.grad_node:
+                f.grad_node.display_name = "StackBackward0"
 
     def _param_names(self, names):
         """One direction's parameter names in the order (w_ih, w_hh, b_ih, b_hh[, w_hr]), absent ones kept."""
