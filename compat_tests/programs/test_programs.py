@@ -23,11 +23,14 @@ ROOT = HERE.parents[1]
 PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py"))
             + sorted((HERE / "torch_more2").glob("*.py")) + sorted((HERE / "torch_more3").glob("*.py"))
             + sorted((HERE / "torch_more4").glob("*.py"))
-            + sorted((HERE / "torch_onnx").glob("*.py")) + sorted((HERE / "torch_tutorials").glob("*.py")),
+            + sorted((HERE / "torch_onnx").glob("*.py")) + sorted((HERE / "torch_tutorials").glob("*.py"))
+            + sorted((HERE / "torch_notes").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
             + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
             + sorted((HERE / "tf_more3").glob("*.py")) + sorted((HERE / "keras_ops").glob("*.py"))
-            + sorted((HERE / "tf_more4").glob("*.py"))}
+            + sorted((HERE / "tf_more4").glob("*.py"))
+            + sorted((HERE / "tf_guides").glob("*.py"))
+            + sorted((HERE / "keras_guides").glob("*.py"))}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.
 RTOL, ATOL = 1e-4, 1e-6
 

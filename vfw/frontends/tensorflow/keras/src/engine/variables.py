@@ -376,8 +376,11 @@ class Variable:
 
     # -- Python protocol ------------------------------------------------------------------------------------
     def __repr__(self):
-        value = np.array(self._value.numpy())
-        return f"<Variable path={self._path}, shape={self._shape}, dtype={self.dtype}, value={value}>"
+        try:
+            value_text = f", value={np.array(self._value.numpy())}"
+        except AttributeError:  # read inside a tf.function trace: the value is symbolic, Keras leaves it out
+            value_text = ""
+        return f"<Variable path={self._path}, shape={self._shape}, dtype={self.dtype}{value_text}>"
 
     __str__ = __repr__
 

@@ -180,11 +180,28 @@ class LayerWeights:
 
     def save_own_variables(self, store):
         """Put the layer's own variables in ``store`` under ``"0"``, ``"1"``... (saving)."""
-        for i, variable in enumerate(self._trainable_variables + self._non_trainable_variables):
-            store[f"{i}"] = variable
+        for i, value in enumerate(self._values_to_save()):
+            store[f"{i}"] = value
 
     def load_own_variables(self, store):
         """Assign the layer's own variables from ``store`` (as written by ``save_own_variables``)."""
+        self._check_load_own_variables(store)
+        self._assign_loaded_variables(store)
+
+    def _values_to_save(self):
+        """What ``save_own_variables`` writes, in order: every own variable (layers with a fixed list override)."""
+        return self._trainable_variables + self._non_trainable_variables
+
+    def _variables_to_load(self):
+        """The variables ``load_own_variables`` assigns, matching ``_values_to_save`` one for one."""
+        return self._trainable_variables + self._non_trainable_variables
+
+    def _assign_loaded_variables(self, store):
+        for i, variable in enumerate(self._variables_to_load()):
+            variable.assign(store[f"{i}"])
+
+    def _check_load_own_variables(self, store):
+        """ValueError (Keras' message) unless ``store`` holds as many entries as the layer owns variables."""
         own = self._trainable_variables + self._non_trainable_variables
         if len(store.keys()) != len(own):
             if not own and not self.built:
@@ -201,8 +218,6 @@ class LayerWeights:
                     "layer (i.e. its variables) upon deserialization.")
             raise ValueError(f"Layer '{self.name}' expected {len(own)} variables, but received {len(store.keys())} "
                              f"variables during loading. Expected: {[v.name for v in own]}")
-        for i, variable in enumerate(own):
-            variable.assign(store[f"{i}"])
 
 
 def _unique(*groups):

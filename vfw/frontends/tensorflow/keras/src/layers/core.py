@@ -79,6 +79,26 @@ class _LoraKernel:
     def _lora_config(self):
         return {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha} if self.lora_rank else {}
 
+    # Saving, as Keras: exactly the kernel (LoRA update merged in) and the bias, whatever other variables a
+    # subclass adds; loading writes the merged kernel back and restarts the LoRA factors from zero.
+    def _values_to_save(self):
+        if not self.built:
+            return []
+        return [self.kernel] + ([] if self.bias is None else [self.bias])
+
+    def _variables_to_load(self):
+        if not self.built:
+            return []
+        return [self._kernel] + ([] if self.bias is None else [self.bias])
+
+    def load_own_variables(self, store):
+        if not self.lora_enabled:
+            self._check_load_own_variables(store)
+        self._assign_loaded_variables(store)
+        if self.lora_enabled:
+            for factor in (self.lora_kernel_a, self.lora_kernel_b):
+                factor.assign(tf.zeros(factor.shape, factor.dtype))
+
     def _output(self, x):
         if self.bias is not None:
             bias = tf.convert_to_tensor(self.bias)
@@ -367,6 +387,11 @@ class Embedding(Layer):
         if not self.built:
             raise AttributeError("You must build the layer before accessing `embeddings`.")
         return self._embeddings
+
+    def _values_to_save(self):  # Keras saves only the embeddings, whatever variables a subclass adds
+        return [self._embeddings] if self.built else []
+
+    _variables_to_load = _values_to_save
 
     def call(self, inputs):
         if inputs.dtype.name not in ("int32", "int64"):
