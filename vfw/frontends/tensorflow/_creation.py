@@ -57,6 +57,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
     else:
         if (value.__class__ is list or value.__class__ is tuple) and holds_tensors(value):
             raise ValueError(_unpacked_message(value))
+        if isinstance(value, TensorShape):  # a sequence of dims here ([] is float32), unlike convert_to_tensor
+            value = list(value)
         t = convert_to_tensor(value, dtype)
     if shape is None:
         return t

@@ -25,6 +25,7 @@ from vfw.core.registry import make_op, op_key
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _conversion, _dtypes, errors
 from vfw.frontends.tensorflow._conversion import kernel_type_name
+from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._tape_state import ACTIVE as _ACTIVE_TAPES
 
 _new = object.__new__
@@ -381,10 +382,25 @@ def holds_tensors(value):
 def _from_data(value, dtype):
     if (value.__class__ is list or value.__class__ is tuple) and holds_tensors(value):
         return _packed(value, dtype)
+    if isinstance(value, TensorShape):
+        value, dtype = _shape_dims(value, dtype)
     t = wrap(_conversion.array_of(value, dtype))
     if _tracing:
         _graph_constant(t)
     return t
+
+
+def _shape_dims(shape, dtype):
+    """A fully known TensorShape as its dims and their dtype (int32, or int64 when asked or when a dim needs it)."""
+    if shape.rank is None or None in shape.as_list():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    dims = shape.as_list()
+    if dtype is None:
+        return dims, _dtypes.int64 if any(d >= 2**31 for d in dims) else _dtypes.int32
+    if dtype not in (_dtypes.int32, _dtypes.int64):
+        raise TypeError(f"Cannot convert TensorShape {shape} to dtype <dtype: '{dtype.name}'>. Allowed dtypes are "
+                        f"tf.int32 and tf.int64.")
+    return dims, dtype
 
 
 def _graph_constant(t):

@@ -234,14 +234,13 @@ class GradientTape:
         if target is None:
             raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables or "
                             "CompositeTensors to be differentiated, but received None.")
-        if isinstance(target, CoreTensor):
-            targets = [target]
-        else:
-            targets = [_target_tensor(t) for t in nest.flatten(target)]
+        flat_targets = [target] if isinstance(target, CoreTensor) else [_as_source(t) for t in nest.flatten(target)]
+        targets = [_target_tensor(t) for t in flat_targets]
         seeds = None if output_gradients is None else _seeds(targets, output_gradients)
         single = isinstance(sources, (CoreTensor, Variable)) or hasattr(sources, "_tf_variable")
         flat_sources = [_as_source(s) for s in ([sources] if single else nest.flatten(sources))]
         grads = self._differentiate(targets, flat_sources, seeds, sparse=True)
+        self._add_variable_identities(flat_targets, targets, seeds, flat_sources, grads)
         self._end_use()
         results = [_finish(g, s, mode) for g, s in zip(grads, flat_sources)]
         return results[0] if single else nest.pack_sequence_as(sources, results)
@@ -361,6 +360,19 @@ class GradientTape:
                     k += len(gathers)
             grads.append(_sparse_gradients.combine(parts))
         return grads
+
+    def _add_variable_identities(self, flat_targets, targets, seeds, flat_sources, grads):
+        """Add, in place, the gradient of a variable target with respect to that same variable as a source: TF
+        differentiates both through the variable's handle, so the target's seed (ones) is that gradient even when
+        the tape never read the variable (any dtype). A read this tape recorded already carries it."""
+        for j, target in enumerate(flat_targets):
+            if not isinstance(target, Variable) or any(t is targets[j] for t in self._source_tensors(target)):
+                continue
+            seed = seeds[j] if seeds is not None and seeds[j] is not None else \
+                CoreTensor.wrap(np.ones_like(targets[j].array))
+            for k, source in enumerate(flat_sources):
+                if isinstance(source, Variable) and primary(source) is primary(target):
+                    grads[k] = seed if grads[k] is None else execute("Add", grads[k], seed)
 
     def _source_tensors(self, source):
         """The engine tensors whose gradients make up the gradient of ``source`` on this tape."""

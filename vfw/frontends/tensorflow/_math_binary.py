@@ -14,6 +14,7 @@ from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
+    host,
     is_tensor_like,
     mismatch,
     op,
@@ -153,7 +154,17 @@ def add(x, y, name=None):
         x = convert_to_tensor(x)
         exact = scalar_tensor(y, x.array.dtype) if y.__class__ in PY_NUMBERS else None
         y = convert_to_tensor(y, dtype_hint=x.array.dtype) if exact is None else exact
+    if x.array.dtype.char == "O":
+        return _concatenated(x, y)
     return _add(x, y)
+
+
+def _concatenated(x, y):
+    """``x + y`` on string tensors: TF's ``Add`` kernel (``AddV2`` has none for strings) concatenates them."""
+    if y.array.dtype.char != "O":
+        raise mismatch("Add", object, y.array.dtype)
+    check_broadcast("Add", x.array, y.array)
+    return host(lambda a, b: np.asarray(a + b, object), x, y)
 
 
 # -- truncating division ------------------------------------------------------------------------
