@@ -214,8 +214,9 @@ class Node:
         if self.inputs is None:
             raise GraphReleasedError(
                 "Trying to backward through the graph a second time (or directly access saved tensors "
-                "after they have already been freed). Specify retain_graph=True if you need to backward "
-                "through the graph a second time."
+                "after they have already been freed). Saved intermediate values of the graph are freed when you "
+                "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved tensors after calling backward."
             )
 
 
@@ -429,6 +430,16 @@ def _reachable_to_leaves(targets, leaves):
 _grad_node_of = operator.attrgetter("grad_node")
 
 
+def _order_leaves(nodes, leaves):
+    """Reorder ``leaves`` (in place) as their gradients become final, the order in which a PyTorch-style backward
+    accumulates them (and runs their post-accumulate hooks): nodes run newest first, a leaf is final once its oldest
+    consumer ran, the leaves of one node come in input order."""
+    for node in nodes:
+        for edge in node.edges:
+            if edge is not None and edge[0] is None and id(edge[1]) in leaves:
+                leaves[id(edge[1])] = leaves.pop(id(edge[1]))
+
+
 def gradient(targets, sources, output_grads=None, retain_graph=None, create_graph=False,
              first_seq=0, last_seq=None, check=None, skip=()):
     """Gradients of ``sum(targets * output_grads)`` with respect to each source.
@@ -516,6 +527,8 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
         nodes = _reachable_to_leaves(targets, leaves)
     if nodes is None:
         nodes = _reachable(targets, source_keys, first_seq, last_seq, leaves, skip)
+    if leaves:
+        _order_leaves(nodes, leaves)
     latest_write = _latest_write
     with set_grad_enabled(create_graph):
         for node in nodes:

@@ -116,4 +116,5 @@ class iinfo:  # noqa: N801
         self.dtype = type.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # torch prints the limits as C++ streams print a double: six significant digits.
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -35,8 +35,8 @@ def _targets(tensors, grads, fn):
         else:
             g = _dispatch.to_tensor(g)
             if g.array.shape != t.array.shape:
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g.array.shape)} and "
-                                   f"output[{i}] has a shape of {tuple(t.array.shape)}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                                   f"output[{i}] has a shape of {t.shape}.")
             seeds.append(g)
     return tensors, seeds
 

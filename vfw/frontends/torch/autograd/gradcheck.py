@@ -12,7 +12,9 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch._dtype import float64
 from vfw.frontends.torch.autograd._engine import grad as _autograd_grad
+from vfw.frontends.torch.testing._creation import make_tensor
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -152,7 +154,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     func : callable
     inputs : Tensor or tuple
     grad_outputs : Tensor or tuple of Tensor, optional
-        The vectors of the product (random float64 values of the outputs' shapes if omitted).
+        The vectors of the product (drawn as ``torch.testing.make_tensor(low=-1, high=1)`` if omitted).
     eps, atol, rtol, raise_exception
         As in ``gradcheck``.
 
@@ -165,9 +167,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     if grad_outputs is None:
         with autograd.enable_grad():
             outs = _outputs(func, inputs)
-        rng = np.random.default_rng(0)
-        grad_outputs = tuple(_dispatch.wrap(rng.uniform(-1, 1, o.array.shape).astype(o.array.dtype))
-                             .requires_grad_(True) for o in outs if isinstance(o, CoreTensor) and o.requires_grad)
+        # Drawn from the default generator as torch draws them, so a seeded program's later draws agree.
+        grad_outputs = tuple(make_tensor(tuple(o.array.shape), dtype=o.dtype if o.is_floating_point() or o.is_complex()
+                                         else float64, device="cpu", low=-1, high=1, requires_grad=True)
+                             for o in outs if isinstance(o, CoreTensor) and o.requires_grad)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
