@@ -1,6 +1,6 @@
 """torch's names for ``tensor.grad_fn`` where the engine op that made a result does not say it.
 
-A result's ``grad_fn`` is named after the engine op of its node (``_tensor._GRAD_FN_NAMES``), but torch names
+A result's ``grad_fn`` is named after the engine op of its node (``_grad_fn._GRAD_FN_NAMES``), but torch names
 nodes after its own functions and overloads: ``t()`` and ``transpose`` are one engine Transpose yet torch shows
 ``TBackward0`` / ``TransposeBackward0``; ``sum(dim)`` is ``SumBackward1`` while ``sum()`` is ``SumBackward0``;
 ``mse_loss`` is one ``MseLossBackward0`` where vfw records a subtraction, a square and a mean.  Functions decorated

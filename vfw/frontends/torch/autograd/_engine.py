@@ -8,7 +8,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch
-from vfw.frontends.torch._tensor import _node_name
+from vfw.frontends.torch._grad_fn import node_name
 from vfw.frontends.torch.autograd.anomaly_mode import state as _anomaly
 
 
@@ -65,7 +65,7 @@ def _check_nan(node, in_grads):
         arr = getattr(g, "array", g)
         if need and arr is not None and (arr.dtype.kind in "fc" or arr.dtype.name == "bfloat16") \
                 and np.isnan(arr).any():
-            raise RuntimeError(f"Function '{_node_name(node)}' returned nan values in its {i}th output.")
+            raise RuntimeError(f"Function '{node_name(node)}' returned nan values in its {i}th output.")
 
 
 def _leaf_hooks(leaf, g):
