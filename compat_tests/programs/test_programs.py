@@ -3,8 +3,8 @@ once on vfw (``python -m vfw run --as torch|tensorflow``), compared loss by loss
 
 Each program (``torch_programs/*.py``, ``tf_programs/*.py``) imports ``torch`` or ``tensorflow`` as usual and
 returns its losses (and a few other numbers: a gradient norm, running statistics, a Hessian-vector product).
-:mod:`driver` runs all the programs of a framework in one process; the four processes (real and vfw, for each
-framework) run concurrently.  Same seeds, so vfw must reproduce the real framework's initial weights, dropout masks
+:mod:`driver` runs a framework's programs in ``PARTS`` processes, on vfw and on the real framework alike; all of
+them run concurrently.  Same seeds, so vfw must reproduce the real framework's initial weights, dropout masks
 and shuffling as well as its arithmetic.
 """
 
@@ -35,8 +35,14 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
 RTOL, ATOL = 1e-4, 1e-6
 
 
-def _command(framework, real):
-    paths = [str(p) for p in PROGRAMS[framework]]
+PARTS = 2
+"""Processes per framework and side (its programs dealt out in turn, the same on vfw and on the real framework: a
+program can depend on what ran before it in its process, e.g. Keras' layer-name counters): the real frameworks run
+several times slower than vfw, so their parts keep both cores busy once the vfw runs are done."""
+
+
+def _command(framework, real, part):
+    paths = [str(p) for p in PROGRAMS[framework]][part::PARTS]
     driver = str(HERE / "driver.py")
     return [sys.executable, driver, *paths] if real else [sys.executable, "-m", "vfw", "run", "--as", framework,
                                                           driver, *paths]
@@ -46,18 +52,21 @@ def _command(framework, real):
 def results():
     """``{(framework, real): {program: losses}}`` for every framework installed (the real ones are test oracles)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")
-    runs = {(framework, real): subprocess.Popen(_command(framework, real), cwd=ROOT, env=env, text=True,
-                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            for framework in PROGRAMS for real in (False, True)
+    runs = {(framework, real, part): subprocess.Popen(_command(framework, real, part), cwd=ROOT, env=env, text=True,
+                                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for framework in PROGRAMS for real in (False, True) for part in range(PARTS)
             if not real or importlib.util.find_spec(framework) is not None}
     found = {}
-    for key, process in runs.items():
+    for (framework, real, _), process in runs.items():
         try:
-            out, err = process.communicate(timeout=300)
+            out, err = process.communicate(timeout=900)
         except subprocess.TimeoutExpired:
             process.kill()
             out, err = process.communicate()
-        found[key] = json.loads(out.splitlines()[-1]) if process.returncode == 0 and out.strip() else err
+        part = json.loads(out.splitlines()[-1]) if process.returncode == 0 and out.strip() else err
+        so_far = found.setdefault((framework, real), {})
+        if isinstance(so_far, dict):  # else an earlier part failed: its error text stands for the whole run
+            found[(framework, real)] = {**so_far, **part} if isinstance(part, dict) else part
     return found
 
 
