@@ -59,7 +59,9 @@ from vfw.frontends.tensorflow import (
     _nn_space_to_batch,
     _print,
     _ragged,
+    _ragged_math,
     _ragged_ops,
+    _ragged_spec,
     _random_generator,
     _random_ops,
     _random_stateless,
@@ -88,7 +90,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _nn_fractional_pool, _nn_space_to_batch, _nn_rnn_wrappers, _hash_ops,
             _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint,
             _complex_ops, _signal_fft, _signal_fftnd, _fftnd_raw_ops,
-            _signal_windows, _signal_dct, _signal_mel, _linalg_eig, _lookup_ops, _ragged_ops, _io_example, _io_ops]
+            _signal_windows, _signal_dct, _signal_mel, _linalg_eig, _lookup_ops, _ragged_ops, _io_example, _io_ops,
+            _ragged_spec, _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 
 def names(namespace):

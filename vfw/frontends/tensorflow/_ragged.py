@@ -1,10 +1,12 @@
-"""A minimal ``tf.RaggedTensor``: rows of different lengths, as ``tf.strings.split`` and ``ngrams`` return them.
+"""``tf.RaggedTensor``: rows of different lengths, as ``tf.strings.split`` and ``ngrams`` return them.
 
 A ragged tensor is its ``values`` (a dense tensor, or a ragged tensor for more ragged dimensions) cut into rows
-by ``row_splits`` (int64, ``nrows + 1`` offsets into ``values``).  vfw implements what text pipelines need:
-construction from row splits or lengths, ``to_list``, ``to_tensor`` (padding or truncating to a ``shape``),
-``shape``, ``dtype``, ``row_lengths``, ``nrows``, ``flat_values``, indexing rows and TF's repr.  The rest of TF's
-ragged API (ragged math, ``tf.ragged`` ops) is not there.
+by ``row_splits`` (int64, ``nrows + 1`` offsets into ``values``).  Here: construction (row splits, lengths, value
+row ids, nested partitions, dense tensors), ``to_list``, ``numpy``, ``to_tensor`` (padding or truncating to a
+``shape``), the partitions (``row_lengths``, ``nested_row_lengths``, ``value_rowids``, ``bounding_shape``),
+``merge_dims``, ``with_values``, indexing by ints and slices (ragged dims sliced row by row) and TF's repr.  Ragged
+math (operators, ``tf.math`` ops, reductions, ``concat``) is in ``_ragged_math``, ``tf.RaggedTensorSpec`` in
+``_ragged_spec``.
 """
 
 import numpy as np
@@ -50,6 +52,43 @@ class RaggedTensor:
         lengths = convert_to_tensor(row_lengths, dtype_hint=_dtypes.int64)
         splits = np.concatenate([[0], np.cumsum(lengths.array)]).astype(np.int64)
         return cls.from_row_splits(values, splits, validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        """The ragged tensor whose row ``value_rowids[i]`` holds ``values[i]`` (ids sorted; ``nrows`` rows, by
+        default one past the largest id)."""
+        ids = convert_to_tensor(value_rowids, dtype_hint=_dtypes.int64).array
+        count = (int(ids[-1]) + 1 if ids.size else 0) if nrows is None else int(convert_to_tensor(nrows).array)
+        if validate and (ids.ndim != 1 or np.any(np.diff(ids) < 0) or (ids.size and (ids[0] < 0 or
+                                                                                        ids[-1] >= count))):
+            raise op_error("Arguments to from_value_rowids do not form a valid RaggedTensor")
+        return cls.from_row_lengths(values, np.bincount(ids.astype(np.int64), minlength=count), validate=validate)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        """The ragged tensor of ``flat_values`` cut by each of ``nested_row_splits`` in turn (outermost first)."""
+        if not isinstance(nested_row_splits, (list, tuple)):
+            raise TypeError(f"Argument `nested_row_splits` must be a list of Tensors. Received {nested_row_splits}.")
+        result = flat_values
+        for splits in reversed(nested_row_splits):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+        """The ragged tensor of ``flat_values`` cut by each of ``nested_row_lengths`` in turn (outermost first)."""
+        result = flat_values
+        for lengths in reversed(nested_row_lengths):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    def with_values(self, new_values):
+        """This ragged tensor's outermost row partition over ``new_values`` (as many rows as ``values`` has)."""
+        if not isinstance(new_values, RaggedTensor):
+            new_values = convert_to_tensor(new_values)
+        if _nrows_of(new_values) != _nrows_of(self.values):
+            raise ValueError(f"new_values must have {_nrows_of(self.values)} rows, got {_nrows_of(new_values)}")
+        return RaggedTensor(new_values, self.row_splits, self.uniform_row_length)
 
     def with_flat_values(self, new_values):
         """This ragged tensor's row structure over ``new_values`` (one element per flat value)."""
@@ -99,7 +138,40 @@ class RaggedTensor:
         """The length of every row (int64)."""
         if axis != 1:
             raise NotImplementedError("vfw's RaggedTensor.row_lengths supports axis=1 only.")
-        return host(np.diff, self.row_splits)
+        return host(_row_lengths, self.row_splits)
+
+    def nested_row_lengths(self, name=None):
+        """The row lengths of every ragged dimension, outermost first."""
+        return tuple(host(_row_lengths, splits) for splits in self.nested_row_splits)
+
+    def value_rowids(self, name=None):
+        """The row of each of ``values`` (int64)."""
+        return _dispatch.wrap(_row_ids(self.row_splits.array))
+
+    def bounding_shape(self, axis=None, name=None, out_type=None):
+        """The smallest dense shape holding this tensor: the longest row in each ragged dim (int64, or
+        ``out_type``); ``axis`` picks dims."""
+        dims = [len(self)]
+        for splits in self.nested_row_splits:
+            lengths = np.diff(splits.array)
+            dims.append(int(lengths.max()) if lengths.size else 0)
+        dims += list(self.flat_values.array.shape[1:])
+        shape = np.asarray(dims, (out_type and _dtypes.as_dtype(out_type).as_numpy_dtype) or np.int64)
+        return _dispatch.wrap(shape if axis is None else shape[axis])
+
+    def merge_dims(self, outer_axis, inner_axis):
+        """This tensor with dims ``outer_axis`` to ``inner_axis`` merged into one (a dense tensor when all the
+        ragged dims are merged with the first)."""
+        rank = self.shape.rank
+        outer, inner = outer_axis % rank if outer_axis < 0 else outer_axis, inner_axis % rank if inner_axis < 0 \
+            else inner_axis
+        if not 0 <= outer <= inner < rank:
+            raise ValueError(f"Expected outer_axis ({outer_axis}) to be less than or equal to inner_axis "
+                             f"({inner_axis})")
+        merged = self
+        for _ in range(inner - outer):
+            merged = _merge_pair(merged, outer)
+        return merged
 
     # -- conversion --------------------------------------------------------------------------------------------
     def to_list(self):
@@ -109,8 +181,14 @@ class RaggedTensor:
         return [rows[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
 
     def numpy(self):
-        """An object array of the rows' numpy arrays (TF's ragged ``numpy()``)."""
-        rows = [r.numpy() for r in (self[i] for i in range(int(self.row_splits.array.shape[0]) - 1))]
+        """The rows as numpy: one array when they all have the same shape, else an object array of the rows."""
+        values = self.values.numpy() if isinstance(self.values, RaggedTensor) else np.array(self.values.array)
+        splits = self.row_splits.array
+        rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], values.dtype)
+        if all(row.shape == rows[0].shape for row in rows):
+            return np.stack(rows)
         result = np.empty(len(rows), object)
         result[:] = rows
         return result
@@ -159,12 +237,39 @@ class RaggedTensor:
             stop = max(stop, start)
             new_splits = splits[start:stop + 1] - splits[start]
             return RaggedTensor(_rows(self.values, int(splits[start]), int(splits[stop])), _dispatch.wrap(new_splits))
-        raise NotImplementedError(f"vfw's RaggedTensor supports indexing rows by int or slice, not {key!r}.")
+        if isinstance(key, tuple) and key:
+            return self._index_dims(key)
+        raise NotImplementedError(f"vfw's RaggedTensor supports indexing by ints and slices, not {key!r}.")
+
+    def _index_dims(self, key):
+        """``self[key]`` for a tuple of ints and slices (one per dim from the first)."""
+        first, rest = key[0], key[1:]
+        if not rest:
+            return self[first]
+        if isinstance(first, (int, np.integer)):
+            return self[first][rest]
+        if not isinstance(first, slice) or not all(isinstance(k, (int, np.integer, slice)) for k in rest):
+            raise NotImplementedError(f"vfw's RaggedTensor supports indexing by ints and slices, not {key!r}.")
+        rows = self[first]
+        column = rest[0]
+        if isinstance(column, (int, np.integer)):
+            if self.uniform_row_length is None:
+                raise ValueError("Cannot index into an inner ragged dimension.")
+            raise NotImplementedError("vfw's RaggedTensor cannot index into a uniform inner dimension.")
+        if column == slice(None):
+            return rows.with_values(rows.values[(slice(None),) + rest[1:]]) if rest[1:] else rows
+        splits = rows.row_splits.array
+        starts, lengths = _sliced_rows(np.diff(splits), column)
+        positions = np.repeat(splits[:-1] + starts, lengths) + (
+            np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        values = _take(rows.values, positions)
+        if rest[1:]:
+            values = values[(slice(None),) + rest[1:]]
+        return RaggedTensor(values, _dispatch.wrap(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)))
 
     def __repr__(self):
-        rows = [_text(row) for row in self.to_list()]
-        sep = ",\n " if self.ragged_rank > 1 or self.flat_values.shape.rank > 1 else ", "
-        return f"<tf.RaggedTensor [{sep.join(rows)}]>"
+        with np.printoptions(formatter={"all": _text}):
+            return f"<tf.RaggedTensor {_text(self.numpy())}>"
 
     __str__ = __repr__
 
@@ -173,8 +278,94 @@ class RaggedTensor:
 
 
 def _text(value):
-    """A row as TF shows it: Python's list text."""
-    return repr(value)
+    """TF's text of ragged values: arrays as numpy prints them with ", " separators (every item formatted by this
+    function again, through numpy's print options), empty arrays as Python lists, scalars as ``str``."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, separator=", ") if value.size else repr(value.tolist())
+    return str(value)
+
+
+def concat_rows(parts):
+    """The rows of ``parts`` (tensors, or ragged tensors of one ragged rank) one after another."""
+    if not isinstance(parts[0], RaggedTensor):
+        from vfw.frontends.tensorflow._array_ops import concat
+
+        return concat(parts, 0)  # differentiable (tf.concat of ragged tensors)
+    offsets = np.cumsum([0] + [int(p.row_splits.array[-1]) for p in parts[:-1]])
+    splits = np.concatenate([np.zeros(1, np.int64)] + [p.row_splits.array[1:] + o for p, o in zip(parts, offsets)])
+    return RaggedTensor(concat_rows([p.values for p in parts]), _dispatch.wrap(splits.astype(np.int64)))
+
+
+def stack_rows(rows, uniform_row_length=None):
+    """The ragged tensor whose rows are ``rows`` (tensors, or ragged tensors of one ragged rank)."""
+    lengths = [_nrows_of(row) for row in rows]
+    splits = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    return RaggedTensor(concat_rows(rows), _dispatch.wrap(splits), uniform_row_length)
+
+
+def from_dense(array, ragged_rank):
+    """The ragged tensor (``ragged_rank`` >= 1) of the dense ``array``, every row partition uniform."""
+    nrows, width = array.shape[:2]
+    values = array.reshape((nrows * width,) + array.shape[2:])
+    values = from_dense(values, ragged_rank - 1) if ragged_rank > 1 else _dispatch.wrap(values)
+    return RaggedTensor(values, _dispatch.wrap(np.arange(0, nrows * width + 1, max(width, 1), np.int64)[:nrows + 1]
+                                               if width else np.zeros(nrows + 1, np.int64)))
+
+
+def _merge_pair(value, k):
+    """``value`` (a tensor or ragged tensor) with its dims ``k`` and ``k + 1`` merged."""
+    from vfw.frontends.tensorflow._array_ops import reshape
+
+    if not isinstance(value, RaggedTensor):
+        dims = value.shape.as_list()
+        return reshape(value, dims[:k] + [-1] + dims[k + 2:])
+    if k == 0:
+        return value.values
+    if k > 1:
+        return value.with_values(_merge_pair(value.values, k - 1))
+    inner = value.values
+    if isinstance(inner, RaggedTensor):
+        return RaggedTensor(inner.values, _dispatch.wrap(inner.row_splits.array[value.row_splits.array]))
+    width = int(inner.array.shape[1])
+    return RaggedTensor(_merge_pair(inner, 0), _dispatch.wrap(value.row_splits.array * width))
+
+
+def _sliced_rows(lengths, column):
+    """Where ``row[column]`` starts in each row of ``lengths`` and how long it is (Python's slice rules, step 1)."""
+    if column.step not in (None, 1):
+        raise NotImplementedError("vfw's RaggedTensor slices ragged dimensions with step 1 only.")
+
+    def bound(value, default):
+        if value is None:
+            return default
+        return np.clip(np.where(value < 0, value + lengths, value), 0, lengths)
+
+    start = bound(column.start, np.zeros_like(lengths))
+    stop = bound(column.stop, lengths)
+    return start, np.maximum(stop - start, 0)
+
+
+def _take(values, positions):
+    """The rows ``positions`` of ``values`` (a tensor, gathered differentiably, or a ragged tensor)."""
+    if not isinstance(values, RaggedTensor):
+        from vfw.frontends.tensorflow._array_gather import gather
+
+        return gather(values, _dispatch.wrap(positions))
+    splits = values.row_splits.array
+    lengths = np.diff(splits)[positions]
+    inner = np.repeat(splits[:-1][positions], lengths) + (
+        np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    return RaggedTensor(_take(values.values, inner),
+                        _dispatch.wrap(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)))
+
+
+def _row_ids(splits):
+    """The row of each value of a partition ``splits``."""
+    return np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits))
+
+
+def _row_lengths(splits):
+    return np.diff(splits)
 
 
 def _rows(values, start, stop):
@@ -182,7 +373,7 @@ def _rows(values, start, stop):
     if isinstance(values, RaggedTensor):
         splits = values.row_splits.array[start:stop + 1]
         return RaggedTensor(_rows(values.values, int(splits[0]), int(splits[-1])), _dispatch.wrap(splits - splits[0]))
-    return host(lambda a: a[start:stop], values)
+    return values[start:stop]  # differentiable (a strided slice)
 
 
 def _nrows_of(values):

@@ -6,10 +6,11 @@ from collections import deque
 import numpy as np
 
 from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
+from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
+from vfw.frontends.tensorflow.data import _ragged_elements, _tables
 from vfw.frontends.tensorflow.data import _structure as structure
-from vfw.frontends.tensorflow.data import _tables
 from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, int64_argument, iterator_error
 from vfw.frontends.tensorflow.data._sources import ElementsDataset
 
@@ -27,9 +28,10 @@ def _batched_cardinality(n, size, drop_remainder):
     return n // size if drop_remainder else -(-n // size)
 
 
-def _tensor_specs(input_dataset, transformation):
+def _tensor_specs(input_dataset, transformation, ragged=False):
+    """Refuse elements holding datasets (and ragged tensors unless ``ragged``) for ``transformation``."""
     for spec in input_dataset._flat_specs:
-        if not isinstance(spec, TensorSpec):
+        if not isinstance(spec, TensorSpec) and not (ragged and isinstance(spec, RaggedTensorSpec)):
             raise TypeError(f"`{transformation}` does not support elements holding datasets ({spec}).")
 
 
@@ -37,11 +39,15 @@ def _shape_text(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def stack(elements, count):
-    """The ``count`` components of ``elements`` (flat tuples) stacked into batches (TF's error if shapes differ)."""
+def stack(elements, specs):
+    """The components of ``elements`` (flat tuples, of the flat ``specs``) stacked into batches (TF's error if
+    shapes differ); ragged leaves are batched into ragged tensors."""
     batch = []
-    for k in range(count):
+    for k, spec in enumerate(specs):
         arrays = [e[k] for e in elements]
+        if isinstance(spec, RaggedTensorSpec):
+            batch.append(_ragged_elements.batch(arrays, spec))
+            continue
         first = arrays[0].shape
         for a in arrays:
             if a.shape != first:
@@ -59,7 +65,7 @@ class BatchDataset(Dataset):
     def __init__(self, input_dataset, batch_size, drop_remainder, parallel):
         self._size = _batch_size(batch_size, "BatchDatasetV2")
         self._drop = bool(drop_remainder)
-        _tensor_specs(input_dataset, "batch")
+        _tensor_specs(input_dataset, "batch", ragged=True)
         self._input = input_dataset
         if parallel:
             self._tf_name = "_ParallelBatchDataset"
@@ -73,13 +79,13 @@ class BatchDataset(Dataset):
             for chunk in _tables.regroup(self._input._indices(), itertools.repeat(self._size), self._drop):
                 yield table.rows(chunk)
             return
-        count = len(self._flat_specs)
+        specs = self._input._flat_specs
         elements = self._input._elements()
         while True:
             group = list(itertools.islice(elements, self._size))
             if not group or (self._drop and len(group) < self._size):
                 return
-            yield stack(group, count)
+            yield stack(group, specs)
 
 
 def _padded_shapes(spec, padded_shapes):
@@ -215,25 +221,25 @@ def _leading_dim(flat_specs, transformation):
 def _rows(elements):
     """The rows of batched elements, one flat element at a time."""
     for element in elements:
-        n = element[0].shape[0]
+        n = _ragged_elements.nrows(element[0])
         for c in element[1:]:
-            if c.shape[0] != n:
+            if _ragged_elements.nrows(c) != n:
                 raise iterator_error(f"Input element must have the same batch size in each component. Component 0 "
-                                     f"had size {n} but component had size {c.shape[0]}.")
+                                     f"had size {n} but component had size {_ragged_elements.nrows(c)}.")
         for i in range(n):
-            yield tuple([c[i, ...] for c in element])
+            yield tuple([_ragged_elements.row(c, i) for c in element])
 
 
 def _unbatched(spec):
-    return structure.map_structure(
-        lambda s: TensorSpec(None if s.shape.rank is None else s.shape.as_list()[1:], s.dtype), spec)
+    return structure.map_structure(lambda s: s.unbatched() if isinstance(s, RaggedTensorSpec) else TensorSpec(
+        None if s.shape.rank is None else s.shape.as_list()[1:], s.dtype), spec)
 
 
 class UnbatchDataset(Dataset):
     _tf_name = "_UnbatchDataset"
 
     def __init__(self, input_dataset):
-        _tensor_specs(input_dataset, "unbatch")
+        _tensor_specs(input_dataset, "unbatch", ragged=True)
         known = _leading_dim(input_dataset._flat_specs, "unbatch")
         n = input_dataset._cardinality
         if n == INFINITE or n == 0:
@@ -255,7 +261,7 @@ class RebatchDataset(Dataset):
     _tf_name = "_RebatchDataset"
 
     def __init__(self, input_dataset, batch_size, drop_remainder):
-        _tensor_specs(input_dataset, "rebatch")
+        _tensor_specs(input_dataset, "rebatch", ragged=True)
         _leading_dim(input_dataset._flat_specs, "rebatch")
         if isinstance(batch_size, (list, tuple)) or getattr(getattr(batch_size, "array", None), "ndim", 0):
             sizes = [int64_argument(s, "batch_size") for s in (batch_size.array.tolist() if hasattr(
@@ -272,7 +278,7 @@ class RebatchDataset(Dataset):
                          inputs=[input_dataset])
 
     def _iterate(self):
-        count = len(self._flat_specs)
+        specs = structure.flatten(_unbatched(self._input._structure))
         rows = _rows(self._input._elements())
         sizes = itertools.cycle(self._sizes)
         while True:
@@ -280,7 +286,7 @@ class RebatchDataset(Dataset):
             group = list(itertools.islice(rows, size))
             if not group or (self._drop and len(group) < size):
                 return
-            yield stack(group, count)
+            yield stack(group, specs)
 
 
 class WindowDataset(Dataset):

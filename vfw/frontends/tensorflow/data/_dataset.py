@@ -312,6 +312,13 @@ class Dataset:
 
         return PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64, name=None):
+        """Batches of ``batch_size`` elements in which components with unknown dims become ``tf.RaggedTensor``s
+        (ragged up to the last unknown dim, as TF); components of fully known shape are stacked."""
+        from vfw.frontends.tensorflow.data._ragged_elements import ragged_batch
+
+        return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
+
     def unbatch(self):
         """A dataset of the rows of each element (the inverse of ``batch``)."""
         from vfw.frontends.tensorflow.data._batching import UnbatchDataset

@@ -3,9 +3,11 @@
 import numpy as np
 
 from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
+from vfw.frontends.tensorflow._ragged import RaggedTensor
+from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
-from vfw.frontends.tensorflow.data import _seeds, _tables
+from vfw.frontends.tensorflow.data import _ragged_elements, _seeds, _tables
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, int64_argument, keep_traced_value
 
@@ -28,23 +30,38 @@ class TensorSliceDataset(Dataset):
 
     def __init__(self, tensors):
         value = _element(tensors)
-        arrays = []
+        columns = []  # arrays, and ragged tensors (sliced into rows one element at a time)
         for leaf in structure.flatten(value):
             if structure.is_dataset(leaf):
                 raise TypeError("`from_tensor_slices` does not support datasets as components; use "
                                 "`Dataset.from_tensors`.")
-            if leaf.array.ndim == 0:
+            column = _ragged_elements.component(leaf)
+            if column.ndim == 0 if isinstance(column, np.ndarray) else False:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-            if arrays and leaf.array.shape[0] != arrays[0].shape[0]:
-                raise ValueError(f"Dimensions {arrays[0].shape[0]} and {leaf.array.shape[0]} are not compatible")
-            arrays.append(leaf.array)
-        spec = structure.map_structure(lambda t: TensorSpec(t.array.shape[1:], _dtypes.of_array(t.array)), value)
-        self._rows = arrays[0].shape[0]
-        super().__init__(spec, self._rows, _tables.SliceTable(arrays))
+            rows = _ragged_elements.nrows(column)
+            if columns and rows != _ragged_elements.nrows(columns[0]):
+                raise ValueError(f"Dimensions {_ragged_elements.nrows(columns[0])} and {rows} are not compatible")
+            columns.append(column)
+        spec = structure.map_structure(_slice_spec, value)
+        self._rows = _ragged_elements.nrows(columns[0])
+        self._columns = columns
+        ragged = _ragged_elements.has_ragged(structure.flatten(spec))
+        super().__init__(spec, self._rows, None if ragged else _tables.SliceTable(columns))
 
     def _indices(self):
         if self._rows:
             yield range(0, self._rows)
+
+    def _iterate(self):
+        for i in range(self._rows):
+            yield tuple([_ragged_elements.row(c, i) for c in self._columns])
+
+
+def _slice_spec(leaf):
+    """The spec of the slices of a source leaf (a ragged tensor's rows have one ragged rank less)."""
+    if isinstance(leaf, RaggedTensor):
+        return RaggedTensorSpec.from_value(leaf).unbatched()
+    return TensorSpec(leaf.array.shape[1:], _dtypes.of_array(leaf.array))
 
 
 class TensorDataset(Dataset):

@@ -17,6 +17,8 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow._ragged import RaggedTensor
+from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
@@ -139,9 +141,12 @@ class DatasetSpec:
 
 
 def spec_of(leaf):
-    """The spec of a normalized leaf: a tensor's TensorSpec, a dataset's DatasetSpec."""
+    """The spec of a normalized leaf: a tensor's TensorSpec, a ragged tensor's RaggedTensorSpec, a dataset's
+    DatasetSpec."""
     if isinstance(leaf, CoreTensor):
         return TensorSpec(leaf.array.shape, _dtypes.of_array(leaf.array))
+    if isinstance(leaf, RaggedTensor):
+        return RaggedTensorSpec.from_value(leaf)
     return DatasetSpec(leaf.element_spec)
 
 
@@ -160,6 +165,9 @@ def compatible(a, b):
         if isinstance(x, TensorSpec):
             if x.dtype != y.dtype or not x.shape.is_compatible_with(y.shape):
                 return False
+        elif isinstance(x, RaggedTensorSpec):
+            if not x.is_compatible_with(y):
+                return False
         elif not compatible(x.element_spec, y.element_spec):
             return False
     return True
@@ -174,6 +182,8 @@ def compatible_types(a, b):
             return False
         if isinstance(x, TensorSpec) and x.dtype != y.dtype:
             return False
+        if isinstance(x, RaggedTensorSpec) and x.most_specific_common_supertype([y]) is None:
+            return False
         if isinstance(x, DatasetSpec) and not compatible_types(x.element_spec, y.element_spec):
             return False
     return True
@@ -184,13 +194,16 @@ def most_specific(a, b):
     def merge(x, y):
         if isinstance(x, TensorSpec):
             return TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
+        if isinstance(x, RaggedTensorSpec):
+            return x.most_specific_common_supertype([y])
         return DatasetSpec(most_specific(x.element_spec, y.element_spec))
     return pack(a, [merge(x, y) for x, y in zip(flatten(a), flatten(b))])
 
 
 def batched(spec, batch_dim):
     """``spec`` with a leading dimension ``batch_dim`` (an int or None) on every component."""
-    return map_structure(lambda s: TensorSpec(TensorShape([batch_dim]).concatenate(s.shape), s.dtype), spec)
+    return map_structure(lambda s: s.batched(batch_dim) if isinstance(s, RaggedTensorSpec) else TensorSpec(
+        TensorShape([batch_dim]).concatenate(s.shape), s.dtype), spec)
 
 
 def describe_types(spec):
@@ -220,7 +233,7 @@ def to_leaf(x):
     converts it with the dtype of its items' common type spec (``tf.constant`` would make a list of
     int64 arrays int32).
     """
-    if type(x) is Tensor or is_dataset(x):
+    if type(x) is Tensor or isinstance(x, RaggedTensor) or is_dataset(x):
         return x
     return _dispatch.convert_to_tensor(x, dtype=_items_dtype(x) if type(x) is list else None)
 
@@ -256,6 +269,10 @@ def example_component(spec, size, fill):
         from vfw.frontends.tensorflow.data._sources import empty_dataset
 
         return empty_dataset(spec.element_spec)
+    if isinstance(spec, RaggedTensorSpec):
+        from vfw.frontends.tensorflow.data._ragged_elements import example
+
+        return example(spec, size, fill)
     dims = [size] if spec.shape.rank is None else [size if d is None else d for d in spec.shape.as_list()]
     if spec.dtype == _dtypes.string:
         return np.full(dims, b"" if fill == 0 else str(fill).encode(), dtype=object)
@@ -272,7 +289,7 @@ def packer(spec):
     if not is_structure(spec):
         if isinstance(spec, TensorSpec):
             return lambda comps: _wrap(comps[0])
-        return lambda comps: comps[0]
+        return lambda comps: _user_leaf(comps[0])
     if type(spec) is tuple and all(isinstance(s, TensorSpec) for s in spec):
         return lambda comps: tuple([_wrap(c) for c in comps])
     return lambda comps: pack(spec, [_user_leaf(c) for c in comps])
