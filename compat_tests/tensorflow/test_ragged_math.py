@@ -213,3 +213,15 @@ def test_getitem_rank3(key):
 def test_repr(make):
     assert repr(make(vtf)) == repr(make(real))
     assert str(make(vtf)) == str(make(real))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda tf: tf.RaggedTensor.from_tensor(tf.constant([[1, 0, 0], [2, 3, 0], [0, 0, 0], [4, 0, 5]]), padding=0),
+    lambda tf: tf.RaggedTensor.from_tensor(tf.constant([[[1, 1], [0, 0]], [[0, 0], [0, 0]], [[2, 0], [0, 0]]]),
+                                           padding=[0, 0]),
+    lambda tf: tf.RaggedTensor.from_tensor(tf.constant([[1.5, -1.0], [-1.0, -1.0]]), padding=-1.0),
+    lambda tf: tf.RaggedTensor.from_tensor(tf.constant([[1, 0]]), lengths=[1], padding=0),
+    lambda tf: tf.RaggedTensor.from_tensor(tf.constant([[1, 0]]), padding=[0, 0]),
+])
+def test_from_tensor_padding(fn):
+    same(fn)

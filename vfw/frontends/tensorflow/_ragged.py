@@ -210,9 +210,22 @@ class RaggedTensor:
 
     @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None):
-        """Rows of a dense 2-D or higher tensor (cut to ``lengths`` when given)."""
+        """Rows of a dense 2-D or higher tensor, cut to ``lengths`` when given, or without each row's suffix of
+        ``padding`` (a value of the tensor's dtype and of the shape of its items past the first two dims)."""
         tensor = convert_to_tensor(tensor)
+        if ragged_rank != 1:
+            raise NotImplementedError("vfw's RaggedTensor.from_tensor makes ragged_rank=1 tensors only.")
+        if lengths is not None and padding is not None:
+            raise ValueError("Specify argument `lengths` or `padding`, but not both.")
         nrows, width = tensor.array.shape[:2]
+        if padding is not None:
+            fill = convert_to_tensor(padding, dtype=tensor.dtype).array
+            item = tensor.array.shape[2:]
+            if fill.shape != item:
+                raise ValueError(f"Shapes {TensorShape(fill.shape)} and {TensorShape(item)} are incompatible")
+            pad = (tensor.array == fill).reshape(nrows, width, -1).all(axis=2)
+            # a row keeps everything up to its last item that is not padding
+            lengths = np.where(pad.all(axis=1), 0, width - np.argmin(pad[:, ::-1], axis=1))
         values = host(lambda a: a.reshape((-1,) + a.shape[2:]), tensor)
         full = RaggedTensor.from_row_lengths(values, np.full([nrows], width, np.int64))
         if lengths is None:
