@@ -8,15 +8,16 @@ expressions are RE2's in TF; vfw runs them with Python's ``re`` on the UTF-8 tex
 ``\\s`` ASCII as in RE2), which agrees on the common syntax.
 """
 
+import base64
 import re
 
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, mismatch, op_error, wrap
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, kernel_type_name, mismatch, op_error, wrap
 from vfw.frontends.tensorflow._print import format_tensor
 from vfw.frontends.tensorflow._ragged import RaggedTensor
-from vfw.frontends.tensorflow._string_split import ngrams, split, unicode_split  # noqa: F401  (tf.strings names)
+from vfw.frontends.tensorflow._string_split import bytes_split, ngrams, split  # noqa: F401  (tf.strings names)
 
 _UNITS = ("BYTE", "UTF8_CHAR")
 
@@ -240,8 +241,121 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa:
     return host(run, *tensors) if tensors else wrap(np.asarray(template.encode(), object))
 
 
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """The strings of ``inputs`` joined with ``separator`` per segment: output row ``k`` joins, in order, the
+    slices ``inputs[i]`` whose ``segment_ids[i] == k`` (``segment_ids`` indexes the leading dims of ``inputs``).
+
+    Returns
+    -------
+    Tensor
+        ``[num_segments] + inputs.shape[rank(segment_ids):]`` strings (empty for segments without slices).
+    """
+    t = convert_to_tensor(inputs, dtype=_dtypes.string)
+    ids, count = convert_to_tensor(segment_ids), convert_to_tensor(num_segments)
+    sep = _static_text(separator, "separator").encode()
+
+    def run(array, id_array, segments):
+        segments = int(segments)
+        if segments < 0:
+            raise op_error(f"Number of segments must be non-negative but got {segments}", "UnsortedSegmentJoin")
+        for d, (size, id_size) in enumerate(zip(array.shape, id_array.shape)):
+            if size != id_size:
+                raise op_error(f"Segment dimension is {id_size} while input dimension is {size} in rank {d}",
+                               "UnsortedSegmentJoin")
+        flat_ids = id_array.ravel()
+        if np.any(flat_ids < 0) or np.any(flat_ids >= segments):
+            raise op_error("segment_ids are not allowed to exceed num_segments or to have negative values.",
+                           "UnsortedSegmentJoin")
+        inner = array.shape[id_array.ndim:]
+        slices = array.reshape((flat_ids.size, -1))
+        rows = [[] for _ in range(segments)]
+        for segment, row in zip(flat_ids.tolist(), slices):
+            rows[segment].append(row)
+        width = slices.shape[1]
+        joined = [[sep.join(col) for col in zip(*r)] if r else [b""] * width for r in rows]
+        out = np.empty((segments, width), object)
+        out[...] = joined if segments else out
+        return out.reshape((segments,) + inner)
+    return host(run, t, ids, count)
+
+
+_RAW_TYPES = ("half", "float", "double", "int32", "uint16", "uint8", "int16", "int8", "int64", "complex64",
+              "complex128", "bool", "bfloat16")
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """The bytes of each string reinterpreted as numbers of ``out_type``: shape ``input.shape + [n]``.
+
+    Without ``fixed_length`` every string must have the same length, a multiple of the type's size; with it each
+    string is cut or zero-padded to ``fixed_length`` bytes (a multiple of the type's size).
+    """
+    dtype = _dtypes.as_dtype(out_type)
+    tf_op = "DecodeRaw" if fixed_length is None else "DecodePaddedRaw"
+    if kernel_type_name(dtype) not in _RAW_TYPES:
+        raise op_error(f"Value for attr 'out_type' of {dtype.name} is not in the list of allowed values: "
+                       f"{', '.join(_RAW_TYPES)}", tf_op)
+    t = strings_of(input_bytes, tf_op)
+    item = np.dtype(dtype.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    size = item.itemsize
+    length = None if fixed_length is None else int(convert_to_tensor(fixed_length).array)
+    if length is not None and length % size:
+        raise op_error(f"fixed_length ({length}) must be a multiple of the size of out_type ({size})", tf_op)
+
+    def run(array):
+        strings = array.ravel().tolist()
+        if length is not None:
+            strings = [b[:length].ljust(length, b"\0") for b in strings]
+            width = length
+        else:
+            width = len(strings[0]) if strings else 0
+            if width % size:
+                raise op_error(f"Input to DecodeRaw has length {width} that is not a multiple of {size}, the size of "
+                               f"{kernel_type_name(dtype)}", tf_op)
+            for i, b in enumerate(strings):
+                if len(b) != width:
+                    raise op_error(f"DecodeRaw requires input strings to all be the same size, but element {i} has "
+                                   f"size {width} != {len(b)}", tf_op)
+        values = np.frombuffer(b"".join(strings), item).astype(item.newbyteorder("="))
+        if array.ndim == 0 and length is None:
+            return values
+        return values.reshape(array.shape + (width // size,))
+    return host(run, t)
+
+
+_BASE64_URL = re.compile(rb"[A-Za-z0-9_-]*")
+
+
+def encode_base64(input, pad=False, name=None):  # noqa: A002
+    """Each string in web-safe base64 (``-`` and ``_`` for ``+`` and ``/``), ``=`` padded only with ``pad``."""
+    if pad:
+        return _elementwise(base64.urlsafe_b64encode, input, "EncodeBase64")
+    return _elementwise(lambda b: base64.urlsafe_b64encode(b).rstrip(b"="), input, "EncodeBase64")
+
+
+def _from_base64(b):
+    # TF's reading: a length that is a multiple of 4 may end in one or two '=', the rest is web-safe characters;
+    # bad characters in the complete 4-character groups are reported before a 1-character tail.
+    if len(b) % 4 == 0 and b.endswith(b"="):
+        b = b[:-2] if b.endswith(b"==") else b[:-1]
+    whole = len(b) - len(b) % 4
+    if not _BASE64_URL.fullmatch(b, 0, whole):
+        raise op_error("Invalid character found in base64.", "DecodeBase64")
+    if len(b) % 4 == 1:
+        raise op_error("Base64 string length cannot be 1 modulo 4.", "DecodeBase64")
+    if not _BASE64_URL.fullmatch(b, whole):
+        raise op_error("Invalid character found in base64.", "DecodeBase64")
+    return base64.urlsafe_b64decode(b + b"=" * (-len(b) % 4))
+
+
+def decode_base64(input, name=None):  # noqa: A002
+    """Each web-safe base64 string decoded (padding optional)."""
+    return _elementwise(_from_base64, input, "DecodeBase64")
+
+
 NAMESPACES = {
-    "strings": ["as_string", "format", "join", "length", "lower", "ngrams", "reduce_join", "regex_full_match",
-                "regex_replace", "split", "strip", "substr", "to_number", "unicode_split", "upper"],
+    "strings": ["as_string", "bytes_split", "format", "join", "length", "lower", "ngrams", "reduce_join",
+                "regex_full_match", "regex_replace", "split", "strip", "substr", "to_number", "unsorted_segment_join",
+                "upper"],
     "tf": ["as_string"],
+    "io": ["decode_base64", "decode_raw", "encode_base64"],
 }

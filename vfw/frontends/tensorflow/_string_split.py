@@ -1,4 +1,4 @@
-"""``tf.strings.split``, ``unicode_split`` and ``ngrams``: strings into ragged rows of tokens.
+"""``tf.strings.split``, ``bytes_split`` and ``ngrams``: strings into ragged rows of tokens.
 
 A scalar input gives a dense 1-D tensor of its tokens; an input of rank ``r >= 1`` a ragged tensor with one
 more (ragged) dimension.  The tokens are computed in numpy through ``host`` (one flat values tensor and the row
@@ -8,7 +8,7 @@ splits), so a ``tf.function`` graph reruns them on each call.
 import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host
 from vfw.frontends.tensorflow._ragged import RaggedTensor
 
 
@@ -22,23 +22,37 @@ def _string_input(value, what):
     return t
 
 
-def _tokenized(t, tokens_of):
-    """``tokens_of(bytes) -> list of bytes`` over every string of ``t``: a 1-D tensor for a scalar, else a ragged
-    tensor with rows of tokens under the dims of ``t``."""
+def _tokenized(t, tokens_of, dtypes=(object,)):
+    """``tokens_of(bytes)`` over every string of ``t``: a 1-D tensor for a scalar, else a ragged tensor with rows
+    of tokens under the dims of ``t``.
+
+    ``tokens_of`` returns a list of tokens, or with several ``dtypes`` a tuple of equally long lists (one per
+    dtype: e.g. characters and their offsets), and then a tuple of results sharing one row structure is returned.
+    """
     if isinstance(t, RaggedTensor):
-        return t.with_flat_values(_tokenized(t.flat_values, tokens_of))
+        flats = _tokenized(t.flat_values, tokens_of, dtypes)
+        return tuple(t.with_flat_values(f) for f in flats) if len(dtypes) > 1 else t.with_flat_values(flats)
 
     def run(array):
         pieces = [tokens_of(b) for b in array.ravel()]
-        flat = np.empty(sum(len(p) for p in pieces), object)
-        flat[:] = [token for p in pieces for token in p]
-        splits = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
-        return flat, splits
-    flat, splits = host(run, t)
-    if t.array.ndim == 0:
-        return flat
+        columns = [[p[k] for p in pieces] for k in range(len(dtypes))] if len(dtypes) > 1 else [pieces]
+        flats = []
+        for rows, dtype in zip(columns, dtypes):
+            flat = np.empty(sum(len(r) for r in rows), dtype)
+            flat[:] = [token for r in rows for token in r]
+            flats.append(flat)
+        splits = np.concatenate([[0], np.cumsum([len(r) for r in columns[0]])]).astype(np.int64)
+        return (*flats, splits)
+    *flats, splits = host(run, t)
+    if t.array.ndim:
+        flats = [_nested_rows(flat, splits, t.array.shape[1:]) for flat in flats]
+    return tuple(flats) if len(dtypes) > 1 else flats[0]
+
+
+def _nested_rows(flat, splits, outer_dims):
+    """``flat`` cut by ``splits`` into rows, then into uniform rows of rows for each of the dense ``outer_dims``."""
     ragged = RaggedTensor(flat, splits)
-    for dim in reversed(t.array.shape[1:]):  # the outer dims of the input are uniform rows of rows
+    for dim in reversed(outer_dims):  # the outer dims of the input are uniform rows of rows
         ragged = RaggedTensor(ragged, host(lambda a, n=dim: np.arange(0, a.shape[0], n, np.int64), ragged.row_splits),
                               dim)
     return ragged
@@ -63,25 +77,9 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002  (TF's argumen
     return _tokenized(t, lambda b: b.split(sep, limit))
 
 
-def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):  # noqa: A002
-    """The UTF-8 characters of each string, each as a string."""
-    if input_encoding.upper().replace("-", "") != "UTF8":
-        raise NotImplementedError("vfw's tf.strings.unicode_split supports input_encoding='UTF-8' only.")
-    replacement = chr(replacement_char).encode()
-
-    def characters(b):
-        if errors == "strict":
-            try:
-                text = b.decode("utf-8")
-            except UnicodeDecodeError:
-                raise op_error(f"Invalid formatting on input string: {b!r}", "UnicodeDecode") from None
-        else:
-            text = b.decode("utf-8", "replace")
-        chars = [c.encode() for c in text]
-        if errors == "ignore":
-            return [c for c in chars if c != "\ufffd".encode()]
-        return [replacement if c == "\ufffd".encode() else c for c in chars]
-    return _tokenized(_string_input(input, "input"), characters)
+def bytes_split(input, name=None):  # noqa: A002
+    """The bytes of each string, each as a string (a 1-D tensor for a scalar, else one more ragged dim)."""
+    return _tokenized(_string_input(input, "input"), lambda b: [b[i:i + 1] for i in range(len(b))])
 
 
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,
