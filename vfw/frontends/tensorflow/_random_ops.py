@@ -416,7 +416,10 @@ def _noise_shape(x, noise_shape):
         return x.array.shape
     if is_tensor_like(noise_shape):
         return noise_shape
-    dims = TensorShape(noise_shape)
+    try:
+        dims = TensorShape(noise_shape)
+    except (TypeError, ValueError):  # a list holding tensors (Keras' [tf.shape(x)[0], 1, 1]): packed as given
+        return noise_shape
     if dims.rank == x.array.ndim:
         return [x.array.shape[i] if d is None else d for i, d in enumerate(dims.as_list())]
     return dims
