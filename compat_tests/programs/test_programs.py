@@ -22,7 +22,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py"))
             + sorted((HERE / "torch_more2").glob("*.py")) + sorted((HERE / "torch_more3").glob("*.py"))
-            + sorted((HERE / "torch_more4").glob("*.py"))
+            + sorted((HERE / "torch_more4").glob("*.py")) + sorted((HERE / "torch_more5").glob("*.py"))
             + sorted((HERE / "torch_onnx").glob("*.py")) + sorted((HERE / "torch_tutorials").glob("*.py"))
             + sorted((HERE / "torch_notes").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))

@@ -2,8 +2,9 @@
 moments, entropies and KL divergences, and torch's own draws where torch's sampler is a transform of its
 uniform / normal / exponential / Cauchy draws (``Normal``, ``Uniform``, ``Exponential``, ``Laplace``,
 ``Cauchy``, ``Gumbel``, ``LogNormal``, ``HalfNormal``, ``MultivariateNormal``, ``Bernoulli``, ``Categorical``,
-``OneHotCategorical``, ``Geometric``, the relaxed ones).  Gamma-based families (``Gamma``, ``Chi2``, ``Beta``,
-``Dirichlet``, ``StudentT``), ``Poisson`` and ``Binomial`` draw from their distributions with other numbers."""
+``OneHotCategorical``, ``Multinomial``, ``Geometric``, the relaxed ones).  Gamma-based families (``Gamma``,
+``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``), ``Poisson`` and ``Binomial`` draw from their distributions with
+other numbers."""
 
 from vfw.frontends.torch.distributions import constraints, transforms
 from vfw.frontends.torch.distributions.categorical import Bernoulli, Categorical
@@ -15,6 +16,7 @@ from vfw.frontends.torch.distributions.gamma import Chi2, Exponential, Gamma, St
 from vfw.frontends.torch.distributions.independent import Independent, MixtureSameFamily
 from vfw.frontends.torch.distributions.kl import kl_divergence, register_kl
 from vfw.frontends.torch.distributions.location_scale import Cauchy, Laplace
+from vfw.frontends.torch.distributions.multinomial import Multinomial
 from vfw.frontends.torch.distributions.multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from vfw.frontends.torch.distributions.normal import Normal, Uniform
 from vfw.frontends.torch.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
@@ -38,8 +40,9 @@ __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
     "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
     "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
-    "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform",
-    "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-    "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-    "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms",
+    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "constraints", "identity_transform", "kl_divergence", "register_kl",
+    "transforms",
 ]

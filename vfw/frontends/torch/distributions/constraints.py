@@ -9,8 +9,9 @@ import vfw.frontends.torch as torch
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
-    "less_than", "lower_cholesky", "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-    "positive_definite", "positive_integer", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval",
+    "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
+    "one_hot", "positive", "positive_definite", "positive_integer", "real", "real_vector", "simplex", "square",
+    "symmetric", "unit_interval",
 ]
 
 
@@ -148,6 +149,19 @@ class _OneHot(Constraint):
         return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
 
 
+class _Multinomial(Constraint):
+    """Count vectors: nonnegative entries summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -239,6 +253,7 @@ nonnegative = greater_than_eq(0.0)
 unit_interval = interval(0.0, 1.0)
 simplex = _Simplex()
 one_hot = _OneHot()
+multinomial = _Multinomial
 square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()

@@ -4,6 +4,7 @@ Wolfe line search)."""
 import numpy as np
 
 from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch.optim._functional import fused_multiply_add
 from vfw.frontends.torch.optim._inplace import check_lr, scalar
 from vfw.frontends.torch.optim._line_search import strong_wolfe
 from vfw.frontends.torch.optim.optimizer import Optimizer
@@ -23,6 +24,11 @@ def _tensor(x):
     if isinstance(x, np.generic):
         return _wrap(np.asarray(x))
     return _wrap(x) if isinstance(x, np.ndarray) else x
+
+
+def _add_scaled(x, y, alpha):
+    """torch's ``x.add_(y, alpha=alpha)``: ``x + alpha * y`` rounded once (a fused multiply-add), as a new array."""
+    return fused_multiply_add(y, alpha, x, out=np.empty_like(x))
 
 
 class LBFGS(Optimizer):
@@ -80,7 +86,9 @@ class LBFGS(Optimizer):
         for p in self._params:
             arr = p.array
             stop = start + arr.size
-            arr += np.multiply(direction[start:stop].reshape(arr.shape), step)
+            # torch's p.add_(d, alpha=step) rounds once (a fused multiply-add): so must this, or the line search
+            # drifts from torch's by an ulp a step on ill-conditioned problems.
+            np.copyto(arr, _add_scaled(arr, direction[start:stop].reshape(arr.shape), step))
             _dispatch.bump_version(p)
             start = stop
 
@@ -200,11 +208,11 @@ class LBFGS(Optimizer):
         q = -grad
         for i in range(len(dirs) - 1, -1, -1):
             alphas[i] = steps[i].dot(q) * inverse_curvatures[i]
-            q += dirs[i] * -alphas[i]
+            q = _add_scaled(q, dirs[i], -alphas[i])
         r = q * h_diag
         for i in range(len(dirs)):
             beta = dirs[i].dot(r) * inverse_curvatures[i]
-            r += steps[i] * (alphas[i] - beta)
+            r = _add_scaled(r, steps[i], alphas[i] - beta)
         for i, a in enumerate(alphas):
             coefficients[i] = _tensor(a)
         return r
