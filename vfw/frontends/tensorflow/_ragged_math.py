@@ -212,11 +212,12 @@ def _concat(values, axis):
 
 # -- the dispatching wrappers ------------------------------------------------------------------------------------
 def _original(name):
-    """The dense function the other families give ``name`` (tf.math's first, then tf's, then tf.nn's)."""
+    """The dense function the other families give ``name`` (tf.math's first, then tf's, then tf.nn's; in each, the
+    last family's, as :func:`_families.names` builds the namespaces: a later family overrides, e.g. complex ``abs``)."""
     from vfw.frontends.tensorflow import _families
 
     for namespace in ("math", "tf", "nn", "dtypes"):
-        for family in _families.FAMILIES:
+        for family in reversed(_families.FAMILIES):
             if family.__name__ != __name__ and name in family.NAMESPACES.get(namespace, ()):
                 return getattr(family, name)
     raise AttributeError(name)

@@ -84,7 +84,8 @@ def _note_outer_edges(nodes, args, kwargs, first, first_slot):
     edges instead (what torch's single node for the function has); ``first``/``first_slot`` are the first
     argument's node and slot before the call (an in-place op has rebound it since)."""
     # torch lists the differentiable (floating or complex) tensor arguments only: not indices, masks or targets.
-    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor) and a.array.dtype.kind in "fcV"]
+    tensors = [a for a in (*args, *kwargs.values())
+               if isinstance(a, Tensor) and (a.dtype.is_floating_point or a.dtype.is_complex)]
     sources = [first if a is args[0] else a.grad_node for a in tensors]
     newest = max((n.seq for n in sources if n is not None), default=0)
     composite = [node for node in nodes
