@@ -127,7 +127,8 @@ def test_torch_training_script_matches_real_torch(tmp_path):
     pytest.importorskip("torch")
     real = _losses(_python([str(SCRIPTS / "torch_train.py"), "2"], tmp_path))
     served = _losses(_vfw_run(["--as", "torch", str(SCRIPTS / "torch_train.py"), "2"], tmp_path))
-    assert real["tensor_module"] == "torch" and served["tensor_module"].startswith("vfw.")
+    assert real["torch_package"] == "torch" and served["torch_package"].startswith("vfw.")
+    assert served["tensor_module"] == real["tensor_module"] == "torch"  # vfw's Tensor reports torch's name
     assert len(served["losses"]) == len(real["losses"]) == 8
     np.testing.assert_allclose(served["losses"], real["losses"], rtol=1e-4, atol=1e-5)
 

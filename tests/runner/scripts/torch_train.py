@@ -27,7 +27,7 @@ def main(epochs):
             loss.backward()
             optimizer.step()
             losses.append(loss.item())
-    print(json.dumps({"tensor_module": type(features).__module__, "losses": losses}))
+    print(json.dumps({"torch_package": torch.__name__, "tensor_module": type(features).__module__, "losses": losses}))
 
 
 if __name__ == "__main__":

@@ -131,3 +131,7 @@ from vfw.frontends.torch.amp import GradScaler, autocast  # noqa: E402,F401
 from vfw.frontends.torch.func import vmap  # noqa: E402,F401
 
 _autocast.install()  # last: wraps the functions on torch's autocast lists wherever they are bound
+
+from vfw.frontends.torch import _type_names  # noqa: E402
+
+_type_names.install()  # after autocast's, which finds classes by their vfw module: classes get torch's names

@@ -92,10 +92,12 @@ def node_name(node):
 
 
 @functools.cache
-def _grad_fn_class(name):
-    return type(name, (GradFn,), {"__slots__": ()})
+def _grad_fn_class(name, module):
+    return type(name, (GradFn,), {"__slots__": (), "__module__": module})
 
 
 def grad_fn_of(node, slot=0):
-    """The ``grad_fn`` object of a node: an instance of a class named like torch's (``MulBackward0``)."""
-    return _grad_fn_class(node_name(node))(node, slot)
+    """The ``grad_fn`` object of a node: an instance of a class named like torch's (``MulBackward0``), in torch's
+    module (builtins for its C++ nodes, ``torch.autograd.function`` for a custom Function's)."""
+    module = "torch.autograd.function" if node.op is None else "builtins"
+    return _grad_fn_class(node_name(node), module)(node, slot)

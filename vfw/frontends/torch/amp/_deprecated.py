@@ -18,7 +18,7 @@ def autocast_class(device, default_dtype):
             _warn(device, "autocast")
             super().__init__(device, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
-    autocast.__module__ = f"torch.{device}.amp.autocast_mode"
+    autocast.__module__, autocast.__qualname__ = f"torch.{device}.amp.autocast_mode", "autocast"
     return autocast
 
 
@@ -32,6 +32,6 @@ def grad_scaler_class(device):
             super().__init__(device, init_scale=init_scale, growth_factor=growth_factor,
                              backoff_factor=backoff_factor, growth_interval=growth_interval, enabled=enabled)
 
-    GradScaler.__module__ = f"torch.{device}.amp.grad_scaler"
+    GradScaler.__module__, GradScaler.__qualname__ = f"torch.{device}.amp.grad_scaler", "GradScaler"
     return GradScaler
 

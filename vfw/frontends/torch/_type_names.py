@@ -1,0 +1,179 @@
+"""torch's names for vfw.torch's classes: ``type(x)`` prints ``<class 'torch.Tensor'>``, as under torch.
+
+:func:`install` runs once, after every module of vfw.torch is loaded. It gives each class defined in vfw.torch
+the ``__module__`` (and, where it differs, ``__qualname__``/``__name__``) torch 2.13 gives it: vfw's module path
+without ``vfw.frontends.`` where vfw mirrors torch's layout, else the names in the tables below. Classes of
+vfw's private modules that torch has no counterpart of keep their vfw names.
+
+Pickle finds a class by those names, and ``torch.*`` modules are torch's (or nothing) outside ``vfw.mock``. So
+every renamed class also gets a ``__reduce_ex__`` that writes the classes it names by their vfw paths: pickling
+and copying vfw.torch objects work, in-process and across processes, whether or not real torch is present.
+"""
+
+import copyreg
+import importlib
+import sys
+
+_PACKAGE = "vfw.frontends.torch"
+
+# vfw's private modules whose classes torch defines in one module.
+_MODULES = {
+    "_legacy_types": "torch", "_size": "torch", "_tensor": "torch", "_device": "torch", "_dtype": "torch",
+    "_typing": "torch", "_storage": "torch.storage", "_config": "torch",
+    "nn.modules._activation_softmax": "torch.nn.modules.activation",
+    "optim._lr_base": "torch.optim.lr_scheduler", "optim._lr_cyclic": "torch.optim.lr_scheduler",
+    "optim._lr_composite": "torch.optim.lr_scheduler",
+    "distributed._c10d": "torch.distributed.distributed_c10d", "utils.data._iterators": "torch.utils.data.dataloader",
+}
+
+# Classes torch defines elsewhere than vfw (by vfw's module path below vfw.frontends.torch, then the class name):
+# torch's module, or (module, qualname) where torch's qualname differs too.
+_CLASSES = {
+    "random.Generator": "torch._C",
+    "_legacy_types._LegacyType": ("torch", "tensortype"),
+    "_grad_fn.AccumulateGrad": "builtins",
+    "autograd.Variable": "torch.autograd.variable",
+    "jit.ScriptFunction": ("torch.jit", "torch.jit.ScriptFunction"),
+    "jit.ScriptModule": "torch.jit._script",
+    "jit.TracedModule": "torch.jit._trace",
+    "jit.TracerWarning": "torch.jit._trace",
+    "_linalg_decomp.LinAlgError": ("torch._C", "_LinAlgError"),
+    "onnx.OperatorExportTypes": "torch._C._onnx",
+    "onnx.TrainingMode": "torch._C._onnx",
+    "onnx.UnsupportedOperatorError": "torch.onnx.errors",
+    "nn.modules.data_parallel.DataParallel": "torch.nn.parallel.data_parallel",
+    "nn.modules.attention.MultiheadAttention": "torch.nn.modules.activation",
+    "nn.modules.attention.NonDynamicallyQuantizableLinear": "torch.nn.modules.linear",
+    "optim.adafactor.Adafactor": "torch.optim",
+    "optim.muon.Muon": "torch.optim",
+    "distributions.distribution.lazy_property": "torch.distributions.utils",
+    "distributions.constraints.dependent_property": ("torch.distributions.constraints", "_DependentProperty"),
+    "distributions.exponential_family.ExponentialFamily": "torch.distributions.exp_family",
+    "distributions.transform_base.Transform": "torch.distributions.transforms",
+    "distributions.transform_base.ComposeTransform": "torch.distributions.transforms",
+    "distributions.transformed.TransformedDistribution": "torch.distributions.transformed_distribution",
+    "distributions.multivariate_normal.LowRankMultivariateNormal":
+        "torch.distributions.lowrank_multivariate_normal",
+    "distributions.independent.MixtureSameFamily": "torch.distributions.mixture_same_family",
+    "distributions.relaxed.ExpRelaxedCategorical": "torch.distributions.relaxed_categorical",
+    "distributions.relaxed.RelaxedOneHotCategorical": "torch.distributions.relaxed_categorical",
+    "distributions.relaxed.LogitRelaxedBernoulli": "torch.distributions.relaxed_bernoulli",
+    "distributions.relaxed.RelaxedBernoulli": "torch.distributions.relaxed_bernoulli",
+    "distributions.gamma.StudentT": "torch.distributions.studentT",
+    "distributions.discrete.OneHotCategorical": "torch.distributions.one_hot_categorical",
+}
+# Lazy modules live beside their eager modules in torch; distributions each in a module of their own name.
+_CLASSES.update({f"nn.modules.lazy.Lazy{name}": f"torch.nn.modules.{family}" for family, names in {
+    "linear": ("Linear",), "conv": ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                                    "ConvTranspose3d"),
+    "batchnorm": ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d"),
+    "instancenorm": ("InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d")}.items() for name in names})
+_CLASSES.update({f"distributions.{vfw_module}.{name}": f"torch.distributions.{torch_module}"
+                 for vfw_module, names in {
+                     "categorical": {"Bernoulli": "bernoulli"}, "dirichlet": {"Beta": "beta"},
+                     "discrete": {"Binomial": "binomial", "Geometric": "geometric", "Poisson": "poisson"},
+                     "location_scale": {"Cauchy": "cauchy", "Laplace": "laplace"},
+                     "gamma": {"Chi2": "chi2", "Exponential": "exponential"},
+                     "transformed": {"Gumbel": "gumbel", "HalfNormal": "half_normal", "LogNormal": "log_normal"},
+                     "normal": {"Uniform": "uniform"}}.items()
+                 for name, torch_module in names.items()})
+
+# Renamed class -> (vfw module, vfw qualname): where pickled references find it.
+_VFW_PATHS = {}
+
+
+def _torch_name(cls):
+    """(module, qualname) torch gives ``cls``, or None to keep vfw's names."""
+    relative = cls.__module__[len(_PACKAGE) + 1:]
+    found = _CLASSES.get(f"{relative}.{cls.__qualname__}") or _MODULES.get(relative)
+    if found is not None:
+        return (found, cls.__qualname__) if isinstance(found, str) else found
+    if any(part.startswith("_") for part in relative.split(".")):
+        return None  # a vfw helper class of a private module
+    return "torch" + cls.__module__[len(_PACKAGE):], cls.__qualname__
+
+
+def _in_package(module_name):
+    return module_name == _PACKAGE or module_name.startswith(_PACKAGE + ".")
+
+
+def _classes():
+    """Every class defined in vfw.torch and bound in one of its modules (once each)."""
+    found = {}
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not _in_package(module_name):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and _in_package(value.__module__):
+                found.setdefault(id(value), value)
+    return list(found.values())
+
+
+def install():
+    """Rename vfw.torch's classes to torch's names and keep their instances picklable (run once)."""
+    for cls in _classes():
+        name = _torch_name(cls)
+        if name is not None:
+            _VFW_PATHS[cls] = (cls.__module__, cls.__qualname__)
+            cls.__module__, cls.__qualname__ = name
+            cls.__name__ = name[1].rpartition(".")[2]
+    for cls in _VFW_PATHS:
+        if not getattr(cls.__reduce_ex__, "_writes_vfw_paths", False):
+            cls.__reduce_ex__ = _portable_reduce(cls.__reduce_ex__)
+
+
+class _ClassPath:
+    """A renamed class in a pickle or copy: its vfw module and qualname (resolved by :func:`_rebuild`)."""
+
+    __slots__ = ("module", "qualname")
+
+    def __init__(self, module, qualname):
+        self.module, self.qualname = module, qualname
+
+    def __reduce__(self):
+        return _ClassPath, (self.module, self.qualname)
+
+    def resolve(self):
+        value = importlib.import_module(self.module)
+        for part in self.qualname.split("."):
+            value = getattr(value, part)
+        return value
+
+
+def _by_path(value):
+    path = _VFW_PATHS.get(value) if isinstance(value, type) else None
+    return value if path is None else _ClassPath(*path)
+
+
+def _resolved(value):
+    return value.resolve() if type(value) is _ClassPath else value
+
+
+def _new_object(cls, args, kwargs):
+    """``cls.__new__(cls, *args, **kwargs)``: copyreg's ``__newobj__``, which pickle requires a class for."""
+    return cls.__new__(cls, *args, **kwargs)
+
+
+def _rebuild(function, args):
+    """``function(*args)`` with the renamed classes among them found by their vfw paths."""
+    return _resolved(function)(*(_resolved(arg) for arg in args))
+
+
+def _portable_reduce(reduce_ex):
+    """``__reduce_ex__`` giving ``reduce_ex``'s value with each renamed class it names written by its vfw path."""
+
+    def reduce_by_vfw_paths(self, protocol):
+        value = reduce_ex(self, protocol)
+        if not isinstance(value, tuple):
+            return value  # the name of a global
+        function, args = value[0], value[1]
+        if function is copyreg.__newobj__:
+            function, args = _new_object, (args[0], args[1:], {})
+        elif function is copyreg.__newobj_ex__:
+            function = _new_object
+        if not any(isinstance(v, type) and v in _VFW_PATHS for v in (function, *args)):
+            return value
+        return (_rebuild, (_by_path(function), tuple(_by_path(arg) for arg in args)), *value[2:])
+
+    reduce_by_vfw_paths._writes_vfw_paths = True
+    return reduce_by_vfw_paths
