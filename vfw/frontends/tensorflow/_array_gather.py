@@ -303,6 +303,8 @@ def where(condition, x=None, y=None, name=None):
         c = convert_to_tensor(condition)
         if c.array.ndim == 0:
             raise op_error("WhereOp : Unhandled input dimensions: 0", "Where")
+        if c.array.dtype.kind == "c":  # (TF's Where takes complex: an entry is true when either part is non-zero)
+            c = call("Not", call("Equal", c, wrap(np.zeros((), c.array.dtype)), tf_op="Where"), tf_op="Where")
         coordinates = call("NonZero", c, tf_op="Where")
         return call("Transpose", coordinates, perm=(1, 0), tf_op="Where")
     c = condition if type(condition) is Tensor and condition.array.dtype == BOOL else convert_to_tensor(

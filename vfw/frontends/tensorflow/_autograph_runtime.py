@@ -8,6 +8,7 @@ is traced it builds graph control flow with TF's rules (see :mod:`_autograph_con
 import builtins
 import functools
 import inspect
+import linecache
 import os
 import sysconfig
 import textwrap
@@ -166,9 +167,11 @@ def is_convertible(fn):
     if not isinstance(fn, types.FunctionType) or getattr(fn, "__vfw_do_not_convert__", False):
         return False
     code = fn.__code__
-    filename = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else None
-    return (filename is not None and not filename.startswith(_LIBRARY_ROOTS) and code.co_name != "<lambda>"
-            and not code.co_flags & _NOT_CONVERTED)
+    if code.co_filename.startswith("<"):  # exec'd code (doctest, IPython cells): user code when linecache has it
+        user_code = bool(linecache.getlines(code.co_filename))
+    else:
+        user_code = not os.path.abspath(code.co_filename).startswith(_LIBRARY_ROOTS)
+    return user_code and code.co_name != "<lambda>" and not code.co_flags & _NOT_CONVERTED
 
 
 def convert(fn):

@@ -402,13 +402,13 @@ def bitcast(input, type, name=None):  # noqa: A002  (TF's argument name)
     target = _dtypes.as_dtype(type)
     source_size, target_size = x.array.dtype.itemsize, target.np.itemsize
     shape = x.array.shape
+    if source_size < target_size and (not shape or shape[-1] != target_size // source_size):
+        raise op_error(f"Cannot bitcast from {source_size} to {target_size}", "Bitcast")
+    # (viewed flat: numpy changes the itemsize of a 0-d array's view only at equal sizes)
+    flat = np.ascontiguousarray(x.array).reshape(-1).view(target.np)
     if source_size < target_size:
-        ratio = target_size // source_size
-        if not shape or shape[-1] != ratio:
-            raise op_error(f"Cannot bitcast from {source_size} to {target_size}", "Bitcast")
-        return wrap(np.require(x.array, requirements='C').view(target.np).reshape(shape[:-1]))
-    array = np.require(x.array, requirements='C').view(target.np)
-    return wrap(array.reshape(shape + (source_size // target_size,)) if source_size > target_size else array)
+        return wrap(flat.reshape(shape[:-1]))
+    return wrap(flat.reshape(shape + ((source_size // target_size,) if source_size > target_size else ())))
 
 
 NAMESPACES = {

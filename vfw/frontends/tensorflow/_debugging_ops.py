@@ -10,7 +10,7 @@ import ml_dtypes
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, operands
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._traced_shapes import pinned
@@ -24,7 +24,11 @@ def _checked(check, *tensors):
     def run_check(*arrays):
         check(*arrays)
         return np.zeros(0, np.bool_)  # (a PyFunc gives an output; nothing reads it)
-    host(run_check, *tensors)
+    try:
+        host(run_check, *tensors)
+    except errors.InvalidArgumentError as e:
+        e.at_run_time = True  # (a failed check is TF's graph-run error, even when a trace meets it: not a shape error)
+        raise
 
 
 def _prefix(message):

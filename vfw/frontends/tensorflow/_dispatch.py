@@ -37,9 +37,13 @@ Tensor = None
 
 
 def wrap(array):
-    """A new tf tensor around an ndarray (no copy; a numpy scalar becomes a 0-d array)."""
+    """A new tf tensor around an ndarray (no copy; a numpy scalar becomes a 0-d array, and an element of a string
+    tensor, a bytes object, a 0-d object array as string tensors are)."""
     t = _new(Tensor)
-    t.array = array if array.__class__ is _ndarray else _asarray(array)
+    if array.__class__ is _ndarray:
+        t.array = array
+    else:
+        t.array = _asarray(array, object) if array.__class__ is bytes else _asarray(array)
     t.requires_grad = False
     t.grad_node = None
     return t

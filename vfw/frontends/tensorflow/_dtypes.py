@@ -174,7 +174,7 @@ variant = DType("variant", None, 21)
 
 ALL = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, string,
        complex64, complex128, qint8, quint8, qint32, resource, variant)
-_BY_NAME = {d.name: d for d in ALL} | {"half": half, "double": double}
+_BY_NAME = {d.name: d for d in ALL} | {"half": half, "float": float32, "double": double}
 _BY_NP = {d.np: d for d in ALL if d.np is not None}
 _BY_ENUM = {d.as_datatype_enum: d for d in ALL}
 _BY_TYPE = {builtins.float: float32, builtins.bool: bool, builtins.object: string}
@@ -191,8 +191,10 @@ def as_dtype(type_value):
     """
     if isinstance(type_value, DType):
         return type_value
-    if isinstance(type_value, str) and type_value in _BY_NAME:
-        return _BY_NAME[type_value]
+    if isinstance(type_value, str):  # only TF's own names: numpy's ("f4", "int", "single") are refused
+        if type_value in _BY_NAME:
+            return _BY_NAME[type_value]
+        raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
     if isinstance(type_value, builtins.int) and not isinstance(type_value, builtins.bool) \
             and type_value in _BY_ENUM:
         return _BY_ENUM[type_value]

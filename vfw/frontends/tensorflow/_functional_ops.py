@@ -10,6 +10,8 @@ same loop (TF vectorizes ``fn`` with pfor; the results agree).
 ``py_function``/``numpy_function`` call Python at every run of a tf.function (a PyFunc op).
 """
 
+import functools
+
 import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
@@ -282,9 +284,8 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803  (TF's
     Eagerly (and when a tape records a tf.function's call, which vfw runs eagerly) gradients flow
     through ``func``'s ops; inside a traced graph the op has no gradient.
     """
-    if func is None:
-        return lambda f: _python_op(f, inp, Tout, _call_with_tensors, _strict, "pyfunc")
-    return _python_op(func, inp, Tout, _call_with_tensors, _strict, "pyfunc")
+    return _decorator_or_op(func, inp, "py_function",
+                            lambda f, args: _python_op(f, args, Tout, _call_with_tensors, _strict, "pyfunc"))
 
 
 def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803  (TF's argument names)
@@ -300,9 +301,23 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
     stateful, name
         Accepted for compatibility.
     """
+    return _decorator_or_op(func, inp, "numpy_function",
+                            lambda f, args: _python_op(f, args, Tout, _call_with_arrays, _loose, "pyfunc"))
+
+
+def _decorator_or_op(func, inp, api_name, make_op):
+    """``make_op(func, inp)``; with ``func=None`` a decorator whose functions run as ``make_op(f, call_args)``."""
     if func is None:
-        return lambda f: _python_op(f, inp, Tout, _call_with_arrays, _loose, "pyfunc")
-    return _python_op(func, inp, Tout, _call_with_arrays, _loose, "pyfunc")
+        def decorator(f):
+            @functools.wraps(f)
+            def wrapper(*args):
+                return make_op(f, list(args))
+            return wrapper
+        return decorator
+    if inp is None:
+        raise TypeError(f"tf.{api_name}: missing argument `inp` (the list of the function's arguments); it may be "
+                        f"left out only when tf.{api_name} decorates a function (`func=None`).")
+    return make_op(func, inp)
 
 
 NAMESPACES = {"tf": ["map_fn", "scan", "foldl", "foldr", "vectorized_map", "py_function", "numpy_function"]}

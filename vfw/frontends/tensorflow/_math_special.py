@@ -91,4 +91,5 @@ def nextafter(x1, x2, name=None):
     return call("NextAfter", x1, x2, tf_op="NextAfter")
 
 
-NAMESPACES = {"math": ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta", "polygamma", "nextafter"]}
+NAMESPACES = {"math": ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "zeta", "polygamma", "nextafter"],
+              "math.special": ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"]}

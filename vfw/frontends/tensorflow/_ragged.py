@@ -54,6 +54,29 @@ class RaggedTensor:
         return cls.from_row_splits(values, splits, validate=validate)
 
     @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        """The ragged tensor whose ``nrows`` rows each take ``uniform_row_length`` elements of ``values`` in turn
+        (``nrows`` defaults to ``len(values) // uniform_row_length``, 0 for length 0); its shape keeps the length.
+
+        Raises
+        ------
+        ValueError
+            For a negative length, or when ``uniform_row_length * nrows`` is not ``len(values)``.
+        """
+        if not isinstance(values, RaggedTensor):
+            values = convert_to_tensor(values)
+        length = int(convert_to_tensor(uniform_row_length, dtype_hint=_dtypes.int64).array)
+        if length < 0:
+            raise ValueError("uniform_row_length must be >= 0.")
+        nvals = _nrows_of(values)
+        if nrows is None:
+            nrows = nvals // length if length else 0
+        nrows = int(convert_to_tensor(nrows, dtype_hint=_dtypes.int64).array)
+        if length * nrows != nvals:
+            raise ValueError(f"uniform_row_length={length} times nrows={nrows} must equal nvals={nvals}")
+        return cls(values, _dispatch.wrap(np.arange(nrows + 1, dtype=np.int64) * length), length)
+
+    @classmethod
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
         """The ragged tensor whose row ``value_rowids[i]`` holds ``values[i]`` (ids sorted; ``nrows`` rows, by
         default one past the largest id)."""

@@ -8,6 +8,8 @@ import vfw.tensorflow as tf
 from vfw.frontends.tensorflow.keras.src.losses import conventions
 from vfw.frontends.tensorflow.keras.src.losses.loss import squeeze_or_expand_to_same_rank
 from vfw.frontends.tensorflow.keras.src.ops import nn as ops_nn
+from vfw.frontends.tensorflow.keras.src.ops.numpy_elementwise import absolute, maximum
+from vfw.frontends.tensorflow.keras.src.ops.numpy_reduce import mean
 
 
 def _aligned(y_true, y_pred):
@@ -24,13 +26,13 @@ def _epsilon_like(x):
 def mean_squared_error(y_true, y_pred):
     """``mean(square(y_true - y_pred), axis=-1)``."""
     y_true, y_pred = _aligned(y_true, y_pred)
-    return tf.reduce_mean(tf.square(y_true - y_pred), axis=-1)
+    return mean(tf.square(y_true - y_pred), axis=-1)  # (Keras' mean: integer inputs give float32)
 
 
 def mean_absolute_error(y_true, y_pred):
     """``mean(abs(y_true - y_pred), axis=-1)``."""
     y_true, y_pred = _aligned(y_true, y_pred)
-    return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+    return mean(absolute(y_true - y_pred), axis=-1)  # (Keras' abs: unsigned values pass unchanged)
 
 
 def mean_absolute_percentage_error(y_true, y_pred):
@@ -43,10 +45,10 @@ def mean_absolute_percentage_error(y_true, y_pred):
 def mean_squared_logarithmic_error(y_true, y_pred):
     """``mean(square(log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)), axis=-1)``."""
     y_true, y_pred = _aligned(y_true, y_pred)
-    # Keras makes epsilon a float32 tensor first, then promotes it to the inputs' dtype.
-    eps = tf.cast(tf.constant(conventions.epsilon(), "float32"), y_pred.dtype)
-    first_log = tf.math.log(tf.maximum(y_pred, eps) + 1.0)
-    second_log = tf.math.log(tf.maximum(y_true, eps) + 1.0)
+    # Keras makes epsilon a float32 tensor first; its maximum with the inputs promotes (integers to float32).
+    eps = tf.constant(conventions.epsilon(), "float32")
+    first_log = tf.math.log(maximum(y_pred, eps) + 1.0)
+    second_log = tf.math.log(maximum(y_true, eps) + 1.0)
     return tf.reduce_mean(tf.square(first_log - second_log), axis=-1)
 
 

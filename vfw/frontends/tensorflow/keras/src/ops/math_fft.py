@@ -153,11 +153,11 @@ def view_as_real(x):
 @keras_op
 def angle(x):
     """The argument of each element (``atan2(imag, real)``; 0 or pi for real values), as a float tensor:
-    float32 for complex64, int64 gives floatx, other types their float promotion."""
+    float32 for complex64 and complex128 (as Keras), int64 gives floatx, other types their float promotion."""
     x = convert_to_tensor(x)
     dtype = x.dtype.name
     if dtype.startswith("complex"):
-        return tf.math.angle(x)
+        return tf.cast(tf.math.angle(x), "float32")
     target = config.floatx() if dtype == "int64" else result_type(dtype, float)
     return tf.math.angle(tf.cast(x, target))
 

@@ -101,8 +101,11 @@ def view(x, dtype=None):
 
 @keras_op
 def isreal(x):
-    """True everywhere (vfw has no complex dtypes), with ``x``'s shape."""
-    return tf.ones_like(convert_to_tensor(x), dtype="bool")
+    """Whether each element has a zero imaginary part (True everywhere for real dtypes), with ``x``'s shape."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:
+        return tf.equal(tf.math.imag(x), 0)
+    return tf.ones_like(x, dtype="bool")
 
 
 @keras_op
