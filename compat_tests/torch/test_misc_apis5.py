@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import vfw.torch as vt
 
+from vfw.frontends.torch import _storage as vfw_storage
+
 torch = pytest.importorskip("torch")
 
 RNG = np.random.default_rng(0)
@@ -187,8 +189,16 @@ def test_storages_of_views():
     def run(lib):
         x = lib.arange(6.0).reshape(2, 3)
         view = x[1]
+        # both warn once per process: forget earlier tests' warnings, then the first call warns and the next does not
+        if lib is torch:
+            torch.storage._warn_typed_storage_removal.__dict__["has_warned"] = False
+        else:
+            vfw_storage._warned[0] = False
         with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
             typed = view.storage()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            view.storage()
         untyped = view.untyped_storage()
         facts = (typed.size(), len(typed), str(typed.dtype), typed.nbytes(), typed.tolist(), typed.element_size(),
                  typed.type(), typed.data_ptr() == x.data_ptr(), untyped.size(), untyped.nbytes(), untyped.tolist(),

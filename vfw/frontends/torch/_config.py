@@ -8,6 +8,7 @@ does on a machine without the hardware they tune) without changing how results a
 import math
 import os
 
+from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _device
 
 __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
@@ -92,12 +93,13 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 def typename(obj):
-    """str: ``'torch.FloatTensor'`` for tensors, else the object's type name."""
-    type_of = getattr(obj, "type", None)
-    if hasattr(obj, "array") and callable(type_of):
-        return type_of()
-    cls = type(obj)
-    return cls.__name__ if cls.__module__ in ("builtins", "__builtin__") else f"{cls.__module__}.{cls.__qualname__}"
+    """str: ``'torch.FloatTensor'`` for tensors, the qualified name of a class or function, else that of the
+    object's type (builtins without a module prefix)."""
+    if isinstance(obj, CoreTensor):
+        return obj.type()
+    named = obj if hasattr(obj, "__qualname__") else type(obj)
+    module = getattr(named, "__module__", None)
+    return named.__qualname__ if module in (None, "builtins") else f"{module}.{named.__qualname__}"
 
 
 class memory_format:  # noqa: N801  (torch's name)

@@ -1,11 +1,13 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full/empty(+_like), arange, linspace, eye."""
 
 import math
+import warnings
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout
+from vfw.frontends.torch._tensor import _memory_format_name
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "scalar_tensor"]
@@ -31,7 +33,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     The dtype is inferred as torch does (bool, int64, the default float dtype, complex) unless given.
     """
     if isinstance(data, CoreTensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor("
                       "sourceTensor).", UserWarning, stacklevel=2)
@@ -51,13 +52,34 @@ def as_tensor(data, dtype=None, device=None):
     return _dispatch.wrap(_dispatch.array_from(data, np_dtype))
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """Like ``as_tensor``; ``copy=True`` always copies, ``copy=False`` refuses to."""
+_asarray_default_warned = False
+
+
+def _warn_asarray_default_once():
+    """torch's one warning per process that ``asarray`` now keeps a tensor's ``requires_grad`` by default."""
+    global _asarray_default_warned
+    if not _asarray_default_warned:
+        _asarray_default_warned = True
+        warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
+                      "Pass requires_grad=False explicitly to get the old behavior and silence this warning.",
+                      UserWarning, stacklevel=3)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """Like ``as_tensor``; ``copy=True`` always copies (a tensor's copy keeps its history).
+
+    ``requires_grad=None`` keeps a tensor's ``requires_grad`` and history; ``False`` detaches a result with
+    history and, as torch, clears the flag of a leaf returned as it is; ``True`` sets it.
+    """
+    if requires_grad is None and isinstance(obj, CoreTensor) and obj.requires_grad:
+        _warn_asarray_default_once()
     t = as_tensor(obj, dtype, device)
     if copy and (t is obj or isinstance(obj, np.ndarray) and np.shares_memory(t.array, obj)):
-        t = _dispatch.wrap(t.array.copy())
+        t = t.clone()
     if requires_grad:
         t.requires_grad_(True)
+    elif requires_grad is not None and t.requires_grad:
+        t = t.detach() if t.grad_node is not None else t.requires_grad_(False)
     return t
 
 
@@ -74,7 +96,7 @@ def _sized(fill, size, kwargs, name):
     dtype = kwargs.pop("dtype", None)
     requires_grad = kwargs.pop("requires_grad", False)
     device = kwargs.pop("device", None)
-    for k in ("layout", "pin_memory", "memory_format", "names"):
+    for k in ("layout", "pin_memory", "names"):
         kwargs.pop(k, None)
     if kwargs:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -95,9 +117,13 @@ def ones(*size, **kwargs):
     return _sized(np.ones, size, kwargs, "ones")
 
 
-def empty(*size, **kwargs):
-    """An uninitialized tensor of shape ``size`` (vfw fills it with zeros)."""
-    return _sized(np.zeros, size, kwargs, "empty")
+def empty(*size, memory_format=None, **kwargs):
+    """An uninitialized tensor of shape ``size`` (vfw fills it with zeros), laid out in ``memory_format``
+    (``torch.contiguous_format`` by default, or ``channels_last(_3d)`` for 4-d (5-d) sizes)."""
+    layout = "contiguous_format" if memory_format is None else _memory_format_name(memory_format, "empty")
+    if layout == "preserve_format":
+        raise RuntimeError("unsupported memory format Preserve")
+    return _sized(lambda shape, dt: _memory_layout.cloned(np.zeros(shape, dt), layout), size, kwargs, "empty")
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -109,31 +135,34 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
                   {"out": out, "dtype": np_dtype, "device": device, "requires_grad": requires_grad}, "full")
 
 
-def _like(fill, input, dtype, requires_grad, device, name):
+def _like(fill, input, dtype, requires_grad, device, name, memory_format):
     if not isinstance(input, CoreTensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     np_dtype = _dtype.to_np(dtype) if dtype is not None else input.array.dtype
     values = fill(input.array.shape, np_dtype)
-    if not input.array.flags.c_contiguous:  # torch keeps a permuted input's dim order
+    layout = _memory_format_name(memory_format, name)
+    if layout == "preserve_format" and not input.array.flags.c_contiguous:  # torch keeps a permuted dim order
         laid_out = _memory_layout.empty_like(input.array, np_dtype)
         np.copyto(laid_out, values)
         values = laid_out
+    elif layout in ("channels_last", "channels_last_3d"):
+        values = _memory_layout.cloned(values, layout)
     return _made(values, requires_grad, device=device)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """Zeros shaped (and typed, unless ``dtype``) like ``input``."""
-    return _like(np.zeros, input, dtype, requires_grad, device, "zeros_like")
+    return _like(np.zeros, input, dtype, requires_grad, device, "zeros_like", memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """Ones shaped like ``input``."""
-    return _like(np.ones, input, dtype, requires_grad, device, "ones_like")
+    return _like(np.ones, input, dtype, requires_grad, device, "ones_like", memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialized tensor shaped like ``input`` (vfw fills it with zeros)."""
-    return _like(np.zeros, input, dtype, requires_grad, device, "empty_like")
+    return _like(np.zeros, input, dtype, requires_grad, device, "empty_like", memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -141,7 +170,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     """``input``-shaped tensor filled with ``fill_value`` (``input``'s dtype unless ``dtype``)."""
     def fill(shape, dt):
         return np.full(shape, _dispatch.scalar_array(fill_value, dt), dt)
-    return _like(fill, input, dtype, requires_grad, device, "full_like")
+    return _like(fill, input, dtype, requires_grad, device, "full_like", memory_format)
 
 
 def _number(x, name, fn):

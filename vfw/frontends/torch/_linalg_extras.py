@@ -5,6 +5,7 @@ differentiable operations, so gradients follow."""
 import math
 
 from vfw.frontends.torch import _creation, _joining, _linalg, _linalg_decomp, _linalg_norms
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["lstsq", "matrix_rank"]  # torch.* (removed functions)
@@ -74,8 +75,9 @@ def tensorsolve(A, B, dims=None, *, out=None):
     return _linalg_decomp.solve(A.reshape(rows, cols), B.reshape(rows)).reshape(solution_shape)
 
 
+@names_grad_fn("LinalgHouseholderProductBackward0")
 def householder_product(A, tau, *, out=None):
-    """The first ``n`` columns of ``H_1 H_2 ... H_k``, ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` column ``i`` of
+    """The first ``n`` columns of ``H_1 H_2 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` column ``i`` of
     ``A`` below the diagonal (1 on it), as LAPACK's ``orgqr`` builds ``Q`` from ``geqrf``'s output."""
     tensor_arg(A, "linalg.householder_product", "A")
     tensor_arg(tau, "linalg.householder_product", "tau", 2)
@@ -91,7 +93,7 @@ def householder_product(A, tau, *, out=None):
     q = eye.expand(tuple(A.shape[:-2]) + (m, m))
     for i in range(tau.shape[-1] - 1, -1, -1):  # Q = H_1 (H_2 (... H_k)), applied right to left
         v = reflectors[..., :, i:i + 1]
-        q = q - tau[..., i, None, None] * _linalg.matmul(v, _linalg.matmul(v.transpose(-2, -1), q))
+        q = q - tau[..., i, None, None] * _linalg.matmul(v, _linalg.matmul(v.mH, q))
     return q[..., :, :n]
 
 

@@ -71,7 +71,7 @@ def orgqr(input, tau):
 
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """``op(Q) @ other`` (``left``) or ``other @ op(Q)``, ``Q = H_1 ... H_k`` the full ``m x m`` orthogonal matrix of
-    ``geqrf``'s ``(input, tau)`` and ``op`` the transpose when ``transpose``; differentiable."""
+    ``geqrf``'s ``(input, tau)`` and ``op`` the conjugate transpose when ``transpose``; differentiable."""
     tensor_arg(input, "ormqr")
     tensor_arg(tau, "ormqr", "tau", 2)
     tensor_arg(other, "ormqr", "other", 3)
@@ -80,14 +80,15 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     m = other.shape[-2] if left else other.shape[-1]
     if input.shape[-2] != m:
         raise RuntimeError(f"torch.ormqr: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
-    if tau.shape[-1] > input.shape[-1] or tau.shape[-1] > m:
-        raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if tau.shape[-1] != min(m, input.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+                           "input.shape[-1])")
     n = input.shape[-1]
     if n < m:  # reflectors padded with zero columns give the square Q
         input = _joining.cat([input, _creation.zeros(tuple(input.shape[:-1]) + (m - n,), dtype=input.dtype)], -1)
     q = householder_product(input[..., :m], tau)
     if transpose:
-        q = q.transpose(-2, -1)
+        q = q.mH
     result = _linalg.matmul(q, other) if left else _linalg.matmul(other, q)
     return _dispatch.finish(result, out, "ormqr")
 

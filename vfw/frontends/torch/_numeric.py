@@ -13,6 +13,7 @@ import numpy as np
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch._dispatch import cast, finish, inplace, promoted, result_dtype, type_name
 from vfw.frontends.torch._dtype import default_float_np
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._linalg import run
 from vfw.frontends.torch._linalg_norms import norm_along
 from vfw.frontends.torch._pointwise import _op, tensor_arg
@@ -49,20 +50,22 @@ def _number(value, name, arg):
     return float(value)
 
 
-def _float_pair(name, x1, x2, arg1="input", arg2="other"):
-    """Two tensors promoted to a common floating dtype (integer dtypes refused, as torch's norms)."""
+def _float_pair(name, x1, x2, arg1="input", arg2="other", complex_ok=False):
+    """Two tensors promoted to a common floating (or, with ``complex_ok``, complex) dtype (integer dtypes refused,
+    as torch's norms)."""
     tensor_arg(x1, name, arg1)
     tensor_arg(x2, name, arg2, 2)
     (a, b), d = promoted(x1, x2)
-    if not _is_float(d):
+    if not (_is_float(d) or complex_ok and np.dtype(d).kind == "c"):
         raise RuntimeError(f"{name}: expected common dtype to be floating point, yet common dtype is {type_name(d)}")
     return a, b, d
 
 
 # -- distances --------------------------------------------------------------------------------------
+@names_grad_fn("DistBackward0")
 def dist(input, other, p=2):
-    """The ``p``-norm of ``input - other`` over all elements (broadcast)."""
-    a, b, d = _float_pair("dist", input, other)
+    """The ``p``-norm of ``input - other`` over all elements (broadcast; that of the magnitudes when complex)."""
+    a, b, d = _float_pair("dist", input, other, complex_ok=True)
     p = _number(p, "dist", "p")
     diff = run(_op("Sub"), a, b)
     return norm_along(diff, p, tuple(range(diff.array.ndim)), False, "dist")

@@ -382,7 +382,13 @@ def _H(self):  # noqa: N802
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}")
     if ndim == 0:
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
-    return permuted(self, tuple(range(ndim - 1, -1, -1)))
+    return _conjugated(permuted(self, tuple(range(ndim - 1, -1, -1))))
+
+
+def _conjugated(transposed):
+    """A conjugate transpose from a transpose: the view itself when real, a conjugated copy when complex
+    (vfw's conjugates are copies, not torch's lazily conjugated views)."""
+    return call(op("Conj"), transposed) if transposed.array.dtype.kind == "c" else transposed
 
 
 def _matrix_transpose(self, name, what):
@@ -404,14 +410,18 @@ def _mT(self):  # noqa: N802
     return _matrix_transpose(self, "tensor.mT", "Tensor.mT")
 
 
+def _conjugate_transpose(self, name, what):
+    return _conjugated(_matrix_transpose(self, name, what))
+
+
 def _mH(self):  # noqa: N802
-    return _matrix_transpose(self, "tensor.mH", "Tensor.mH")
+    return _conjugate_transpose(self, "tensor.mH", "Tensor.mH")
 
 
 def adjoint(input):
-    """The conjugate transpose of the last two dims (a view; vfw tensors are real, so ``mT``)."""
+    """The conjugate transpose of the last two dims (a view for real tensors, a copy for complex ones)."""
     tensor_arg(input, "adjoint")
-    return _matrix_transpose(input, "tensor.adjoint()", "adjoint()")
+    return _conjugate_transpose(input, "tensor.adjoint()", "adjoint()")
 
 
 def movedim(input, source, destination):
@@ -607,6 +617,6 @@ TENSOR_METHODS = {
     "swapaxes_": _transpose_, "swapdims_": _transpose_, "resize_": _resize_, "resize_as_": _resize_as_,
     "T": property(_T, doc="The tensor with its dims reversed (a view; deprecated by torch beyond 2-D)."),
     "mT": property(_mT, doc="The last two dims transposed (a view)."),
-    "H": property(_H, doc="The conjugate transpose of a matrix (a view)."),
-    "mH": property(_mH, doc="The conjugate transpose of the last two dims (a view)."),
+    "H": property(_H, doc="The conjugate transpose of a matrix (a view when real, a copy when complex)."),
+    "mH": property(_mH, doc="The conjugate transpose of the last two dims (a view when real, a copy when complex)."),
 }

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from vfw.frontends.torch import _dtype
+from vfw.frontends.torch import _device, _dtype
 from vfw.frontends.torch._device import CPU
 from vfw.frontends.torch._tensor import _TYPE_NAMES
 
@@ -64,10 +64,62 @@ class UntypedStorage:
         return f"{body}\n[torch.storage.UntypedStorage(device=cpu) of size {self.size()}]"
 
 
-class TypedStorage:
-    """The deprecated typed view of a memory block: items of ``dtype`` (``size()`` counts them)."""
+_DEPRECATED = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
+               "storage class. This should only matter to you if you are using storages directly.  To access "
+               "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+_INVALID_ARGUMENTS = ("TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n"
+                      " * (*, torch.device device, torch.dtype dtype)\n"
+                      " * (int size, *, torch.device device, torch.dtype dtype)\n"
+                      " * (Sequence data, *, torch.device device, torch.dtype dtype)\n"
+                      " * (*, UntypedStorage wrap_storage, torch.dtype dtype)\n")
 
-    def __init__(self, untyped, dtype):
+
+_warned = [False]  # torch warns of TypedStorage's deprecation once per process
+
+
+def _warn_deprecated(stacklevel):
+    if not _warned[0]:
+        _warned[0] = True
+        warnings.warn(_DEPRECATED, UserWarning, stacklevel=stacklevel)
+
+
+class TypedStorage:
+    """The deprecated typed view of a memory block: items of ``dtype`` (``size()`` counts them).
+
+    Parameters
+    ----------
+    size_or_data : int or sequence, optional
+        The number of items of a new (zero-filled) storage, or the items themselves; none: an empty storage.
+    dtype : torch.dtype, optional
+        The items' dtype (default: ``torch.get_default_dtype()``).
+    device : torch.device or str, optional
+        Only the CPU.
+    wrap_storage : UntypedStorage, optional
+        Existing bytes to view as items of ``dtype`` instead (no positional argument then).
+    """
+
+    def __init__(self, *size_or_data, dtype=None, device=None, wrap_storage=None):
+        _warn_deprecated(3)
+        _device.check(device)
+        dtype = _dtype.get_default_dtype() if dtype is None else dtype
+        if wrap_storage is not None:
+            if size_or_data:
+                raise RuntimeError("No positional arguments should be given when using 'wrap_storage'")
+            self._wrap(wrap_storage, dtype)
+            return
+        if len(size_or_data) > 1:
+            raise RuntimeError(_INVALID_ARGUMENTS + "Too many positional arguments")
+        np_dtype = _dtype.to_np(dtype)
+        given = size_or_data[0] if size_or_data else 0
+        if isinstance(given, (int, np.integer)) and not isinstance(given, bool):
+            items = np.zeros(int(given), np_dtype)  # torch leaves new storage uninitialized; vfw zeroes it
+        elif isinstance(given, (list, tuple, range)):
+            items = np.array(given, np_dtype).reshape(-1)
+        else:
+            raise TypeError(_INVALID_ARGUMENTS + f"Argument type not recognized: {type(given)}")
+        self._wrap(UntypedStorage(items.view(np.uint8)), dtype)
+
+    def _wrap(self, untyped, dtype):
         self._untyped_storage = untyped
         self.dtype = dtype
         np_dtype = _dtype.to_np(dtype)
@@ -122,11 +174,10 @@ def _untyped_storage(self):
 
 def _storage(self):
     """The tensor's memory block as a ``TypedStorage`` of its dtype (deprecated, with torch's warning)."""
-    warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
-                  "storage class. This should only matter to you if you are using storages directly.  To access "
-                  "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
-                  UserWarning, stacklevel=2)
-    return TypedStorage(_untyped_storage(self), self.dtype)
+    _warn_deprecated(3)
+    typed = TypedStorage.__new__(TypedStorage)  # (the constructor would warn a second time)
+    typed._wrap(_untyped_storage(self), self.dtype)
+    return typed
 
 
 TENSOR_METHODS = {"untyped_storage": _untyped_storage, "storage": _storage}

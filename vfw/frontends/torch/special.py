@@ -127,5 +127,8 @@ def xlog1py(input, other, *, out=None):
     """Tensor: ``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
     x, y = _dispatch.to_tensor(input), _dispatch.to_tensor(other)
     (x, y), _ = _dispatch.promoted(x, y, np_dtype=_dispatch.result_dtype(x, y, 1.0))
-    product = x * log1p(where(x == 0, y * 0.0, y))
-    return _dispatch.finish(where((x == 0) & ~y.isnan(), product * 0.0, product), out, "special_xlog1py")
+    zero = x.new_zeros(())
+    # where x is 0 the result is 0 unless y is NaN: log1p is taken of 0 there, so that -1 and inf give no
+    # -inf * 0 or inf * 0 (NaN)
+    x_zero = (x == 0) & ~y.isnan()
+    return _dispatch.finish(where(x_zero, zero, x * log1p(where(x_zero, zero, y))), out, "special_xlog1py")

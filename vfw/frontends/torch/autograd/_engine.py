@@ -131,24 +131,26 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     else:
         pairs = _run_to_leaves(tensors, seeds, retain_graph, create_graph)
     given = set()
-    for leaf, g in pairs:
-        if g is None:
-            continue
-        if not getattr(g, "is_sparse", False):  # (a sparse gradient is made for its leaf alone)
-            if id(g.array) in given:  # one array handed to two leaves (e.g. both inputs of an add)
-                g = _dispatch.wrap(g.array.copy()) if g.grad_node is None else g
-            given.add(id(g.array))
-        g = _leaf_hooks(leaf, _dispatch.as_torch(g))
-        if leaf.grad_node is None or not getattr(leaf, "_retains_grad", False):  # else its hook stored it
-            accumulate_grad(leaf, g, create_graph)
-            for hook in getattr(leaf, "__dict__", {}).get("_post_accumulate_grad_hooks", ()):
-                _check_post_accumulate_result(hook(leaf))  # Tensor.register_post_accumulate_grad_hook
+    with autograd.set_grad_enabled(create_graph):  # leaf hooks run in backward's grad mode, as torch runs them
+        for leaf, g in pairs:
+            if g is None:
+                continue
+            if not getattr(g, "is_sparse", False):  # (a sparse gradient is made for its leaf alone)
+                if id(g.array) in given:  # one array handed to two leaves (e.g. both inputs of an add)
+                    g = _dispatch.wrap(g.array.copy()) if g.grad_node is None else g
+                given.add(id(g.array))
+            g = _leaf_hooks(leaf, _dispatch.as_torch(g))
+            if leaf.grad_node is None or not getattr(leaf, "_retains_grad", False):  # else its hook stored it
+                accumulate_grad(leaf, g, create_graph)
+                for hook in getattr(leaf, "__dict__", {}).get("_post_accumulate_grad_hooks", ()):
+                    _check_post_accumulate_result(hook(leaf), leaf)  # Tensor.register_post_accumulate_grad_hook
     _run_queued_callbacks()
 
 
-def _check_post_accumulate_result(result):
-    """A post-accumulate-grad hook must return None: torch's TypeError for a non-tensor, RuntimeError for a tensor."""
-    if result is None:
+def _check_post_accumulate_result(result, leaf):
+    """A post-accumulate-grad hook must return None or the leaf it was given (what an in-place update such as
+    ``p.add_(...)`` returns): torch's TypeError for a non-tensor, RuntimeError for another tensor."""
+    if result is None or result is leaf:
         return
     if isinstance(result, CoreTensor):
         raise RuntimeError("Tensor post accumulate grad hooks should return None.")
