@@ -246,12 +246,17 @@ def infer_output_spec(fn, *args, **kwargs):
 
     ``fn`` runs once when no KerasTensor has a None dim, else twice with different sizes for the
     None dims; an output dim that differs between the runs is None.  The runs change no variable
-    and add no loss (StatelessScope, SymbolicScope).  Non-tensor outputs are returned as they are.
+    and add no loss (StatelessScope, SymbolicScope), and the second leaves the name counters as the
+    first left them: layers ``fn`` makes (``keras.layers.add`` inside a ``call``) take names once, as
+    in Keras' single symbolic run.  Non-tensor outputs are returned as they are.
     """
     flat = nest.flatten((args, kwargs))
     symbolic = [x for x in flat if isinstance(x, KerasTensor)]
     has_none = any(d is None for x in symbolic for d in x.shape)
-    runs = [_probe(fn, flat, (args, kwargs), size) for size in (_PROBE_SIZES if has_none else _PROBE_SIZES[:1])]
+    runs = [_probe(fn, flat, (args, kwargs), _PROBE_SIZES[0])]
+    if has_none:
+        with naming.preserved_counters():
+            runs += [_probe(fn, flat, (args, kwargs), size) for size in _PROBE_SIZES[1:]]
     first = nest.flatten(runs[0])
     others = [nest.flatten(r) for r in runs[1:]]
     specs = []

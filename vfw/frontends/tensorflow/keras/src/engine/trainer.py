@@ -361,8 +361,12 @@ class Trainer(TrainerLoops):
         if model_unbuilt or metrics_unbuilt or loss_unbuilt:
             from vfw.frontends.tensorflow.keras.src.engine.operation import infer_output_spec
 
+            # a built Functional model's graph knows its outputs: Keras' shortcut, which calls no layer again (a
+            # layer's call that makes layers, e.g. keras.layers.add, would take their names a second time)
+            shortcut = not model_unbuilt and hasattr(self, "_outputs_struct")
             try:
-                y_pred = infer_output_spec(self, x, training=False)
+                y_pred = self.compute_output_spec(nest.map_structure(_any_batch, x), training=False) if shortcut \
+                    else infer_output_spec(self, x, training=False)
             except ValueError:
                 raise
             except Exception:  # a model that cannot run on placeholders: the first step builds it
@@ -421,6 +425,11 @@ class Trainer(TrainerLoops):
         if isinstance(logs, dict) and set(logs) == set(metric_logs):
             return metric_logs
         return logs
+
+
+def _any_batch(x):
+    """``x`` (a KerasTensor) with an unknown batch dim, as a model's own inputs have it."""
+    return KerasTensor((None,) + tuple(x.shape[1:]), dtype=x.dtype) if isinstance(x, KerasTensor) and x.shape else x
 
 
 def _keras_tensor(value):
