@@ -351,6 +351,18 @@ class Trainer(TrainerLoops):
         return None
 
     # -- building before the first step ----------------------------------------------------------------------
+    def _stored_output_spec(self, x):
+        """A built Functional model's own output specs when ``x`` matches its inputs but for the batch dim, else
+        None: Keras' shortcut, which calls no layer again (a layer's call that makes layers, e.g.
+        keras.layers.add, would take their names a second time)."""
+        inputs, outputs = getattr(self, "_inputs", None), getattr(self, "_outputs_struct", None)
+        flat = nest.flatten(x)
+        if inputs is None or outputs is None or len(flat) != len(inputs) or not all(
+                isinstance(a, KerasTensor) and a.shape[1:] == b.shape[1:] and len(a.shape) == len(b.shape)
+                for a, b in zip(flat, inputs)):
+            return None
+        return nest.map_structure(lambda t: KerasTensor(t.shape, dtype=t.dtype), outputs)
+
     def _symbolic_build(self, data_batch):
         """Build the model, the compiled loss and metrics (from the shapes of ``data_batch``, a batch or specs)
         and the optimizer, so that the traced steps create no variables."""
@@ -361,12 +373,10 @@ class Trainer(TrainerLoops):
         if model_unbuilt or metrics_unbuilt or loss_unbuilt:
             from vfw.frontends.tensorflow.keras.src.engine.operation import infer_output_spec
 
-            # a built Functional model's graph knows its outputs: Keras' shortcut, which calls no layer again (a
-            # layer's call that makes layers, e.g. keras.layers.add, would take their names a second time)
-            shortcut = not model_unbuilt and hasattr(self, "_outputs_struct")
             try:
-                y_pred = self.compute_output_spec(nest.map_structure(_any_batch, x), training=False) if shortcut \
-                    else infer_output_spec(self, x, training=False)
+                y_pred = self._stored_output_spec(x) if not model_unbuilt else None
+                if y_pred is None:
+                    y_pred = infer_output_spec(self, x, training=False)
             except ValueError:
                 raise
             except Exception:  # a model that cannot run on placeholders: the first step builds it
@@ -425,11 +435,6 @@ class Trainer(TrainerLoops):
         if isinstance(logs, dict) and set(logs) == set(metric_logs):
             return metric_logs
         return logs
-
-
-def _any_batch(x):
-    """``x`` (a KerasTensor) with an unknown batch dim, as a model's own inputs have it."""
-    return KerasTensor((None,) + tuple(x.shape[1:]), dtype=x.dtype) if isinstance(x, KerasTensor) and x.shape else x
 
 
 def _keras_tensor(value):
