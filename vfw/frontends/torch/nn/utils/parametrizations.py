@@ -121,6 +121,15 @@ class _Orthogonal(Module):
             return minus_identity
 
 
+
+def _tensor_attribute(module, name):
+    """``module``'s parameter or buffer ``name`` (torch's ValueError when it has none)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, torch.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    return weight
+
+
 def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
     """Parametrize ``module.<name>`` (a matrix or batch of matrices) to have orthonormal columns (or rows).
 
@@ -139,9 +148,7 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     Module
         ``module``.
     """
-    weight = getattr(module, name, None)
-    if not isinstance(weight, torch.Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _tensor_attribute(module, name)
     if weight.dim() < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.dim()} dimensions.")
     if orthogonal_map is None:
@@ -224,9 +231,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     Module
         ``module``.
     """
-    weight = getattr(module, name, None)
-    if not isinstance(weight, torch.Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    weight = _tensor_attribute(module, name)
     if dim is None:
         transposed = (torch.nn.ConvTranspose1d, torch.nn.ConvTranspose2d, torch.nn.ConvTranspose3d)
         dim = 1 if isinstance(module, transposed) else 0
