@@ -6,6 +6,7 @@ implementation modules under ``keras.src`` (see ``src/_api.py``).
 
 from vfw.frontends.tensorflow.keras import (  # noqa: F401
     activations,
+    applications,
     backend,
     callbacks,
     config,

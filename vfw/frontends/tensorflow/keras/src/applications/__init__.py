@@ -1,0 +1,1 @@
+"""Implementations of ``keras.applications`` (one module per architecture family)."""
