@@ -29,6 +29,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     signal,
     sparse,
     strings,
+    summary,
     train,
 )
 from vfw.frontends.tensorflow._dtypes import (  # noqa: F401

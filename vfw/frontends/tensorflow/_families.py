@@ -25,6 +25,7 @@ from vfw.frontends.tensorflow import (
     _gradients,
     _hash_ops,
     _histogram_ops,
+    _image_codec,
     _image_color,
     _image_ops,
     _image_patches,
@@ -92,6 +93,7 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint,
             _complex_ops, _signal_fft, _signal_fftnd, _fftnd_raw_ops,
             _signal_windows, _signal_dct, _signal_mel, _linalg_eig, _lookup_ops, _ragged_ops, _io_example, _io_ops,
+            _image_codec,
             _ragged_spec, _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 

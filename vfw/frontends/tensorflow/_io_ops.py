@@ -22,27 +22,7 @@ from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
 from vfw.frontends.tensorflow._io_example import Example
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
-
-
-def _crc_table():
-    # CRC-32C (Castagnoli), reflected polynomial 0x82F63B78: the table of each byte's remainder.
-    table = np.arange(256, dtype=np.uint32)
-    for _ in range(8):
-        table = np.where(table & 1, (table >> 1) ^ np.uint32(0x82F63B78), table >> 1).astype(np.uint32)
-    return table.tolist()
-
-
-_CRC_TABLE = _crc_table()
-
-
-def masked_crc32c(data):
-    """TFRecord's checksum: CRC-32C of ``data`` rotated right by 15 bits plus 0xa282ead8 (mod 2**32)."""
-    crc = 0xFFFFFFFF
-    table = _CRC_TABLE
-    for byte in data:
-        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    crc ^= 0xFFFFFFFF
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+from vfw.io.tfrecord import frame, masked_crc32c
 
 
 def _compression(options, tf_op):
@@ -83,9 +63,7 @@ class TFRecordWriter:
             raise TypeError(f"write(): incompatible function arguments: record must be bytes or str, not "
                             f"{type(record).__name__}")
         data = record.encode() if isinstance(record, str) else record
-        length = len(data).to_bytes(8, "little")
-        self._chunks += [length, masked_crc32c(length).to_bytes(4, "little"), data,
-                         masked_crc32c(data).to_bytes(4, "little")]
+        self._chunks.append(frame(data))
 
     def flush(self):
         """Write the records so far to the file."""

@@ -4,7 +4,7 @@ Modules: ``callback`` (Callback, CallbackList), ``history`` (History, ProgbarLog
 (EarlyStopping, ReduceLROnPlateau), ``checkpoint`` (ModelCheckpoint, BackupAndRestore),
 ``training_control`` (LearningRateScheduler, TerminateOnNaN, LambdaCallback, SwapEMAWeights),
 ``loggers`` (CSVLogger, TensorBoard).  Not provided: RemoteMonitor and OrbaxCheckpoint (network and
-Orbax); TensorBoard writes nothing.
+Orbax).
 """
 
 from vfw.frontends.tensorflow.keras.src.callbacks.callback import Callback, CallbackList
