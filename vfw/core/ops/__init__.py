@@ -24,6 +24,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     deform_conv,
     detection,
     embedding,
+    fake_quantize,
     fft,
     float_steps,
     gelu_grad,

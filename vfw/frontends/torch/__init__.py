@@ -121,6 +121,12 @@ for _module in (*_methods.FAMILIES, _nn_ops, _nn_native, _api_extras, _functiona
 _methods.install(Tensor)
 del _module
 
+from vfw.frontends.torch import _quantized  # noqa: E402
+from vfw.frontends.torch._fake_quantize import *  # noqa: E402,F401,F403
+from vfw.frontends.torch._quantized import *  # noqa: E402,F401,F403
+
+_quantized.install(globals())  # cat/stack/relu/reshape... also take quantized tensors
+
 from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, func, sparse  # noqa: E402,F401
 from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403
 from vfw.frontends.torch._sparse import sparse_coo_tensor  # noqa: E402,F401
@@ -132,6 +138,6 @@ from vfw.frontends.torch.func import vmap  # noqa: E402,F401
 
 _autocast.install()  # last: wraps the functions on torch's autocast lists wherever they are bound
 
-from vfw.frontends.torch import _type_names  # noqa: E402
+from vfw.frontends.torch import _type_names, ao, quantization  # noqa: E402,F401
 
 _type_names.install()  # after autocast's, which finds classes by their vfw module: classes get torch's names

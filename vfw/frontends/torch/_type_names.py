@@ -30,6 +30,8 @@ _MODULES = {
 # torch's module, or (module, qualname) where torch's qualname differs too.
 _CLASSES = {
     "random.Generator": "torch._C",
+    "_quantized.qscheme": "torch",
+    "_quantized.QuantizedTensor": ("torch", "Tensor"),  # torch's quantized tensors are torch.Tensor too
     "_legacy_types._LegacyType": ("torch", "tensortype"),
     "_grad_fn.AccumulateGrad": "builtins",
     "autograd.Variable": "torch.autograd.variable",
