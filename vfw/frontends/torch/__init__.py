@@ -127,7 +127,7 @@ from vfw.frontends.torch._quantized import *  # noqa: E402,F401,F403
 
 _quantized.install(globals())  # cat/stack/relu/reshape... also take quantized tensors
 
-from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, func, sparse  # noqa: E402,F401
+from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, export, func, profiler, sparse  # noqa: E402,F401,E501
 from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403
 from vfw.frontends.torch._sparse import sparse_coo_tensor  # noqa: E402,F401
 from vfw.frontends.torch._sparse_csr import sparse_csr, sparse_csr_tensor  # noqa: E402,F401

@@ -63,6 +63,12 @@ _CLASSES = {
     "distributions.relaxed.RelaxedBernoulli": "torch.distributions.relaxed_bernoulli",
     "distributions.gamma.StudentT": "torch.distributions.studentT",
     "distributions.discrete.OneHotCategorical": "torch.distributions.one_hot_categorical",
+    "export._program.Dim": "torch.export.dynamic_shapes",
+    "export._program.ExportedProgram": "torch.export.exported_program",
+    "export._program.UserError": "torch._dynamo.exc",
+    "profiler.ProfilerAction": "torch.profiler.profiler",
+    "profiler.ProfilerActivity": "torch._C._profiler",
+    "profiler.profile": "torch.profiler.profiler",
 }
 # Lazy modules live beside their eager modules in torch; distributions each in a module of their own name.
 _CLASSES.update({f"nn.modules.lazy.Lazy{name}": f"torch.nn.modules.{family}" for family, names in {

@@ -22,3 +22,6 @@ class Variable:
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+
+from vfw.frontends.torch.autograd import forward_ad, profiler, profiler_util  # noqa: E402,F401

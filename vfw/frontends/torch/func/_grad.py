@@ -150,6 +150,21 @@ def vjp(func, *primals, has_aux=False):
     return result + (inputs.finish(aux),) if has_aux else result
 
 
+def jacobian_vector(outputs, inputs, tangents, nested):
+    """``sum_k d outputs / d inputs_k . tangents_k`` for each output (forward-mode derivatives), through two reverse
+    passes: the second differentiates a vector-Jacobian product with respect to its vector.
+
+    Also serves ``torch.autograd.forward_ad`` (the tangents of dual tensors)."""
+    _depth[0] += 1
+    try:
+        with enable_grad():
+            vectors = [_creation.zeros_like(o).requires_grad_(True) for o in outputs]
+            products = _vector_jacobian(outputs, inputs, vectors, True)
+            return _vector_jacobian(products, vectors, tangents, nested)
+    finally:
+        _depth[0] -= 1
+
+
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(f(*primals), J @ tangents)``: the Jacobian-vector product, through two reverse passes (the second
     differentiates a vector-Jacobian product with respect to its vector)."""
@@ -163,14 +178,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     inputs = _Inputs(primals, tuple(range(len(primals))))
     output, aux = _split_aux(_call(func, inputs.args, {}), has_aux, "jvp")
     out_leaves = _pytree.leaves(output)
-    _depth[0] += 1
-    try:
-        with enable_grad():
-            vectors = [_creation.zeros_like(o).requires_grad_(True) for o in out_leaves]
-            products = _vector_jacobian(out_leaves, inputs.flat, vectors, True)
-            forward = _vector_jacobian(products, vectors, _pytree.leaves(tangents), inputs.nested)
-    finally:
-        _depth[0] -= 1
+    forward = jacobian_vector(out_leaves, inputs.flat, _pytree.leaves(tangents), inputs.nested)
     result = (inputs.finish(output), inputs.finish(_pytree.rebuild(output, iter(forward))))
     return result + (inputs.finish(aux),) if has_aux else result
 

@@ -15,6 +15,7 @@ from vfw.core import dtypes as dt
 from vfw.frontends.torch import _creation, _joining, _linalg
 from vfw.frontends.torch._dispatch import call, cast, op, wrap
 from vfw.frontends.torch._pointwise import tensor_arg
+from vfw.frontends.torch.backends.cuda import check_sdp_backend
 from vfw.frontends.torch.nn.functional import _activation_softmax, _dropout, _linear, _vision
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -85,8 +86,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     Tensor
         ``(..., L, Ev)``.
     """
+    if hasattr(attn_mask, "_materialize"):  # a torch.nn.attention.bias.CausalBias
+        attn_mask = attn_mask._materialize()
     for name, t, pos in (("query", query, 1), ("key", key, 2), ("value", value, 3)):
         tensor_arg(t, "scaled_dot_product_attention", name, pos)
+    check_sdp_backend(query, key, value, dropout_p)  # torch.nn.attention.sdpa_kernel may rule out CPU kernels
     q, k, v = query.array, key.array, value.array
     if not q.dtype == k.dtype == v.dtype:
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
