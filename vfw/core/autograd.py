@@ -335,7 +335,14 @@ def _zeros(shape, dtype):
 
 def _accumulate(grads, key, g):
     prev = grads.get(key)
-    grads[key] = g if prev is None else _eager.execute("Add", prev, g)
+    grads[key] = g if prev is None else _sum_gradients(prev, g)
+
+
+def _sum_gradients(prev, g):
+    """``prev + g``: two gradients of one input.  A frontend tensor the engine's Add cannot read (torch's sparse
+    embedding gradients) has a class ``sum_gradients(prev, g)`` that adds them."""
+    combine = getattr(type(prev), "sum_gradients", None) or getattr(type(g), "sum_gradients", None)
+    return _eager.execute("Add", prev, g) if combine is None else combine(prev, g)
 
 
 def _reachable(targets, source_keys, first_seq, last_seq, leaves=None, skip=()):
@@ -570,7 +577,7 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                 if need and g is not None:
                     key = (edge[0].seq, edge[1]) if edge[0] is not None else id(edge[1])
                     prev = grads.get(key)
-                    grads[key] = g if prev is None else _eager.execute("Add", prev, g)
+                    grads[key] = g if prev is None else _sum_gradients(prev, g)
             if not retain_graph:
                 node.inputs = node._outputs = None  # release(), inlined
     return grads

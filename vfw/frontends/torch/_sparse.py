@@ -42,6 +42,15 @@ class SparseCooTensor(Tensor):
     is_sparse = True
     layout = _config.sparse_coo
 
+    @staticmethod
+    def sum_gradients(prev, g):
+        """``prev + g`` where autograd adds two gradients of one input (an embedding looked up twice): sparse
+        plus sparse stays sparse, its entries in torch's order (torch's input buffer adds an earlier sparse
+        gradient to the new one, ``g + prev``, unless it builds a graph)."""
+        if prev.is_sparse and not autograd.is_grad_enabled():
+            return _ops().accumulated(g, prev)
+        return _ops().accumulated(prev, g)
+
     # -- what it is --------------------------------------------------------------------
     @property
     def shape(self):
@@ -310,7 +319,11 @@ class SparseCooTensor(Tensor):
     def __add__(self, other):
         return _ops().add(self, other)
 
-    __radd__ = add = __add__
+    __radd__ = __add__
+
+    def add(self, other, *, alpha=1):
+        """``self + alpha * other`` for a sparse ``other`` (see ``_sparse_ops.add``)."""
+        return _ops().add(self, other, alpha=alpha)
 
     def __sub__(self, other):
         return _ops().add(self, other, alpha=-1)

@@ -56,8 +56,9 @@ def div(s, other):
 
 
 def add(s, other, alpha=1):
-    """``s + alpha * other`` for a sparse ``other`` of the same size: the entries of both, concatenated
-    (coalesced when both operands are)."""
+    """``s + alpha * other`` for a sparse ``other`` of the same size, with torch's entries: where both values
+    tensors are contiguous, a merge of the two entry lists as they are stored (see :func:`_merge_plan`), else
+    the entries of both concatenated; coalesced when both operands are."""
     if not is_sparse(other):
         if isinstance(other, CoreTensor):
             raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
@@ -71,9 +72,38 @@ def add(s, other, alpha=1):
     theirs = other._vals if alpha == 1 else other._vals * alpha
     if theirs.dtype is not s._vals.dtype:
         theirs = theirs.to(s._vals.dtype)
-    indices = _index(np.concatenate([s._idx.array, other._idx.array], axis=1))
-    result = _make(indices, _cat(s._vals, theirs), s._size, False)
-    return result.coalesce() if s._coalesced and other._coalesced else result
+    coalesced = s._coalesced and other._coalesced
+    if not (s._vals.array.flags.c_contiguous and other._vals.array.flags.c_contiguous):
+        indices = _index(np.concatenate([s._idx.array, other._idx.array], axis=1))
+        return _make(indices, _cat(s._vals, theirs), s._size, coalesced)
+    mine_at, theirs_at = _merge_plan(s._linear_index().tolist(), other._linear_index().tolist())
+    indices = np.where(mine_at >= 0, s._idx.array[:, mine_at], other._idx.array[:, theirs_at])
+    return _make(_index(indices), _rows_or_zeros(s._vals, mine_at) + _rows_or_zeros(theirs, theirs_at), s._size,
+                 coalesced)
+
+
+def _merge_plan(mine, theirs):
+    """torch's CPU merge of two entry lists (their flat indices, in stored order, sorted or not): walk both,
+    emit the smaller head, or one entry summing both heads when they are equal.  Returns, per result entry, the
+    position in ``mine`` and in ``theirs`` it takes (-1: none)."""
+    mine_at, theirs_at = [], []
+    i = j = 0
+    n, m = len(mine), len(theirs)
+    while i < n or j < m:
+        take_mine = j >= m or i < n and mine[i] <= theirs[j]
+        take_theirs = i >= n or j < m and theirs[j] <= mine[i]
+        mine_at.append(i if take_mine else -1)
+        theirs_at.append(j if take_theirs else -1)
+        i += take_mine
+        j += take_theirs
+    return np.array(mine_at, _I64), np.array(theirs_at, _I64)
+
+
+def _rows_or_zeros(values, at):
+    """``values`` rows at positions ``at`` (zero rows where ``at`` is -1), differentiable in ``values``."""
+    zero_row = _dispatch.wrap(np.zeros((1, *values.array.shape[1:]), values.array.dtype))
+    padded = _cat(values, zero_row)
+    return padded.index_select(0, _index(np.where(at >= 0, at, len(values.array))))
 
 
 def _cat(a, b):
@@ -239,7 +269,10 @@ def embedding_sparse_grad(weight, indices, lookup, padding_idx, scale_grad_by_fr
             if padding_idx >= 0:
                 keep = flat != padding_idx
                 flat, rows = flat[keep], rows[keep]
-            grad = _make(_index(flat[None]), _dispatch.wrap(np.array(rows)), (num_rows, width), flat.size <= 1)
+            # torch's values are a reshape of the output gradient: a view, non-contiguous where that gradient is
+            # broadcast (sums of them then concatenate instead of merging, see ``add``)
+            values = rows if not rows.flags.c_contiguous else np.array(rows)
+            grad = _make(_index(flat[None]), _dispatch.wrap(values), (num_rows, width), flat.size <= 1)
             return grad, None
 
         backward.function_name = "Embedding"  # grad_fn: EmbeddingBackward

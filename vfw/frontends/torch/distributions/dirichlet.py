@@ -1,6 +1,6 @@
 """``Dirichlet`` (distributions on the simplex) and ``Beta`` (its two-category case).
 
-Draws are normalized gamma draws (see :mod:`.gamma`): torch's distribution, not torch's numbers.  ``rsample``
+Draws are torch's: float64 gamma draws (see :mod:`.gamma`) normalized in float64.  ``rsample``
 is differentiated through those gamma draws, an unbiased reparameterization gradient that differs draw by
 draw from torch's (which differentiates the Beta marginals' CDF instead).
 """
@@ -36,9 +36,11 @@ class Dirichlet(ExponentialFamily):
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
 
     def rsample(self, sample_shape=EMPTY_SHAPE):
-        gammas = standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
-        finfo = torch.finfo(gammas.dtype)
-        return (gammas / gammas.sum(-1, keepdim=True)).clamp(min=finfo.tiny, max=1 - finfo.eps)
+        concentration = self.concentration.expand(self._extended_shape(sample_shape))
+        gammas = standard_gamma(concentration.double())  # as torch._sample_dirichlet, in float64
+        finfo = torch.finfo(concentration.dtype)
+        ratios = (gammas / gammas.sum(-1, keepdim=True)).to(concentration.dtype)
+        return ratios.clamp(min=finfo.tiny, max=1 - finfo.eps / 2)  # (the largest value below 1)
 
     def log_prob(self, value):
         if self._validate_args:

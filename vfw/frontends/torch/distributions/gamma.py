@@ -1,18 +1,17 @@
 """``Gamma``, ``Chi2`` and ``Exponential``, and the reparameterized standard-gamma draw that ``Gamma``,
 ``Chi2``, ``Beta``, ``Dirichlet`` and ``StudentT`` sample with.
 
-Gamma draws come from numpy's sampler on the torch generator's stream: they follow torch's distribution but
-are not torch's numbers (torch uses its own rejection sampler).  ``Exponential`` draws are torch's exactly.
+Gamma draws replay torch's rejection sampler on the generator's stream (:mod:`._gamma_sampler`): torch's numbers
+from the same seed.  ``Exponential`` draws are torch's exactly.
 """
 
 import math
-
-import numpy as np
 
 import vfw.frontends.torch as torch
 from vfw.frontends.torch._random_draws import rng_of
 from vfw.frontends.torch._traced import replayed
 from vfw.frontends.torch.distributions import constraints
+from vfw.frontends.torch.distributions._gamma_sampler import standard_gamma_draws
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, broadcast_all
 from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
 
@@ -45,7 +44,7 @@ def standard_gamma(concentration):
     rng = rng_of(None, "_standard_gamma")
 
     def draw(alpha):
-        return np.asarray(rng._rng.standard_gamma(alpha.astype(np.float64))).astype(alpha.dtype)
+        return standard_gamma_draws(rng, alpha)
 
     with torch.no_grad():
         sample = replayed(draw, concentration.detach()).clamp(min=torch.finfo(concentration.dtype).tiny)
@@ -68,7 +67,7 @@ class Gamma(ExponentialFamily):
 
     Notes
     -----
-    ``rsample`` follows torch's distribution with numpy's gamma sampler (not torch's numbers); its gradient in
+    ``rsample`` draws torch's numbers (its rejection sampler replayed on the same stream); its gradient in
     ``concentration`` is the exact implicit one (torch's approximation agrees to about 1e-4).
     """
 

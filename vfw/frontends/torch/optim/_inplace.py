@@ -115,6 +115,7 @@ class InPlaceOptimizer(Optimizer):
 
     def _apply(self, arrays, kwargs, count):
         """Run the update rule on whole arrays, or block by block over large contiguous ones."""
+        arrays = [_real_view(a) for a in arrays]
         p = arrays[0]
         size = p.size
         if size <= BLOCK or not all(a is None or a.flags.c_contiguous for a in arrays):
@@ -126,6 +127,14 @@ class InPlaceOptimizer(Optimizer):
             stop = min(start + BLOCK, size)
             s = scratch if stop - start == BLOCK else [x[:stop - start] for x in scratch]
             self._rule(*[None if a is None else a[start:stop] for a in flat], s=s, **kwargs)
+
+
+def _real_view(a):
+    """A complex array as torch's ``view_as_real`` (a trailing axis of real and imaginary parts): optimizers update
+    complex parameters and their state as pairs of real numbers; other arrays as they are."""
+    if a is None or a.dtype.kind != "c":
+        return a
+    return a[..., None].view(a.real.dtype)
 
 
 def _refuse_differentiable_step(p):
@@ -141,8 +150,9 @@ def scalar(x):
 
 
 def zeros_like(p, fill=0):
-    """A state tensor shaped like parameter ``p`` (its dtype), filled with ``fill``."""
-    return _dispatch.wrap(np.full_like(p.array, fill))
+    """A state tensor shaped like parameter ``p`` (its dtype), filled with ``fill`` (``fill + fill * 1j`` for a
+    complex ``p``, as torch fills both parts of its ``view_as_real`` pairs)."""
+    return _dispatch.wrap(np.full_like(p.array, complex(fill, fill) if p.array.dtype.kind == "c" else fill))
 
 
 def step_counter(fused=False, value=0.0):
