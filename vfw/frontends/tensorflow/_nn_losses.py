@@ -27,7 +27,7 @@ from vfw.frontends.tensorflow._op_support import (
     same_dtype,
     scalar_like,
 )
-from vfw.frontends.tensorflow._traced_shapes import checked_at_run, reshaped_like
+from vfw.frontends.tensorflow._traced_shapes import reshaped_like
 
 _LABEL_TYPES = frozenset({np.dtype(np.int32), I64})
 
@@ -140,7 +140,9 @@ def _check_sparse_labels(labels, logits):
                            f"[0, {classes}).  Label values: {' '.join(map(str, values.reshape(-1)))}",
                            "SparseSoftmaxCrossEntropyWithLogits")
 
-    checked_at_run(labels_in_range, labels)
+    # Now only, with TF's message: at later runs of a graph the engine's SoftmaxCrossEntropyLoss kernel refuses
+    # out-of-range labels itself (InvalidArgumentError too), and a graph without a PyFunc check can be saved.
+    labels_in_range(labels.array)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):

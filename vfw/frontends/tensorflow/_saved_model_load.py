@@ -57,7 +57,8 @@ class _RestoredConcrete:
         self.dims = [tuple(d) for d in record["dims"]]
         self.fixed_shapes = record["fixed_shapes"]
         self.constants = {name: (np.asarray(c["base"], np.int64), [np.asarray(s, np.int64) for s in c["slopes"]],
-                                 c.get("fill")) for name, c in record["shape_constants"].items()}
+                                 c.get("fill"), c.get("reciprocal", False))
+                          for name, c in record["shape_constants"].items()}
         if len(graph.input) != len(self.specs) + len(self.captures) or \
                 len(graph.output) != self.n_outputs + len(self.updates):
             raise _corrupt(path, f"the graph of {name!r} does not match its manifest entry")
@@ -77,8 +78,10 @@ class _RestoredConcrete:
         graph = GraphDef()
         graph.CopyFrom(self.graph)
         by_name = {t.name: k for k, t in enumerate(graph.initializer)}
-        for name, (base, slopes, fill) in self.constants.items():
+        for name, (base, slopes, fill, reciprocal) in self.constants.items():
             value = base + sum(s * (n - 2) for s, n in zip(slopes, sizes))
+            if reciprocal:  # a float 1 / count (a mean's gradient), computed in float64 as when traced
+                value = 1.0 / value
             proto = graph.initializer[by_name[name]]
             dtype = proto_dtype(proto)
             value = value.astype(dtype) if fill is None else np.full(tuple(value.tolist()), fill, dtype)

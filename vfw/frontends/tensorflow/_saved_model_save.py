@@ -9,12 +9,14 @@ inputs, fed the loaded variables) or constants (baked in).
 
 Shape constants.  vfw's traces are concrete: ``tf.shape(x)`` in a trace is a constant of the traced shape.  So that
 a loaded function runs on every shape its signature admits, the function is traced once more per unknown dim (that
-dim of size 3) and then with all of them of new sizes: when the graphs differ only in integer constants that are
-affine in the unknown dims (``tf.shape(x)[0]``, ``[n, -1]``...), the saved graph records those constants as
-``base + sum(slope * (dim - 2))``, checked on the last trace.  A graph that depends on the shapes in other ways (its
-ops change, or a constant is not affine) is saved for the example shapes only, and the loaded function refuses
-other shapes with a ValueError.  Tracing runs the Python functions (their side effects happen); the variables'
-values are restored afterwards, so writes made by traces are undone.
+dim of size 3; dims that must be equal, such as a batch dim several inputs share, together) and then with all of
+them of new sizes: when the graphs differ only in integer constants that are affine in the unknown dims
+(``tf.shape(x)[0]``, ``[n, -1]``...), or in float constants ``1 / n`` of such counts (a mean's gradient), the saved
+graph records those constants as ``base + sum(slope * (dim - 2))`` (or its reciprocal), checked on the last trace.
+A graph that depends on the shapes in other ways (its ops change, or a constant is not affine) is saved for the
+example shapes only, and the loaded function refuses other shapes with a ValueError.  Tracing runs the Python
+functions (their side effects happen); the variables' values are restored afterwards, so writes made by traces are
+undone.
 """
 
 import json
@@ -148,10 +150,9 @@ class _Writer:
             raise ValueError(f"tf.saved_model.save: {what} has an input of unknown rank, which vfw's SavedModel "
                              "format cannot store (give each input signature a rank)")
         base = self.trace(function, template, specs, dims, [_BASE] * len(dims))
-        steps = [self.trace(function, template, specs, dims, [_STEP if i == j else _BASE for i in range(len(dims))])
-                 for j in range(len(dims))]
-        check = self.trace(function, template, specs, dims, [5 + j for j in range(len(dims))]) if dims else None
-        constants = _shape_constants(base, steps, check, dims)
+        groups, steps = self.stepped_traces(function, template, specs, dims)
+        check = self.trace(function, template, specs, dims, _check_sizes(groups, len(dims))) if dims else None
+        constants = _shape_constants(base, steps, check, groups, len(dims))
         graph, concrete, infos = base
         fixed = constants is None
         names = _input_names(function, template)
@@ -177,6 +178,22 @@ class _Writer:
                 "updates": [self.storage_node[id(dict(concrete.captures)[target])]
                             for target, _ in concrete.updates],
                 "dims": dims, "shape_constants": constants or {}, "fixed_shapes": fixed}
+
+    def stepped_traces(self, function, template, specs, dims):
+        """``(groups, traces)``: the unknown dims grouped by which vary together, and one trace per group with its
+        dims of size 3.  Each dim alone when the function takes that, else the dims at the same axis together (a
+        batch dim several inputs share: labels and logits), else all of them together."""
+        alone = [[d] for d in range(len(dims))]
+        by_axis = [[d for d in range(len(dims)) if dims[d][1] == axis] for axis in sorted({a for _, a in dims})]
+        first_error = None
+        for groups in (alone, by_axis, [list(range(len(dims)))] if dims else []):
+            try:
+                return groups, [self.trace(function, template, specs, dims,
+                                           [_STEP if d in group else _BASE for d in range(len(dims))])
+                                for group in groups]
+            except Exception as e:  # noqa: BLE001 - a trace at unequal sizes fails as the function does; retried
+                first_error = first_error or e
+        raise first_error
 
     def trace(self, function, template, specs, dims, sizes):
         """``(graph, engine concrete function, value infos)`` of one trace at the given sizes of the unknown dims."""
@@ -287,23 +304,55 @@ def _affine(values, sizes):
     return (base, slopes) if np.array_equal(predicted, values[-1]) else None
 
 
+def _reciprocal_counts(versions):
+    """The integer counts ``n`` of float constants that are ``1 / n`` in every trace (the scale of a mean's
+    gradient), else None."""
+    counts = []
+    for value in versions:
+        if not value.size or not (value > 0).all():
+            return None
+        count = np.rint(1.0 / value.astype(np.float64))
+        if not np.array_equal((1.0 / count).astype(value.dtype), value):
+            return None
+        counts.append(count.astype(np.int64))
+    return counts
+
+
 def _fill_value(array):
     flat = array.reshape(-1)
     return flat[0] if flat.size and (flat == flat[0]).all() else None
 
 
-def _shape_constants(base, steps, check, dims):
+def _check_sizes(groups, n_dims):
+    """The sizes of the unknown dims in the last trace: new ones, the same within a group."""
+    sizes = [0] * n_dims
+    for g, group in enumerate(groups):
+        for d in group:
+            sizes[d] = 5 + g
+    return sizes
+
+
+def _per_dim(slopes, groups, n_dims):
+    """Slopes per unknown dim from slopes per group: a group's slope on its first dim (the dims of a group have the
+    same size in every call), zeros on the others."""
+    per_dim = [np.zeros_like(slopes[0]) for _ in range(n_dims)]
+    for slope, group in zip(slopes, groups):
+        per_dim[group[0]] = slope
+    return [s.tolist() for s in per_dim]
+
+
+def _shape_constants(base, steps, check, groups, n_dims):
     """``{constant name: {"base": values, "slopes": [values per unknown dim]}}`` for the integer constants that
     follow the unknown dims affinely, and ``{"fill": value, "base": shape, "slopes": [...]}`` for constants filled
     with one value whose shape does (``tf.zeros([n, 3])``); None when the graph depends on the shapes otherwise (see
-    the module doc)."""
-    if not dims:
+    the module doc).  ``steps`` holds one trace per group of dims that vary together."""
+    if not n_dims:
         return {}
     traces = [base] + steps + [check]
     if any(_structure(t[0]) != _structure(base[0]) for t in traces):
         return None
     values = [{t.name: proto_to_tensor(t) for t in g.initializer} for g, _, _ in traces]
-    sizes = [5 + j for j in range(len(dims))]
+    sizes = [5 + g for g in range(len(groups))]
     constants = {}
     for name, value in values[0].items():
         versions = [v[name] for v in values]
@@ -314,12 +363,17 @@ def _shape_constants(base, steps, check, dims):
             shape = _affine([v.shape for v in versions], sizes)
             if shape is None:
                 return None
-            constants[name] = {"fill": fill.item(), "base": shape[0].tolist(), "slopes": [s.tolist() for s in shape[1]]}
+            constants[name] = {"fill": fill.item(), "base": shape[0].tolist(),
+                               "slopes": _per_dim(shape[1], groups, n_dims)}
             continue
-        affine = _affine(versions, sizes) if value.dtype.kind in "iu" else None
+        counts = _reciprocal_counts(versions) if value.dtype.kind == "f" else None
+        affine = _affine(versions if counts is None else counts, sizes) if value.dtype.kind in "iu" or counts \
+            else None
         if affine is None:
             return None
-        constants[name] = {"base": affine[0].tolist(), "slopes": [s.tolist() for s in affine[1]]}
+        constants[name] = {"base": affine[0].tolist(), "slopes": _per_dim(affine[1], groups, n_dims)}
+        if counts is not None:
+            constants[name]["reciprocal"] = True
     return constants
 
 

@@ -217,7 +217,8 @@ def model_from_json(json_string, custom_objects=None):
     from vfw.frontends.tensorflow.keras.src.engine.functional_config import internal_objects
     from vfw.frontends.tensorflow.keras.src.utils import object_registration, serialization
 
-    with object_registration.CustomObjectScope(internal_objects()):
+    # Scopes do not merge: the objects of a custom_object_scope the caller opened stay known.
+    with object_registration.CustomObjectScope({**internal_objects(), **object_registration.scope_objects()}):
         return serialization.deserialize_keras_object(json.loads(json_string), custom_objects=custom_objects)
 
 
