@@ -1,0 +1,71 @@
+"""VGG16 and VGG19 (Simonyan & Zisserman, 2014, "Very Deep Convolutional Networks for Large-Scale Image
+Recognition"): five blocks of 3x3 ReLU convolutions, each closed by a 2x2 max pool, then two 4096-unit
+fully connected layers and the classifier.
+"""
+
+from vfw.frontends.tensorflow.keras import backend, layers
+from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly, shared_a
+
+_BLOCK_WIDTHS = (64, 128, 256, 512, 512)
+# Convolutions per block.
+_DEPTHS = {16: (2, 2, 3, 3, 3), 19: (2, 2, 4, 4, 4)}
+
+
+def _vgg(depth):
+    def model_function(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
+                       classes=1000, classifier_activation="softmax", name=f"vgg{depth}"):
+        model_assembly.check_weights_argument(weights, include_top, classes)
+        input_shape = imagenet_utils.obtain_input_shape(input_shape, 224, 32, backend.image_data_format(),
+                                                        include_top, weights)
+        img_input = model_assembly.image_input(input_tensor, input_shape)
+        x = img_input
+        for block, (convolutions, filters) in enumerate(zip(_DEPTHS[depth], _BLOCK_WIDTHS), start=1):
+            for index in range(1, convolutions + 1):
+                x = layers.Conv2D(filters, 3, activation="relu", padding="same", name=f"block{block}_conv{index}")(x)
+            x = layers.MaxPooling2D(2, strides=2, name=f"block{block}_pool")(x)
+        if include_top:
+            x = layers.Flatten(name="flatten")(x)
+            x = layers.Dense(4096, activation="relu", name="fc1")(x)
+            x = layers.Dense(4096, activation="relu", name="fc2")(x)
+            imagenet_utils.validate_activation(classifier_activation, weights)
+            x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+        else:
+            x = shared_a.feature_pooling(x, pooling)
+        return shared_a.finish(img_input, input_tensor, x, name, weights)
+
+    model_function.__name__ = model_function.__qualname__ = f"VGG{depth}"
+    model_function.__doc__ = f"""The VGG{depth} model (``keras.applications.VGG{depth}``).
+
+    Parameters
+    ----------
+    include_top : bool
+        End with ``flatten``, ``fc1``, ``fc2`` and the ``predictions`` Dense layer.
+    weights : None, "imagenet" or str
+        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+    input_tensor : KerasTensor, optional
+    input_shape : tuple, optional
+        At least 32x32; default 224x224x3 with ``include_top``.
+    pooling : None, "avg" or "max"
+    classes : int
+    classifier_activation : str or callable or None
+    name : str
+
+    Returns
+    -------
+    keras.Model
+    """
+    return model_function
+
+
+VGG16 = _vgg(16)
+VGG19 = _vgg(19)
+
+
+def preprocess_input(x, data_format=None):
+    """Caffe-style preprocessing: RGB -> BGR and ImageNet mean subtraction (``imagenet_utils`` mode "caffe")."""
+    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
+
+
+def decode_predictions(preds, top=5):
+    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
+    return imagenet_utils.decode_predictions(preds, top=top)
