@@ -82,7 +82,8 @@ _CLASSES.update({f"distributions.{vfw_module}.{name}": f"torch.distributions.{to
                      "discrete": {"Binomial": "binomial", "Geometric": "geometric", "Poisson": "poisson"},
                      "location_scale": {"Cauchy": "cauchy", "Laplace": "laplace"},
                      "gamma": {"Chi2": "chi2", "Exponential": "exponential"},
-                     "transformed": {"Gumbel": "gumbel", "HalfNormal": "half_normal", "LogNormal": "log_normal"},
+                     "transformed": {"Gumbel": "gumbel", "HalfCauchy": "half_cauchy", "HalfNormal": "half_normal",
+                                     "LogNormal": "log_normal"},
                      "normal": {"Uniform": "uniform"}}.items()
                  for name, torch_module in names.items()})
 

@@ -3,8 +3,8 @@ moments, entropies and KL divergences, and torch's own draws where torch's sampl
 uniform / normal / exponential / Cauchy draws (``Normal``, ``Uniform``, ``Exponential``, ``Laplace``,
 ``Cauchy``, ``Gumbel``, ``LogNormal``, ``HalfNormal``, ``MultivariateNormal``, ``Bernoulli``, ``Categorical``,
 ``OneHotCategorical``, ``Multinomial``, ``Geometric``, the relaxed ones).  Gamma-based families (``Gamma``,
-``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``), ``Poisson`` and ``Binomial`` draw from their distributions with
-other numbers."""
+``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``), ``Poisson``, ``Binomial`` and ``NegativeBinomial`` draw from
+their distributions with other numbers."""
 
 from vfw.frontends.torch.distributions import constraints, transforms
 from vfw.frontends.torch.distributions.categorical import Bernoulli, Categorical
@@ -18,9 +18,16 @@ from vfw.frontends.torch.distributions.kl import kl_divergence, register_kl
 from vfw.frontends.torch.distributions.location_scale import Cauchy, Laplace
 from vfw.frontends.torch.distributions.multinomial import Multinomial
 from vfw.frontends.torch.distributions.multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
+from vfw.frontends.torch.distributions.negative_binomial import NegativeBinomial
 from vfw.frontends.torch.distributions.normal import Normal, Uniform
 from vfw.frontends.torch.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
-from vfw.frontends.torch.distributions.transformed import Gumbel, HalfNormal, LogNormal, TransformedDistribution
+from vfw.frontends.torch.distributions.transformed import (
+    Gumbel,
+    HalfCauchy,
+    HalfNormal,
+    LogNormal,
+    TransformedDistribution,
+)
 from vfw.frontends.torch.distributions.transforms import (
     AbsTransform,
     AffineTransform,
@@ -39,10 +46,10 @@ from vfw.frontends.torch.distributions.transforms import (
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
     "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
-    "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
-    "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
-    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
-    "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-    "TransformedDistribution", "Uniform", "constraints", "identity_transform", "kl_divergence", "register_kl",
-    "transforms",
+    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
+    "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+    "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform",
+    "Transform", "TransformedDistribution", "Uniform", "constraints", "identity_transform", "kl_divergence",
+    "register_kl", "transforms",
 ]

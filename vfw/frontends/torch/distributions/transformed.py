@@ -1,5 +1,5 @@
 """``TransformedDistribution`` (a base distribution pushed through transforms) and the families torch builds
-that way: ``LogNormal``, ``HalfNormal``, ``Gumbel``."""
+that way: ``LogNormal``, ``HalfNormal``, ``HalfCauchy``, ``Gumbel``."""
 
 import math
 
@@ -8,6 +8,7 @@ from vfw.frontends.torch._size import Size
 from vfw.frontends.torch.distributions import constraints
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, broadcast_all
 from vfw.frontends.torch.distributions.independent import Independent
+from vfw.frontends.torch.distributions.location_scale import Cauchy
 from vfw.frontends.torch.distributions.normal import Normal, Uniform
 from vfw.frontends.torch.distributions.transforms import (
     AbsTransform,
@@ -187,42 +188,26 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(TransformedDistribution):
-    """``|X|`` for ``X ~ Normal(0, scale)``.
-
-    Parameters
-    ----------
-    scale : float or Tensor
-        The underlying normal's standard deviation.
-    validate_args : bool, optional
-        Check ``scale > 0`` (and ``log_prob``'s values).
-    """
+class _Folded(TransformedDistribution):
+    """``|X|`` for ``X`` from a distribution symmetric about 0 (``base``): twice its density on ``value >= 0``."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
-    def __init__(self, scale, validate_args=None):
-        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+    def __init__(self, base, validate_args=None):
+        super().__init__(base, AbsTransform(), validate_args=validate_args)
 
     @property
     def scale(self):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return torch.zeros_like(self.scale)
 
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
-
     def log_prob(self, value):
-        """Twice the normal density on ``value >= 0``, ``-inf`` below."""
+        """Twice the base density on ``value >= 0``, ``-inf`` below."""
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
@@ -238,6 +223,52 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """``|X|`` for ``X ~ Normal(0, scale)``.
+
+    Parameters
+    ----------
+    scale : float or Tensor
+        The underlying normal's standard deviation.
+    validate_args : bool, optional
+        Check ``scale > 0`` (and ``log_prob``'s values).
+    """
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Normal(0, scale, validate_args=False), validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+
+class HalfCauchy(_Folded):
+    """``|X|`` for ``X ~ Cauchy(0, scale)`` (a common prior on scales); its mean and variance are infinite.
+
+    Parameters
+    ----------
+    scale : float or Tensor
+        The underlying Cauchy distribution's scale.
+    validate_args : bool, optional
+        Check ``scale > 0`` (and ``log_prob``'s values).
+    """
+
+    def __init__(self, scale, validate_args=None):
+        super().__init__(Cauchy(0, scale, validate_args=False), validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return torch.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
+
+    @property
+    def variance(self):
+        return torch.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
 
 
 class Gumbel(TransformedDistribution):
