@@ -166,3 +166,29 @@ def test_fake_quantize_errors(expr):
         per_tensor, per_channel = torch.fake_quantize_per_tensor_affine, torch.fake_quantize_per_channel_affine
         return eval(expr, {"torch": torch, "x": x, "per_tensor": per_tensor, "per_channel": per_channel})
     check(fn, np.ones((4, 3), np.float32))
+
+
+@pytest.mark.parametrize("make", [lambda torch: torch.zeros(3, dtype=torch.qint8),
+                                  lambda torch: torch.tensor([1, 2], dtype=torch.quint8),
+                                  lambda torch: torch.ones(2).to(torch.qint32)])
+def test_quantized_dtype_is_no_plain_element_type(make):
+    """A quantized dtype never makes a plain integer tensor (torch raises too; the exception types differ)."""
+    import torch as real
+    import vfw.torch as vt
+
+    for torch in (real, vt):
+        with pytest.raises((NotImplementedError, RuntimeError)):
+            make(torch)
+
+
+def test_quantized_dtypes_and_schemes_pickle_and_copy_to_themselves():
+    import copy
+    import pickle
+
+    import torch as real
+    import vfw.torch as vt
+
+    for torch in (real, vt):
+        for obj in (torch.qint8, torch.quint8, torch.qint32, torch.per_tensor_affine, torch.per_channel_symmetric):
+            assert pickle.loads(pickle.dumps(obj)) is obj and copy.deepcopy(obj) is obj
+        assert type(torch.qint8).__name__ == "dtype" and torch.qint8 != torch.int8

@@ -111,6 +111,9 @@ def to_np(d):
         if d in _NAMES:
             return _NAMES[d].np
         raise TypeError(f"dtype must be a torch.dtype, got the string {d!r}")
+    if isinstance(d, dtype):  # a quantized dtype: its tensors come only from quantize_per_tensor/per_channel
+        raise NotImplementedError(f"Could not create a tensor of dtype {d}: vfw.torch makes quantized tensors only "
+                                  f"with torch.quantize_per_tensor / torch.quantize_per_channel")
     try:
         return from_numpy_dtype(d).np
     except TypeError:

@@ -29,11 +29,23 @@ __all__ = ["quint8", "qint8", "qint32", "quint4x2", "quint2x4", "qscheme", "per_
            "per_channel_affine", "per_tensor_symmetric", "per_channel_symmetric", "per_channel_affine_float_qparams",
            "quantize_per_tensor", "quantize_per_channel", "quantize_per_tensor_dynamic", "dequantize"]
 
-quint8 = _dtype.dtype("quint8", np.uint8)
-qint8 = _dtype.dtype("qint8", np.int8)
-qint32 = _dtype.dtype("qint32", np.int32)
-quint4x2 = _dtype.dtype("quint4x2", np.uint8)
-quint2x4 = _dtype.dtype("quint2x4", np.uint8)
+
+
+class QuantizedDType(_dtype.dtype):
+    """A quantized element type (``torch.qint8``...): ``np`` is its integer storage type; as a plain tensor dtype
+    (``torch.zeros(3, dtype=torch.qint8)``) it is refused (``_dtype.to_np``), never silently an integer type."""
+
+    __slots__ = ()
+
+    def __reduce__(self):  # pickling and deepcopy (of a QConfig's observer arguments) find it by name here
+        return (_by_name, (self.name,))
+
+
+quint8 = QuantizedDType("quint8", np.uint8)
+qint8 = QuantizedDType("qint8", np.int8)
+qint32 = QuantizedDType("qint32", np.int32)
+quint4x2 = QuantizedDType("quint4x2", np.uint8)
+quint2x4 = QuantizedDType("quint2x4", np.uint8)
 # Levels each quantized dtype holds (quint4x2/quint2x4 pack 4/2-bit levels; vfw keeps one per byte).
 RANGES = {quint8: (0, 255), qint8: (-128, 127), qint32: (-2 ** 31, 2 ** 31 - 1), quint4x2: (0, 15),
           quint2x4: (0, 3)}
@@ -55,12 +67,12 @@ class qscheme:  # noqa: N801  (torch's name)
         return f"torch.{self.name}"
 
     def __reduce__(self):
-        return (getattr, (_scheme_module(), self.name))
+        return (_by_name, (self.name,))
 
 
-def _scheme_module():
-    import sys
-    return sys.modules[__name__]
+def _by_name(name):
+    """The quantized dtype or scheme called ``name`` (what pickles of them name)."""
+    return globals()[name]
 
 
 per_tensor_affine = qscheme("per_tensor_affine")

@@ -31,7 +31,16 @@ _MODULES = {
 _CLASSES = {
     "random.Generator": "torch._C",
     "_quantized.qscheme": "torch",
+    "_quantized.QuantizedDType": ("torch", "dtype"),
     "_quantized.QuantizedTensor": ("torch", "Tensor"),  # torch's quantized tensors are torch.Tensor too
+    "ao.nn.intrinsic._FusedModule": "torch.ao.nn.intrinsic.modules.fused",
+    "ao.nn.intrinsic.ConvReLU2d": "torch.ao.nn.intrinsic.modules.fused",
+    "ao.nn.intrinsic.LinearReLU": "torch.ao.nn.intrinsic.modules.fused",
+    "ao.nn.intrinsic.quantized.ConvReLU2d": "torch.ao.nn.intrinsic.quantized.modules.conv_relu",
+    "ao.nn.intrinsic.quantized.LinearReLU": "torch.ao.nn.intrinsic.quantized.modules.linear_relu",
+    "ao.nn.qat.Conv2d": "torch.ao.nn.qat.modules.conv",
+    "ao.nn.qat.Linear": "torch.ao.nn.qat.modules.linear",
+    "ao.quantization._histogram_observer.HistogramObserver": "torch.ao.quantization.observer",
     "_legacy_types._LegacyType": ("torch", "tensortype"),
     "_grad_fn.AccumulateGrad": "builtins",
     "autograd.Variable": "torch.autograd.variable",

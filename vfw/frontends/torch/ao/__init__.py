@@ -1,3 +1,3 @@
 """``torch.ao``: quantization (``torch.ao.quantization``)."""
 
-from vfw.frontends.torch.ao import quantization  # noqa: F401
+from vfw.frontends.torch.ao import nn, quantization  # noqa: F401

@@ -347,3 +347,8 @@ default_per_channel_weight_observer = PerChannelMinMaxObserver.with_args(dtype=_
                                                                          qscheme=_quantized.per_channel_symmetric)
 default_dynamic_quant_observer = PlaceholderObserver.with_args(dtype=torch.quint8, quant_min=0, quant_max=255,
                                                                is_dynamic=True)
+
+from vfw.frontends.torch.ao.quantization._histogram_observer import HistogramObserver  # noqa: E402  (subclasses ours)
+
+__all__ += ["HistogramObserver", "default_histogram_observer"]
+default_histogram_observer = HistogramObserver.with_args(quant_min=0, quant_max=127)

@@ -2,7 +2,9 @@
 
 from collections import namedtuple
 
+import vfw.frontends.torch as torch
 from vfw.frontends.torch import _quantized
+from vfw.frontends.torch.ao.quantization._histogram_observer import HistogramObserver
 from vfw.frontends.torch.ao.quantization.fake_quantize import (
     FakeQuantize,
     FusedMovingAvgObsFakeQuantize,
@@ -13,12 +15,18 @@ from vfw.frontends.torch.ao.quantization.fake_quantize import (
 from vfw.frontends.torch.ao.quantization.observer import (
     MovingAverageMinMaxObserver,
     MovingAveragePerChannelMinMaxObserver,
+    PerChannelMinMaxObserver,
+    PlaceholderObserver,
+    default_dynamic_quant_observer,
     default_observer,
+    default_per_channel_weight_observer,
     default_weight_observer,
 )
 from vfw.frontends.torch.nn.modules.module import Module
 
-__all__ = ["QConfig", "default_qconfig", "default_qat_qconfig", "get_default_qat_qconfig", "get_default_qconfig"]
+__all__ = ["QConfig", "default_qconfig", "default_qat_qconfig", "get_default_qat_qconfig", "get_default_qconfig",
+           "default_dynamic_qconfig", "per_channel_dynamic_qconfig", "float16_dynamic_qconfig",
+           "default_per_channel_qconfig"]
 
 _BACKENDS = ["fbgemm", "x86", "qnnpack", "onednn"]
 
@@ -38,6 +46,14 @@ class QConfig(namedtuple("QConfig", ["activation", "weight"])):
 
 default_qconfig = QConfig(activation=default_observer, weight=default_weight_observer)
 default_qat_qconfig = QConfig(activation=default_fake_quant, weight=default_weight_fake_quant)
+default_per_channel_qconfig = QConfig(activation=default_observer, weight=default_per_channel_weight_observer)
+default_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer, weight=default_weight_observer)
+per_channel_dynamic_qconfig = QConfig(activation=default_dynamic_quant_observer,
+                                      weight=PerChannelMinMaxObserver.with_args(
+                                          dtype=_quantized.qint8, qscheme=_quantized.per_channel_symmetric))
+float16_dynamic_qconfig = QConfig(activation=PlaceholderObserver.with_args(dtype=torch.float16,
+                                                                           is_dynamic=True),
+                                  weight=PlaceholderObserver.with_args(dtype=torch.float16))
 
 
 def _check_backend(backend):
@@ -45,11 +61,21 @@ def _check_backend(backend):
 
 
 def get_default_qconfig(backend="x86", version=0):
-    """torch's post-training configuration of ``backend``: not available in vfw (its activations use
-    ``HistogramObserver``, which vfw does not implement); raises NotImplementedError after torch's checks."""
+    """torch's post-training configuration of ``backend``: ``HistogramObserver`` activations (7 bits for
+    ``"x86"``/``"fbgemm"``), symmetric qint8 weights (per channel except for ``"qnnpack"``).
+
+    Parameters
+    ----------
+    backend : str
+        ``"x86"`` (default), ``"fbgemm"``, ``"qnnpack"`` or ``"onednn"``.
+    version : int
+        Only 0.
+    """
     _check_backend(backend)
-    raise NotImplementedError(f"get_default_qconfig({backend!r}): vfw.torch has no HistogramObserver, which torch's "
-                              "default post-training configurations use; build a QConfig from MinMaxObserver instead")
+    assert version == 0, f"Version number: {version} in get_default_qconfig is not supported. Version number must be 0"
+    activation = HistogramObserver.with_args(reduce_range=backend in ("fbgemm", "x86"))
+    weight = default_weight_observer if backend == "qnnpack" else default_per_channel_weight_observer
+    return QConfig(activation=activation, weight=weight)
 
 
 def get_default_qat_qconfig(backend="x86", version=1):
