@@ -34,6 +34,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     linalg,
     linalg_decomp,
     linalg_eig,
+    linalg_spectral,
     logic,
     loss,
     loss_grad,

@@ -1,12 +1,12 @@
 """Matrix inverses, determinants, solvers, pseudo-inverses and decompositions over stacks of matrices.
 
-Inverse, Det (ONNX's), SLogDet, Solve, TriangularSolve, Cholesky, QR, PInv, SVD and
-Eigh work on the last two dims and broadcast over the leading (batch) dims; the
-kernels are numpy.linalg's (LAPACK). Only Det accepts half floats (computed in
-float32, as ONNX allows them); the others take float32 and float64, like LAPACK,
-and Inverse, Det, SLogDet and Solve complex64/complex128 too (not ONNX). Their complex
-gradients are torch's conjugate-Wirtinger ones: the real formulas with conjugate
-transposes (``conj`` is the identity on real tensors, so real gradients are unchanged).
+Inverse, Det (ONNX's), SLogDet, Solve, TriangularSolve, Cholesky and QR work on the last
+two dims and broadcast over the leading (batch) dims (SVD, Eigh and PInv are in
+``linalg_spectral``); the kernels are numpy.linalg's (LAPACK). Only Det accepts half floats
+(computed in float32, as ONNX allows them); the others take float32 and float64, like LAPACK,
+and complex64/complex128 too (not ONNX). Their complex gradients are torch's conjugate-Wirtinger
+ones: the real formulas with conjugate transposes (``conj`` is the identity on real tensors, so
+real gradients are unchanged).
 
 A matrix a factorization cannot handle (singular for Inverse/Solve, not positive-
 definite for Cholesky, non-finite values for SVD/Eigh/PInv) raises :class:`LinAlgError`.
@@ -285,7 +285,7 @@ def _substitute(t, b, upper):
     return x
 
 
-@defop("TriangularSolve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK},
+@defop("TriangularSolve", inputs="A:T B:T", outputs="X:T", types={"T": _LAPACK_COMPLEX},
        attrs={"upper": Attr("int", 1, choices=(0, 1)), "unitriangular": Attr("int", 0, choices=(0, 1))},
        infer=_solve_infer("TriangularSolve"))
 def triangular_solve(upper, unitriangular):
@@ -313,14 +313,14 @@ def triangular_solve(upper, unitriangular):
 
 @register_gradient("TriangularSolve")
 def _triangular_solve_grad(node, g):
-    # As Solve with T: gB = T^-T g, gA = the triangle of -gB X^T that T reads (strict if unit diagonal).
+    # As Solve with T: gB = T^-H g, gA = the triangle of -gB X^H that T reads (strict if unit diagonal).
     a, b = node.inputs
     need_a, need_b = node.needs_input_grad
     upper, unit = node.attrs["upper"], node.attrs["unitriangular"]
-    gb = execute("TriangularSolve", _mT(a), g, upper=1 - upper, unitriangular=unit)
+    gb = execute("TriangularSolve", _mH(a), g, upper=1 - upper, unitriangular=unit)
     ga = None
     if need_a:
-        full = execute("Neg", _mm(gb, _mT(node.output(0))))
+        full = execute("Neg", _mm(gb, _mH(node.output(0))))
         k = np.asarray((1 if upper else -1) if unit else 0, np.int64)
         ga = unbroadcast(execute("Trilu", full, k, upper=upper), array_of(a).shape)
     return ga, (unbroadcast(gb, array_of(b).shape) if need_b else None)
@@ -336,10 +336,10 @@ def _not_pd(op_type, x):
     return _failed(op_type, "the matrix is not positive-definite", bad)
 
 
-@defop("Cholesky", inputs="A:T", outputs="L:T", types={"T": _LAPACK},
+@defop("Cholesky", inputs="A:T", outputs="L:T", types={"T": _LAPACK_COMPLEX},
        attrs={"upper": Attr("int", 0, choices=(0, 1))}, infer=_same_infer("Cholesky"))
 def cholesky(upper):
-    """Cholesky factor of symmetric positive-definite A: lower L with A = L L^T, or upper U = L^T.
+    """Cholesky factor of Hermitian (symmetric) positive-definite A: lower L with A = L L^H, or upper U = L^H.
 
     The lower factor reads A's lower triangle, the upper one its upper triangle.
     """
@@ -349,25 +349,25 @@ def cholesky(upper):
         try:
             return np.linalg.cholesky(a, upper=bool(upper))
         except np.linalg.LinAlgError:
-            raise _not_pd("Cholesky", np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2) if upper
-                          else np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)) from None
+            raise _not_pd("Cholesky", np.triu(a) + np.conj(np.swapaxes(np.triu(a, 1), -1, -2)) if upper
+                          else np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))) from None
 
     return kernel
 
 
 @register_gradient("Cholesky")
 def _cholesky_grad(node, g):
-    # With P = Phi(L^T gL) (lower triangle, diagonal halved): S = L^-T P L^-1, gA = (S + S^T) / 2.
+    # With P = tril(L^H gL) and X = (P + tril(P, -1)^H) / 2: gA = L^-H X L^-1, torch's gradient (symmetric
+    # for real A; for complex A it keeps the imaginary part of X's diagonal, as torch's does).
     f = node.output(0)
-    lower, gl = (_mT(f), _mT(g)) if node.attrs["upper"] else (f, g)
+    lower, gl = (_mH(f), _mH(g)) if node.attrs["upper"] else (f, g)
     n = f.array.shape[-1]
     dtype = f.array.dtype
-    phi = np.tril(np.ones((n, n), dtype)) - np.eye(n, dtype=dtype) / 2
-    lt = _mT(lower)
-    p = execute("Mul", _mm(lt, gl), phi)
-    left = execute("TriangularSolve", lt, p, upper=1)
-    s = _mT(execute("TriangularSolve", lt, _mT(left), upper=1))
-    return (execute("Mul", execute("Add", s, _mT(s)), scalar(0.5, dtype)),)
+    lh = _mH(lower)
+    p = execute("Mul", _mm(lh, gl), np.tril(np.ones((n, n), dtype)))
+    x = execute("Mul", execute("Add", p, _mH(execute("Mul", p, _off_diagonal(n, dtype)))), scalar(0.5, dtype))
+    left = execute("TriangularSolve", lh, x, upper=1)
+    return (_mH(execute("TriangularSolve", lh, _mH(left), upper=1)),)
 
 
 # -- QR --------------------------------------------------------------------------------------
@@ -383,10 +383,11 @@ def _qr_infer(attrs, infos):
     return [q, TensorInfo(tuple(batch) + (k, n), x.dtype)]
 
 
-@defop("QR", inputs="A:T", outputs="Q?:T R:T", types={"T": _LAPACK},
+@defop("QR", inputs="A:T", outputs="Q?:T R:T", types={"T": _LAPACK_COMPLEX},
        attrs={"mode": Attr("string", "reduced", choices=("reduced", "complete", "r"))}, infer=_qr_infer)
 def qr(mode):
-    """A = Q R with orthonormal columns in Q and upper triangular R (``mode='r'``: R only, Q absent)."""
+    """A = Q R with orthonormal columns in Q and upper triangular R, real on its diagonal (``mode='r'``: R only,
+    Q absent)."""
 
     def kernel(a, out=None):
         if a.ndim < 2:
@@ -399,16 +400,19 @@ def qr(mode):
 
 
 def _copy_lower(m):
-    """The symmetric matrix with ``m``'s lower triangle."""
-    lower = execute("Trilu", m, upper=0)
-    return execute("Add", lower, _mT(execute("Trilu", m, np.asarray(-1, np.int64), upper=0)))
+    """The Hermitian matrix with ``m``'s strict lower triangle and the real part of its diagonal."""
+    n = array_of(m).shape[-1]
+    dtype = array_of(m).dtype
+    half_diagonal = np.tril(np.ones((n, n), dtype)) - np.eye(n, dtype=dtype) / 2
+    lower = execute("Mul", m, half_diagonal)
+    return execute("Add", lower, _mH(lower))
 
 
 def _qr_tall_grad(q, r, gq, gr):
-    # m >= n: M = R gR^T - gQ^T Q; gA = (gQ + Q copyltu(M)) R^-T.
-    m = execute("Sub", _mm(r, _mT(gr)), _mm(_mT(gq), q))
+    # m >= n: M = R gR^H - gQ^H Q; gA = (gQ + Q copyltu(M)) R^-H.
+    m = execute("Sub", _mm(r, _mH(gr)), _mm(_mH(gq), q))
     b = execute("Add", gq, _mm(q, _copy_lower(m)))
-    return _mT(execute("TriangularSolve", r, _mT(b), upper=1))
+    return _mH(execute("TriangularSolve", r, _mH(b), upper=1))
 
 
 def _cols(x, start, end):
@@ -431,197 +435,5 @@ def _qr_grad(node, gq, gr):
     # Wide A = [X | Y], R = [U | V]: X = Q U is a square QR and Y = Q V.
     u = _cols(r, 0, m)
     gu, gv = _cols(gr, 0, m), _cols(gr, m, n)
-    gx = _qr_tall_grad(q, u, execute("Add", gq, _mm(_cols(a, m, n), _mT(gv))), gu)
+    gx = _qr_tall_grad(q, u, execute("Add", gq, _mm(_cols(a, m, n), _mH(gv))), gu)
     return (execute("Concat", gx, _mm(q, gv), axis=-1),)
-
-
-# -- PInv ------------------------------------------------------------------------------------
-def _pinv_infer(attrs, infos):
-    x = infos[0]
-    if x.shape is None:
-        return [TensorInfo(None, x.dtype)]
-    if len(x.shape) < 2:
-        raise ShapeError(f"PInv: input A must be a matrix or a stack of them, got shape {x.shape}")
-    if attrs["hermitian"]:
-        _square_info("PInv", x.shape)
-    return [TensorInfo(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype)]
-
-
-def _swap(x):
-    return np.swapaxes(x, -1, -2)
-
-
-@defop("PInv", inputs="A:T atol:T rtol:T", outputs="Y:T", types={"T": _LAPACK},
-       attrs={"hermitian": Attr("int", 0, choices=(0, 1))}, infer=_pinv_infer)
-def pinv(hermitian):
-    """Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * largest)`` count as zero.
-
-    With ``hermitian`` A is taken as the symmetric matrix in its lower triangle and its
-    eigenvalues' magnitudes play the singular values' part. ``atol`` and ``rtol`` broadcast
-    against the batch dims.
-    """
-
-    def kernel(a, atol, rtol, out=None):
-        if a.ndim < 2:
-            raise ShapeError(f"PInv: input A must be a matrix or a stack of them, got {describe(a)}")
-        try:
-            if hermitian:
-                _square("PInv", a)
-                values, left = np.linalg.eigh(a)
-                right = _swap(left)
-            else:
-                left, values, right = np.linalg.svd(a, full_matrices=False)
-                left, right = _swap(right), _swap(left)
-        except np.linalg.LinAlgError:
-            raise _failed("PInv", "the algorithm did not converge (non-finite values?)",
-                          ~np.isfinite(a).all(axis=(-1, -2))) from None
-        size = np.abs(values)
-        cutoff = np.maximum(atol, rtol * size.max(axis=-1, initial=0))[..., None]
-        keep = size > cutoff
-        inverted = np.where(keep, 1 / np.where(keep, values, 1), 0).astype(a.dtype)
-        return np.matmul(left * inverted[..., None, :], right)
-
-    return kernel
-
-
-@register_gradient("PInv")
-def _pinv_grad(node, g):
-    # For P = pinv(A) of locally constant rank (Golub & Pereyra):
-    # gA = -P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A).
-    a, p = node.inputs[0], node.output(0)
-    pt, gt = _mT(p), _mT(g)
-    first = execute("Neg", _mm(_mm(pt, g), pt))
-    gpp = _mm(_mm(gt, p), pt)
-    second = execute("Sub", gpp, _mm(a, _mm(p, gpp)))
-    ppg = _mm(_mm(pt, p), gt)
-    third = execute("Sub", ppg, _mm(_mm(ppg, p), a))
-    return execute("Add", execute("Add", first, second), third), None, None
-
-
-# -- SVD, Eigh -----------------------------------------------------------------------------
-def _svd_infer(attrs, infos):
-    x = infos[0]
-    if x.shape is None or None in x.shape[-2:]:
-        return [TensorInfo(None, x.dtype)] * 3
-    if len(x.shape) < 2:
-        raise ShapeError(f"SVD: input A must be a matrix or a stack of them, got shape {x.shape}")
-    *batch, m, n = x.shape
-    k = min(m, n)
-    batch = tuple(batch)
-    full = attrs["full_matrices"]
-    return [TensorInfo(batch + (m, m if full else k), x.dtype), TensorInfo(batch + (k,), x.dtype),
-            TensorInfo(batch + (n if full else k, n), x.dtype)]
-
-
-@defop("SVD", inputs="A:T", outputs="U:T S:T Vh:T", types={"T": _LAPACK},
-       attrs={"full_matrices": Attr("int", 1, choices=(0, 1))}, infer=_svd_infer)
-def svd(full_matrices):
-    """A = U diag(S) Vh, singular values S descending; U and Vh square when ``full_matrices``."""
-
-    def kernel(a, out=None):
-        if a.ndim < 2:
-            raise ShapeError(f"SVD: input A must be a matrix or a stack of them, got {describe(a)}")
-        try:
-            u, s, vh = np.linalg.svd(a, full_matrices=bool(full_matrices))
-        except np.linalg.LinAlgError:
-            raise _failed("SVD", "the algorithm did not converge (non-finite values?)",
-                          ~np.isfinite(a).all(axis=(-1, -2))) from None
-        return u, s, vh
-
-    return kernel
-
-
-def _is_zero(g):
-    """Whether an output gradient is zero (an unused output): its terms drop out of the formulas.
-
-    Skipping them matters where they would be 0 * inf (repeated singular values or eigenvalues).
-    """
-    return not g.array.any()
-
-
-def _gap_inverse(v):
-    """F with F_ij = 1 / (v_j - v_i) off the diagonal, 0 on it."""
-    n = v.array.shape[-1]
-    dtype = v.array.dtype
-    gaps = execute("Sub", execute("Unsqueeze", v, int64s((-2,))), execute("Unsqueeze", v, int64s((-1,))))
-    safe = execute("Add", gaps, _eye(n, dtype))  # no division by zero on the diagonal
-    return execute("Mul", execute("Reciprocal", safe), _off_diagonal(n, dtype))
-
-
-def _diag_embed(v):
-    n = v.array.shape[-1]
-    return execute("Mul", execute("Unsqueeze", v, int64s((-1,))), _eye(n, v.array.dtype))
-
-
-def _rows(x, start, end):
-    return execute("Slice", x, int64s((start,)), int64s((end,)), int64s((-2,)))
-
-
-@register_gradient("SVD")
-def _svd_grad(node, gu, gs, gvh):
-    # gA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] Vh
-    #      + (I - U U^T) gU S^-1 Vh + U S^-1 gVh (I - V Vh), with F_ij = 1 / (s_j^2 - s_i^2).
-    m, n = array_of(node.inputs[0]).shape[-2:]
-    k = min(m, n)
-    u, s, vh = node.output(0), node.output(1), node.output(2)
-    if node.attrs["full_matrices"]:  # columns of U / rows of Vh past k do not depend on A
-        if m > k:
-            u, gu = _cols(u, 0, k), _cols(gu, 0, k)
-        if n > k:
-            vh, gvh = _rows(vh, 0, k), _rows(gvh, 0, k)
-    use_u, use_v = not _is_zero(gu), not _is_zero(gvh)
-    s_row = execute("Unsqueeze", s, int64s((-2,)))
-    s_col = execute("Unsqueeze", s, int64s((-1,)))
-    inner = _diag_embed(gs)
-    if use_u or use_v:
-        f = _gap_inverse(execute("Mul", s, s))
-    if use_u:
-        j = _mm(_mT(u), gu)
-        inner = execute("Add", inner, execute("Mul", execute("Mul", f, execute("Sub", j, _mT(j))), s_row))
-    if use_v:
-        kv = _mm(vh, _mT(gvh))
-        inner = execute("Add", inner, execute("Mul", s_col, execute("Mul", f, execute("Sub", kv, _mT(kv)))))
-    ga = _mm(_mm(u, inner), vh)
-    if use_u and m > k:
-        rest = execute("Sub", gu, _mm(u, _mm(_mT(u), gu)))
-        ga = execute("Add", ga, _mm(execute("Div", rest, s_row), vh))
-    if use_v and n > k:
-        rest = execute("Sub", gvh, _mm(_mm(gvh, _mT(vh)), vh))
-        ga = execute("Add", ga, _mm(u, execute("Div", rest, s_col)))
-    return (ga,)
-
-
-def _eigh_infer(attrs, infos):
-    x = infos[0]
-    _square_info("Eigh", x.shape)
-    return [TensorInfo(None if x.shape is None else x.shape[:-1], x.dtype), TensorInfo(x.shape, x.dtype)]
-
-
-@defop("Eigh", inputs="A:T", outputs="eigenvalues:T eigenvectors:T", types={"T": _LAPACK},
-       attrs={"UPLO": Attr("string", "L", choices=("L", "U"))}, infer=_eigh_infer)
-def eigh(UPLO):  # noqa: N803  (the attribute's name)
-    """Eigenvalues (ascending) and orthonormal eigenvectors (columns) of the symmetric matrix in A's ``UPLO``
-    triangle."""
-
-    def kernel(a, out=None):
-        _square("Eigh", a)
-        try:
-            w, v = np.linalg.eigh(a, UPLO=UPLO)
-        except np.linalg.LinAlgError:
-            raise _failed("Eigh", "the algorithm did not converge (non-finite values?)",
-                          ~np.isfinite(a).all(axis=(-1, -2))) from None
-        return w, v
-
-    return kernel
-
-
-@register_gradient("Eigh")
-def _eigh_grad(node, gw, gv):
-    # gA = V (diag(gw) + F o skew(V^T gV)) V^T with F_ij = 1 / (w_j - w_i): symmetric, as torch's.
-    w, v = node.output(0), node.output(1)
-    inner = _diag_embed(gw)
-    if not _is_zero(gv):
-        kv = _mm(_mT(v), gv)
-        skew = execute("Mul", execute("Sub", kv, _mT(kv)), scalar(0.5, kv.array.dtype))
-        inner = execute("Add", inner, execute("Mul", skew, _gap_inverse(w)))
-    return (_mm(_mm(v, inner), _mT(v)),)

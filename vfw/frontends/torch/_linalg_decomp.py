@@ -79,6 +79,17 @@ def _mT(x):
     return run(op("Transpose", perm=perm), x)
 
 
+def _mH(x):
+    """The conjugate transpose of the last two dims (the transpose for real ``x``)."""
+    xt = _mT(x)
+    return run(op("Conj"), xt) if xt.array.dtype in _COMPLEX else xt
+
+
+def _real_dtype(np_dtype):
+    """float32 for complex64, float64 for complex128, else ``np_dtype``."""
+    return np.finfo(np_dtype).dtype
+
+
 def _unsqueeze(x, axis):
     return run(op("Unsqueeze"), x, _axes(axis))
 
@@ -103,6 +114,11 @@ def inv(A, *, out=None):
     return finish(result, out, "linalg.inv")
 
 
+def pivot_size(column):
+    """LAPACK's pivot size: ``|x|`` for real, ``|Re x| + |Im x|`` for complex entries (i?amax)."""
+    return np.abs(column.real) + np.abs(column.imag) if column.dtype.kind == "c" else np.abs(column)
+
+
 def _zero_pivots(a):
     """LAPACK's ``info`` for LU with partial pivoting: the 1-based index of the first zero pivot, else 0."""
     n = a.shape[-1]
@@ -110,7 +126,7 @@ def _zero_pivots(a):
     info = np.zeros(len(lu), np.int32)
     rows = np.arange(len(lu))
     for k in range(n):  # only on the error path
-        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        p = k + np.argmax(pivot_size(lu[:, k:, k]), axis=1)
         lu[rows, k], lu[rows, p] = lu[rows, p].copy(), lu[rows, k].copy()
         pivot = lu[:, k, k]
         info[(info == 0) & (pivot == 0)] = k + 1
@@ -226,7 +242,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """X with ``T X = B`` (``X T = B`` when ``left=False``), T the upper or lower triangle of A."""
     name = "linalg.solve_triangular"
-    matrices(A, name)
+    matrices(A, name, complex=True)
     tensor_arg(B, name, "B", 2)
     _same_dtype(name, A, B)
     if B.array.ndim < 2:
@@ -244,7 +260,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """Legacy ``(solution, cloned_coefficient)`` of ``op(T) X = b`` (``op`` transposes when ``transpose``)."""
-    matrices(A, "triangular_solve")
+    matrices(A, "triangular_solve", complex=True)
     if transpose:  # op(T) = T^T: the other triangle of A^T
         A, upper = _mT(A), not upper
     x = solve_triangular(A, b, upper=upper, unitriangular=unitriangular)
@@ -257,13 +273,14 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 
 # -- Cholesky ----------------------------------------------------------------------------------
 def _cholesky(A, upper, name):
-    matrices(A, name)
+    matrices(A, name, complex=True)
     return _lapack(op("Cholesky", upper=int(bool(upper))), f"{name}: The factorization could not be completed "
                    "because the input is not positive-definite.", A)
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
-    """Cholesky factor: lower L with ``A = L L^T`` (or upper ``U = L^T``) of positive-definite matrices."""
+    """Cholesky factor: lower L with ``A = L L^H`` (or upper ``U = L^H``) of Hermitian positive-definite
+    matrices."""
     return finish(_cholesky(A, upper, "linalg.cholesky"), out, "linalg.cholesky")
 
 
@@ -274,10 +291,10 @@ def _not_pd_order(a):
     low = np.zeros_like(flat)
     info = np.zeros(len(flat), np.int32)
     for k in range(n):  # only on the error path
-        d = flat[:, k, k] - np.sum(low[:, k, :k] ** 2, axis=-1)
+        d = flat[:, k, k].real - np.sum(np.abs(low[:, k, :k]) ** 2, axis=-1)
         info[(info == 0) & ~(d > 0)] = k + 1
         low[:, k, k] = np.sqrt(np.where(d > 0, d, 1))
-        dots = (low[:, k + 1:, :k] @ low[:, k, :k, None])[..., 0]
+        dots = (low[:, k + 1:, :k] @ np.conj(low[:, k, :k, None]))[..., 0]
         low[:, k + 1:, k] = (flat[:, k + 1:, k] - dots) / low[:, k, k, None]
     return info.reshape(a.shape[:-2])
 
@@ -293,7 +310,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     except LinAlgError:
         if check_errors:
             raise
-        info = _not_pd_order(np.swapaxes(A.array, -1, -2) if upper else A.array)
+        info = _not_pd_order(np.conj(np.swapaxes(A.array, -1, -2)) if upper else A.array)
         factor = _excluding(info, A, lambda safe: _cholesky(safe, upper, "linalg.cholesky_ex"))
     return finish(return_types.linalg_cholesky_ex((factor, wrap(info))), out, "linalg.cholesky_ex")
 
@@ -306,15 +323,15 @@ def cholesky(input, upper=False, *, out=None):
 
 
 def _cholesky_lower(L, upper, name):
-    matrices(L, name)
-    return _mT(L) if upper else L
+    matrices(L, name, complex=True)
+    return _mH(L) if upper else L
 
 
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with ``A X = B`` given A's Cholesky factor ``L`` (lower, or upper when ``upper``)."""
     lower = _cholesky_lower(L, upper, "cholesky_solve")
     y = solve_triangular(lower, B, upper=False)
-    return finish(solve_triangular(_mT(lower), y, upper=True), out, "cholesky_solve")
+    return finish(solve_triangular(_mH(lower), y, upper=True), out, "cholesky_solve")
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
@@ -331,7 +348,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
-    matrices(A, "linalg.qr", half="linalg_qr_cpu", square=False)
+    matrices(A, "linalg.qr", half="linalg_qr_cpu", square=False, complex=True)
     q, r = run(op("QR", mode=mode), A)
     if q is None:
         q = wrap(np.zeros(0, A.array.dtype))
@@ -350,24 +367,24 @@ def _svd_message(name):
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values descending."""
-    matrices(A, "linalg.svd", half="linalg_svd_cpu", square=False)
+    matrices(A, "linalg.svd", half="linalg_svd_cpu", square=False, complex=True)
     result = _lapack(op("SVD", full_matrices=int(bool(full_matrices))), _svd_message("linalg.svd"), A)
     return finish(return_types.linalg_svd(result), out, "linalg.svd")
 
 
 def svdvals(A, *, driver=None, out=None):
     """Singular values, descending."""
-    matrices(A, "linalg.svdvals", half="linalg_svd_cpu", square=False)
+    matrices(A, "linalg.svdvals", half="linalg_svd_cpu", square=False, complex=True)
     return finish(_lapack(op("SVD", full_matrices=0), _svd_message("linalg.svd"), A)[1], out, "linalg.svdvals")
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     """Legacy ``torch.svd``: ``(U, S, V)`` (V, not Vh); zero-filled U and V when ``compute_uv`` is False."""
-    matrices(input, "svd", half="linalg_svd_cpu", square=False)
+    matrices(input, "svd", half="linalg_svd_cpu", square=False, complex=True)
     u, s, vh = _lapack(op("SVD", full_matrices=int(not some or not compute_uv)), _svd_message("linalg.svd"), input)
     if not compute_uv:  # zeros shaped as the full factors, as torch's
         u, vh = wrap(np.zeros_like(u.array)), wrap(np.zeros_like(vh.array))
-    return finish(return_types.svd((u, s, _mT(vh))), out, "svd")
+    return finish(return_types.svd((u, s, _mH(vh))), out, "svd")
 
 
 def _uplo(UPLO):  # noqa: N803  (torch's name)
@@ -378,14 +395,14 @@ def _uplo(UPLO):  # noqa: N803  (torch's name)
 
 def eigh(A, UPLO="L", *, out=None):  # noqa: N803
     """``(eigenvalues, eigenvectors)`` of symmetric matrices (ascending; A's ``UPLO`` triangle is read)."""
-    matrices(A, "linalg.eigh", half="linalg_eigh_cpu")
+    matrices(A, "linalg.eigh", half="linalg_eigh_cpu", complex=True)
     result = _lapack(op("Eigh", UPLO=_uplo(UPLO)), _svd_message("linalg.eigh"), A)
     return finish(return_types.linalg_eigh(result), out, "linalg.eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
     """Eigenvalues of symmetric matrices, ascending."""
-    matrices(A, "linalg.eigvalsh", half="linalg_eigh_cpu")
+    matrices(A, "linalg.eigvalsh", half="linalg_eigh_cpu", complex=True)
     result = _lapack(op("Eigh", UPLO=_uplo(UPLO)), _svd_message("linalg.eigvalsh"), A)
     return finish(result[0], out, "linalg.eigvalsh")
 
@@ -410,10 +427,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """Moore-Penrose pseudo-inverse, from the SVD (or eigh when ``hermitian``): values at most
     ``max(atol, rtol * largest)`` count as zero."""
     if hermitian:
-        matrices(A, "linalg.eigh", half="linalg_eigh_cpu")
+        matrices(A, "linalg.eigh", half="linalg_eigh_cpu", complex=True)
     else:
-        matrices(A, "linalg.pinv", half="linalg_svd_cpu", square=False)
-    tolerances = _tolerances(atol, rtol, A.array.dtype, max(A.array.shape[-2:]))
+        matrices(A, "linalg.pinv", half="linalg_svd_cpu", square=False, complex=True)
+    tolerances = _tolerances(atol, rtol, _real_dtype(A.array.dtype), max(A.array.shape[-2:]))
     result = _lapack(op("PInv", hermitian=int(bool(hermitian))), _svd_message("linalg.pinv"), A, *tolerances)
     return finish(result, out, "linalg.pinv")
 
@@ -426,11 +443,11 @@ def pinverse(input, rcond=1e-15):
 def matrix_rank(A, tol=None, *, atol=None, rtol=None, hermitian=False, out=None):
     """Number of singular values (|eigenvalues| when ``hermitian``) above the tolerance, int64."""
     tensor_arg(A, "linalg.matrix_rank", "A")
-    if A.array.dtype not in _LAPACK:
+    if A.array.dtype not in _LAPACK | _COMPLEX:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
-    matrices(A, "linalg.matrix_rank", square=hermitian)
+    matrices(A, "linalg.matrix_rank", square=hermitian, complex=True)
     if hermitian:
         values = np.abs(run(op("Eigh", UPLO="L"), wrap(A.array))[0].array)
     else:
@@ -454,7 +471,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         driver = "gelsy"
     if driver not in _DRIVERS:
         raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    matrices(A, name, half="linalg_lstsq_cpu", square=False)
+    matrices(A, name, half="linalg_lstsq_cpu", square=False, complex=True)
     tensor_arg(B, name, "B", 2)
     _same_dtype(name, A, B)
     a, b = A.array, B.array
@@ -466,14 +483,16 @@ def lstsq(A, B, rcond=None, *, driver=None):
     m, n = a.shape[-2:]
     rtol = rcond if rcond is not None and rcond > 0 else None
     solution = _product(pinv(A, rtol=rtol), _unsqueeze(B, -1) if vector else B, None, name)
-    empty = wrap(np.zeros(0, dtype))
+    real = _real_dtype(dtype)
+    empty = wrap(np.zeros(0, real))
     values = run(op("SVD", full_matrices=0), wrap(a))[1].array
-    cutoff = _cutoff(values, *_tolerances(None, rtol, dtype, max(m, n)))
+    cutoff = _cutoff(values, *_tolerances(None, rtol, real, max(m, n)))
     ranks = np.asarray(np.count_nonzero(values > cutoff, axis=-1), _INT64)
     residuals = empty
     if driver != "gelsy" and m > n and np.all(ranks == n):
         diff = run(op("Sub"), _product(A, solution, None, name), _unsqueeze(B, -1) if vector else B)
-        residuals = run(op("ReduceSum", keepdims=0), run(op("Mul"), diff, diff), _axes(-2))
+        size = run(op("ComplexAbs"), diff) if dtype in _COMPLEX else diff
+        residuals = run(op("ReduceSum", keepdims=0), run(op("Mul"), size, size), _axes(-2))
     if vector:
         solution = _squeeze(solution, -1)
     rank = wrap(np.zeros(0, _INT64)) if driver == "gels" else wrap(ranks)
@@ -532,7 +551,7 @@ def matrix_exp(A):
     x = run(op("Mul"), work, np.asarray(2.0 ** -squarings, wdtype)) if squarings else work
     eye = np.eye(a.shape[-1], dtype=wdtype)
     result = None
-    for k in range(14 if wdtype == np.float64 else 9, 0, -1):  # Horner: I + x/1 (I + x/2 (I + ... x/q))
+    for k in range(14 if _real_dtype(wdtype) == np.float64 else 9, 0, -1):  # Horner: I + x/1 (I + x/2 (I + ... x/q))
         term = x if result is None else _product(x, result, None, name)
         term = run(op("Mul"), term, np.asarray(1.0 / k, wdtype))
         result = run(op("Add"), term, eye)

@@ -5,7 +5,8 @@
 LAPACK's 1-based row interchanges (int32). The factorization runs column by column on the
 whole batch at once (pivot: the first largest magnitude, as LAPACK). Its gradient (square
 matrices) is ``P L^-H (tril(L^H dL, -1) + triu(dU U^H)) U^-H``; ``lu_solve`` is built from
-triangular solves, so it is differentiable with respect to ``LU`` and ``B``.
+triangular solves, so it is differentiable with respect to ``LU`` and ``B``. float32, float64,
+complex64 and complex128 matrices are accepted.
 """
 
 import warnings
@@ -13,6 +14,7 @@ import warnings
 import numpy as np
 
 from vfw.frontends.torch import _creation, _dispatch, _linalg, _linalg_decomp, return_types
+from vfw.frontends.torch._linalg_decomp import pivot_size
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch.autograd.function import Function
 
@@ -30,7 +32,7 @@ def _factor(a):
     info = np.zeros(batch, np.int32)
     index = np.indices(batch) if batch else ()
     for j in range(k):
-        p = j + np.argmax(np.abs(lu[..., j:, j]), axis=-1)
+        p = j + np.argmax(pivot_size(lu[..., j:, j]), axis=-1)
         pivots[..., j] = p + 1
         rows_j, rows_p = lu[..., j, :].copy(), lu[(*index, p)].copy()
         lu[..., j, :] = rows_p
@@ -82,10 +84,9 @@ class _LUGradient(Function):
             raise NotImplementedError("vfw.torch: the gradient of an LU factorization of non-square matrices is not "
                                       "implemented")
         _, lower, upper = _unpack(packed, P)
-        inner = _linalg.matmul(lower.transpose(-2, -1), grad.tril(-1)).tril(-1) + \
-            _linalg.matmul(grad.triu(), upper.transpose(-2, -1)).triu()
-        left = _linalg_decomp.solve_triangular(lower.transpose(-2, -1), inner, upper=True, unitriangular=True)
-        right = _linalg_decomp.solve_triangular(upper.transpose(-2, -1), left, upper=False, left=False)
+        inner = _linalg.matmul(lower.mH, grad.tril(-1)).tril(-1) + _linalg.matmul(grad.triu(), upper.mH).triu()
+        left = _linalg_decomp.solve_triangular(lower.mH, inner, upper=True, unitriangular=True)
+        right = _linalg_decomp.solve_triangular(upper.mH, left, upper=False, left=False)
         return _linalg.matmul(P, right), None, None
 
 
@@ -93,7 +94,7 @@ def _check_matrices(A, name):
     tensor_arg(A, name, "A")
     if A.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A.array.dtype not in (np.float32, np.float64):
+    if A.array.dtype not in (np.float32, np.float64, np.complex64, np.complex128):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_dispatch.type_name(A.array.dtype)}'")
 
 
@@ -155,11 +156,11 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     tensor_arg(B, "linalg.lu_solve", "B", 3)
     P, lower, upper = _unpack(LU, _dispatch.wrap(_permutation(np.asarray(pivots.array), LU.shape[-2],
                                                               LU.array.dtype)))
-    if not left:  # X A = B  <=>  A^T X^T = B^T
-        return linalg_lu_solve(LU, pivots, B.transpose(-2, -1), adjoint=not adjoint).transpose(-2, -1)
-    if adjoint:  # A^T X = B: U^T L^T P^T X = B
-        y = _linalg_decomp.solve_triangular(upper.transpose(-2, -1), B, upper=False)
-        z = _linalg_decomp.solve_triangular(lower.transpose(-2, -1), y, upper=True, unitriangular=True)
+    if not left:  # X A = B  <=>  A^H X^H = B^H
+        return linalg_lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH
+    if adjoint:  # A^H X = B: U^H L^H P^T X = B
+        y = _linalg_decomp.solve_triangular(upper.mH, B, upper=False)
+        z = _linalg_decomp.solve_triangular(lower.mH, y, upper=True, unitriangular=True)
         return _linalg.matmul(P, z)
     y = _linalg_decomp.solve_triangular(lower, _linalg.matmul(P.transpose(-2, -1), B), upper=False,
                                         unitriangular=True)

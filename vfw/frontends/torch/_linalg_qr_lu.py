@@ -39,7 +39,8 @@ def geqrf(input, *, out=None):
     a = _dispatch.wrap(np.swapaxes(np.ascontiguousarray(reflectors_t), -1, -2))  # column-major, as LAPACK
     tau = _dispatch.wrap(np.ascontiguousarray(tau))
     if input.requires_grad:
-        a, tau = _not_differentiable(a, input), _not_differentiable(tau, input)
+        message = "the derivative for 'geqrf' is not implemented."
+        a, tau = not_differentiable(a, input, message), not_differentiable(tau, input, message)
     result = return_types.geqrf((a, tau))
     if out is not None:
         for target, value in zip(out, result):
@@ -48,8 +49,9 @@ def geqrf(input, *, out=None):
     return result
 
 
-def _not_differentiable(value, input):
-    """``value`` with a history through ``input`` whose backward raises torch's error (as torch's ``geqrf``)."""
+def not_differentiable(value, input, message):
+    """``value`` with a history through ``input`` whose backward raises torch's RuntimeError ``message`` (as torch's
+    functions without a derivative: ``geqrf``, ``ldl_factor``...)."""
     from vfw.frontends.torch.autograd import Function
 
     class GeqrfBackward(Function):
@@ -59,7 +61,7 @@ def _not_differentiable(value, input):
 
         @staticmethod
         def backward(ctx, grad):
-            raise RuntimeError("the derivative for 'geqrf' is not implemented.")
+            raise RuntimeError(message)
 
     return GeqrfBackward.apply(input)
 

@@ -115,7 +115,7 @@ class Function(metaclass=_FunctionMeta):
             for k, i in enumerate(slots):
                 o = outs[i]
                 differentiable = id(o) not in ctx._non_differentiable and (
-                    o.array.dtype.kind == "f" or o.array.dtype == np.dtype("bfloat16"))
+                    o.array.dtype.kind in "fc" or o.array.dtype == np.dtype("bfloat16"))
                 if differentiable:
                     o.requires_grad = True
                     o.grad_node = node
