@@ -19,6 +19,7 @@ from vfw.frontends.tensorflow import (
     _creation,
     _creation_sequences,
     _debugging_ops,
+    _edit_distance,
     _fftnd_raw_ops,
     _function,
     _functional_ops,
@@ -36,8 +37,14 @@ from vfw.frontends.tensorflow import (
     _linalg_decomp,
     _linalg_eig,
     _linalg_lu,
+    _linalg_matrix_functions,
     _linalg_norms,
     _linalg_ops,
+    _linear_operator,
+    _linear_operator_basic,
+    _linear_operator_blocks,
+    _linear_operator_fourier,
+    _linear_operator_special,
     _lookup_ops,
     _math_incomplete,
     _math_ops,
@@ -78,6 +85,7 @@ from vfw.frontends.tensorflow import (
     _string_ops,
     _string_unicode,
     _tensor_array,
+    _tensor_proto,
     _tensor_spec,
     _variables,
 )
@@ -93,7 +101,9 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _sparse_tensor, _sparse_ops, _sparse_reduce, _sparse_embedding, _image_patches, _checkpoint,
             _complex_ops, _signal_fft, _signal_fftnd, _fftnd_raw_ops,
             _signal_windows, _signal_dct, _signal_mel, _linalg_eig, _lookup_ops, _ragged_ops, _io_example, _io_ops,
-            _image_codec,
+            _image_codec, _linear_operator, _linear_operator_basic, _linear_operator_special,
+            _linear_operator_blocks, _linear_operator_fourier, _linalg_matrix_functions, _edit_distance,
+            _tensor_proto,
             _ragged_spec, _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 

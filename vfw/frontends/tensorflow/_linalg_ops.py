@@ -241,7 +241,8 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     if a.array.ndim < 2:
         raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a.array} with "
                          f"shape: {a.array.shape}")
-    return transpose_last(a)
+    transposed = transpose_last(a)
+    return call("Conj", transposed, tf_op="Conj") if conjugate and a.array.dtype.kind == "c" else transposed
 
 
 def adjoint(matrix, name=None):
