@@ -1,6 +1,7 @@
 """tf.data.experimental: the transformations and helpers TF keeps there (most are Dataset methods now)."""
 
 from vfw.frontends.tensorflow.data import _structure
+from vfw.frontends.tensorflow.data._csv import CsvDataset, make_csv_dataset
 from vfw.frontends.tensorflow.data._dataset import AUTOTUNE
 from vfw.frontends.tensorflow.data._dataset import INFINITE as INFINITE_CARDINALITY
 from vfw.frontends.tensorflow.data._dataset import UNKNOWN as UNKNOWN_CARDINALITY
@@ -16,11 +17,13 @@ from vfw.frontends.tensorflow.data._options import (
     ThreadingOptions,
 )
 
-__all__ = ["AUTOTUNE", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "Counter", "DistributeOptions",
+__all__ = ["AUTOTUNE", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "Counter", "CsvDataset",
+           "DistributeOptions",
            "ExternalStatePolicy", "INFINITE_CARDINALITY", "OptimizationOptions", "Optional", "RandomDataset",
            "ThreadingOptions", "UNKNOWN_CARDINALITY", "assert_cardinality", "bucket_by_sequence_length",
            "cardinality", "choose_from_datasets", "enumerate_dataset", "from_list", "get_next_as_optional",
-           "get_single_element", "get_structure", "group_by_window", "ignore_errors", "sample_from_datasets", "scan",
+           "get_single_element", "get_structure", "group_by_window", "ignore_errors", "make_csv_dataset",
+           "sample_from_datasets", "scan",
            "shuffle_and_repeat", "take_while", "unbatch", "unique"]
 
 
