@@ -340,5 +340,29 @@ def parse_tensor(serialized, out_type, name=None):
     return host(run, serialized)
 
 
+def read_file(filename, name=None):
+    """The bytes of the file ``filename`` as a scalar string tensor (NotFoundError if it does not exist)."""
+    def run(array):
+        path = array.reshape(()).item()
+        path = path.decode() if isinstance(path, bytes) else path
+        try:
+            with open(path, "rb") as f:
+                return np.array(f.read(), dtype=object)
+        except FileNotFoundError:
+            if _on_stand_ins():  # a tf.data function traced on stand-in paths
+                return np.array(b"", dtype=object)
+            raise op_error(f"{path}; No such file or directory", "ReadFile", errors.NotFoundError) from None
+
+    return host(run, convert_to_tensor(filename, dtype=_dtypes.string))
+
+
+def write_file(filename, contents, name=None):
+    """Writes the string ``contents`` to the file ``filename`` (replacing it)."""
+    path = convert_to_tensor(filename, dtype=_dtypes.string).array.reshape(()).item()
+    data = convert_to_tensor(contents, dtype=_dtypes.string).array.reshape(()).item()
+    with open(path.decode() if isinstance(path, bytes) else path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
 NAMESPACES = {"io": ["FixedLenFeature", "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "parse_example",
-                     "parse_single_example", "parse_tensor", "serialize_tensor"]}
+                     "parse_single_example", "parse_tensor", "read_file", "serialize_tensor", "write_file"]}
