@@ -23,6 +23,7 @@ _MODULES = {
     "nn.modules._activation_softmax": "torch.nn.modules.activation",
     "optim._lr_base": "torch.optim.lr_scheduler", "optim._lr_cyclic": "torch.optim.lr_scheduler",
     "optim._lr_composite": "torch.optim.lr_scheduler",
+    "distributions.transforms_structured": "torch.distributions.transforms",
     "distributed._c10d": "torch.distributed.distributed_c10d", "utils.data._iterators": "torch.utils.data.dataloader",
 }
 
@@ -78,6 +79,8 @@ _CLASSES = {
     "profiler.ProfilerAction": "torch.profiler.profiler",
     "profiler.ProfilerActivity": "torch._C._profiler",
     "profiler.profile": "torch.profiler.profiler",
+    "fx._symbolic_trace.Tracer": "torch.fx._symbolic_trace",
+    "library.CustomOpDef": "torch._library.custom_ops",
 }
 # Lazy modules live beside their eager modules in torch; distributions each in a module of their own name.
 _CLASSES.update({f"nn.modules.lazy.Lazy{name}": f"torch.nn.modules.{family}" for family, names in {
@@ -93,6 +96,12 @@ _CLASSES.update({f"distributions.{vfw_module}.{name}": f"torch.distributions.{to
                      "gamma": {"Chi2": "chi2", "Exponential": "exponential"},
                      "transformed": {"Gumbel": "gumbel", "HalfCauchy": "half_cauchy", "HalfNormal": "half_normal",
                                      "LogNormal": "log_normal"},
+                     "heavy_tailed": {"FisherSnedecor": "fishersnedecor", "GeneralizedPareto": "generalized_pareto",
+                                      "InverseGamma": "inverse_gamma", "Pareto": "pareto", "Weibull": "weibull"},
+                     "unit_interval": {"ContinuousBernoulli": "continuous_bernoulli", "Kumaraswamy": "kumaraswamy",
+                                       "LogisticNormal": "logistic_normal"},
+                     "matrix_families": {"LKJCholesky": "lkj_cholesky", "Wishart": "wishart"},
+                     "straight_through": {"OneHotCategoricalStraightThrough": "one_hot_categorical"},
                      "normal": {"Uniform": "uniform"}}.items()
                  for name, torch_module in names.items()})
 

@@ -4,23 +4,38 @@ uniform / normal / exponential / Cauchy draws (``Normal``, ``Uniform``, ``Expone
 ``Cauchy``, ``Gumbel``, ``LogNormal``, ``HalfNormal``, ``MultivariateNormal``, ``Bernoulli``, ``Categorical``,
 ``OneHotCategorical``, ``Multinomial``, ``Geometric``, the relaxed ones).  Gamma-based families (``Gamma``,
 ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``), ``Poisson``, ``Binomial`` and ``NegativeBinomial`` draw from
-their distributions with other numbers."""
+their distributions with other numbers.  ``biject_to`` / ``transform_to`` map constraints to transforms."""
 
-from vfw.frontends.torch.distributions import constraints, transforms
+from vfw.frontends.torch.distributions import (
+    constraint_registry,
+    constraints,
+    kl_more,  # noqa: F401  (registers its KL pairs)
+    transforms,
+)
 from vfw.frontends.torch.distributions.categorical import Bernoulli, Categorical
+from vfw.frontends.torch.distributions.constraint_registry import biject_to, transform_to
 from vfw.frontends.torch.distributions.dirichlet import Beta, Dirichlet
 from vfw.frontends.torch.distributions.discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from vfw.frontends.torch.distributions.distribution import Distribution
 from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
 from vfw.frontends.torch.distributions.gamma import Chi2, Exponential, Gamma, StudentT
+from vfw.frontends.torch.distributions.heavy_tailed import (
+    FisherSnedecor,
+    GeneralizedPareto,
+    InverseGamma,
+    Pareto,
+    Weibull,
+)
 from vfw.frontends.torch.distributions.independent import Independent, MixtureSameFamily
 from vfw.frontends.torch.distributions.kl import kl_divergence, register_kl
 from vfw.frontends.torch.distributions.location_scale import Cauchy, Laplace
+from vfw.frontends.torch.distributions.matrix_families import LKJCholesky, Wishart
 from vfw.frontends.torch.distributions.multinomial import Multinomial
 from vfw.frontends.torch.distributions.multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from vfw.frontends.torch.distributions.negative_binomial import NegativeBinomial
 from vfw.frontends.torch.distributions.normal import Normal, Uniform
 from vfw.frontends.torch.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from vfw.frontends.torch.distributions.straight_through import OneHotCategoricalStraightThrough
 from vfw.frontends.torch.distributions.transformed import (
     Gumbel,
     HalfCauchy,
@@ -31,25 +46,39 @@ from vfw.frontends.torch.distributions.transformed import (
 from vfw.frontends.torch.distributions.transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StackTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
     identity_transform,
 )
+from vfw.frontends.torch.distributions.unit_interval import ContinuousBernoulli, Kumaraswamy, LogisticNormal
+from vfw.frontends.torch.distributions.von_mises import VonMises
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-    "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
-    "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
-    "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-    "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform",
-    "Transform", "TransformedDistribution", "Uniform", "constraints", "identity_transform", "kl_divergence",
-    "register_kl", "transforms",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
+    "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+    "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
+    "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
+    "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+    "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+    "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+    "VonMises", "Weibull", "Wishart", "biject_to", "constraint_registry", "constraints", "identity_transform",
+    "kl_divergence", "register_kl", "transform_to", "transforms",
 ]

@@ -10,8 +10,8 @@ __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
     "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
-    "one_hot", "positive", "positive_definite", "positive_integer", "real", "real_vector", "simplex", "square",
-    "symmetric", "unit_interval",
+    "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
+    "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -185,6 +185,14 @@ class _PositiveDefinite(_Symmetric):
         return torch.linalg.cholesky_ex(value).info.eq(0)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        return torch.linalg.eigvalsh(value).ge(0).all(-1)
+
+
 class _LowerTriangular(Constraint):
     event_dim = 2
 
@@ -223,6 +231,32 @@ class _Cat(Constraint):
             start += length
         return torch.cat(pieces, self.dim)
 
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+
+class _Stack(Constraint):
+    """Constraints on the slices of ``dim``, one each."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq, self.dim = list(cseq), dim
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    def check(self, value):
+        return torch.stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
+
 
 class _MixtureSameFamilyConstraint(Constraint):
     """A mixture's support: its components' support, checked with the component dim put back in."""
@@ -257,8 +291,10 @@ multinomial = _Multinomial
 square = _Square()
 symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
+positive_semidefinite = _PositiveSemidefinite()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 independent = _IndependentConstraint
 cat = _Cat
+stack = _Stack

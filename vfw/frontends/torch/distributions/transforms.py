@@ -13,11 +13,23 @@ from vfw.frontends.torch.distributions.transform_base import (
     identity_transform,
     sum_rightmost,
 )
+from vfw.frontends.torch.distributions.transforms_structured import (
+    CatTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    ReshapeTransform,
+    StackTransform,
+)
 from vfw.frontends.torch.nn import functional as F
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+    "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+    "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
     "identity_transform", "sum_rightmost",
 ]
 
