@@ -561,8 +561,11 @@ def test_compile_returns_the_model_to_run_eagerly():
     # (real torch.compile is not run here: its first call costs seconds of dynamo start-up)
     def f(t):
         return t * 2
-    assert vt.compile(f) is f
-    assert vt.compile(mode="max-autotune")(f) is f
+    x = vt.ones(3)
+    for compiled in (vt.compile(f), vt.compile(mode="max-autotune")(f)):
+        # a wrapper as torch's (so torch.compiler.is_compiling() is True inside), computing f eagerly
+        assert compiled is not f and compiled.__wrapped__ is f and compiled.__name__ == "f"
+        assert compiled(x).tolist() == [2.0, 2.0, 2.0]
 
 
 @pytest.mark.parametrize("fn", [

@@ -127,14 +127,35 @@ from vfw.frontends.torch._quantized import *  # noqa: E402,F401,F403
 
 _quantized.install(globals())  # cat/stack/relu/reshape... also take quantized tensors
 
-from vfw.frontends.torch import _autocast, _cuda_amp, amp, cpu, distributions, export, func, profiler, sparse  # noqa: E402,F401,E501
+from vfw.frontends.torch import (  # noqa: E402,F401
+    _C,
+    _autocast,
+    _cuda_amp,
+    _dynamo,
+    amp,
+    compiler,
+    cpu,
+    distributions,
+    export,
+    func,
+    library,
+    mps,
+    overrides,
+    profiler,
+    sparse,
+    xpu,
+)
 from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403
+from vfw.frontends.torch._ops import ops  # noqa: E402,F401
 from vfw.frontends.torch._sparse import sparse_coo_tensor  # noqa: E402,F401
 from vfw.frontends.torch._sparse_csr import sparse_csr, sparse_csr_tensor  # noqa: E402,F401
 from vfw.frontends.torch._sparse_ops import hspmm, smm  # noqa: E402,F401
 from vfw.frontends.torch._sparse_ops import mm as spmm  # noqa: E402,F401
 from vfw.frontends.torch.amp import GradScaler, autocast  # noqa: E402,F401
 from vfw.frontends.torch.func import vmap  # noqa: E402,F401
+from vfw.frontends.torch.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+
+overrides.enable_protocol(Tensor)  # Tensor.__torch_function__; the dispatching wrappers wait for a first user
 
 _autocast.install()  # last: wraps the functions on torch's autocast lists wherever they are bound
 

@@ -86,10 +86,14 @@ def set_default_device(device):
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
             disable=False):
-    """``torch.compile``: returns ``model`` unchanged (vfw runs it eagerly); usable as a decorator."""
+    """``torch.compile``: vfw runs the code eagerly; usable as a decorator. A module comes back unchanged; a
+    function comes back wrapped so that ``torch.compiler.is_compiling()`` is True during its calls."""
+    from vfw.frontends.torch.compiler import compiled_function
     if model is None:
-        return lambda fn: fn
-    return model
+        return lambda fn: compile(fn, disable=disable)
+    if disable or isinstance(model, type) or hasattr(model, "_parameters"):
+        return model
+    return compiled_function(model)
 
 
 def typename(obj):

@@ -46,8 +46,8 @@ from vfw.frontends.torch.nn.modules.module import Module
 
 __all__ = [
     "Final", "ScriptFunction", "ScriptModule", "TracedModule", "TracerWarning", "annotate", "export", "freeze",
-    "ignore", "is_scripting", "is_tracing", "load", "optimize_for_inference", "save", "script", "trace",
-    "trace_module", "unused",
+    "ignore", "is_scripting", "is_tracing", "load", "optimize_for_inference", "save", "script", "script_if_tracing",
+    "trace", "trace_module", "unused",
 ]
 
 Final = typing.Final
@@ -85,6 +85,14 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Return ``obj`` unchanged: vfw has no TorchScript compiler, so scripted code runs eagerly."""
     _deprecated("script")
     return obj
+
+
+def script_if_tracing(fn):
+    """Script ``fn`` only when called during tracing: vfw runs it as Python either way (a wrapper, as torch's)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
 
 
 def ignore(drop=False, **kwargs):

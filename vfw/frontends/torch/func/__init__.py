@@ -3,8 +3,9 @@
 
 from vfw.frontends.torch.func._functional_call import functional_call
 from vfw.frontends.torch.func._grad import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from vfw.frontends.torch.func._linearize import linearize
 from vfw.frontends.torch.func._stack_module_state import stack_module_state
 from vfw.frontends.torch.func._vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state",
-           "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "stack_module_state", "vjp", "vmap"]

@@ -2,7 +2,7 @@
 normalization hooks, conv/linear + batch-norm ``fusion``, ``parametrize``, ``parametrizations.weight_norm`` and
 ``prune``."""
 
-from vfw.frontends.torch.nn.utils import fusion, parametrizations, parametrize, prune, rnn  # noqa: F401
+from vfw.frontends.torch.nn.utils import fusion, parametrizations, parametrize, prune, rnn, stateless  # noqa: F401
 from vfw.frontends.torch.nn.utils.clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
@@ -17,6 +17,7 @@ from vfw.frontends.torch.nn.utils.fusion import (  # noqa: F401
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from vfw.frontends.torch.nn.utils.init import skip_init  # noqa: F401,E402
 from vfw.frontends.torch.nn.utils.weight_norm import (  # noqa: F401
     remove_spectral_norm,
     remove_weight_norm,
