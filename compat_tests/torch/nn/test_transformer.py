@@ -162,6 +162,24 @@ def test_encoder_inference_zeros_padded_positions(left_aligned):
     check_module(make, x, padding, call=run, train=True, grad=False)  # training: no fast path, rows computed
 
 
+
+def test_encoder_inference_padded_zeros_are_positive():
+    # torch's nested tensors are padded with +0.0: repr shows "0.0000" there, never "-0.0000"
+    x = arrays((2, 5, 8), seed=3)
+    padding = np.zeros((2, 5), bool)
+    padding[1, 2:] = True
+    results = []
+    for lib in (real, vt):
+        lib.manual_seed(0)
+        encoder = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2)
+        encoder.eval()
+        with lib.no_grad():
+            results.append(encoder(lib.tensor(x), src_key_padding_mask=lib.tensor(padding)).numpy())
+    want, got = results
+    assert not np.signbit(want[1, 2:]).any()
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
 def test_nested_tensor_warnings():
     def notes(lib, **kw):
         with warnings.catch_warnings(record=True) as caught:

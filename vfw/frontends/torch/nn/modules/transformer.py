@@ -185,8 +185,8 @@ class TransformerEncoder(Module):
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
-        if valid is not None:  # torch's nested tensors have nothing at padded positions: zeros come back
-            output = output * wrap(valid[..., None].astype(output.array.dtype))
+        if valid is not None:  # torch's nested tensors have nothing at padded positions: (+0.0) zeros come back
+            output = output.masked_fill(wrap(~valid[..., None]), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
