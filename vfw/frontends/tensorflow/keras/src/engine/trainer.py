@@ -54,6 +54,10 @@ class Trainer(TrainerLoops):
             self.predict_function = None
             # As Keras on TF: the strategy current at creation (tf.distribute) makes training data-parallel.
             self._distribute_strategy = tf.distribute.get_strategy()
+            # Keras on TF builds a model from placeholders before fitting only when it was made in a strategy's
+            # scope; otherwise the first traced step builds it, so a model whose call cannot take the placeholders
+            # (a custom train_step unpacking the batch itself) still trains.
+            self._symbolic_build_errors_raise = tf.distribute.has_strategy()
 
     # -- compile ------------------------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
@@ -378,7 +382,9 @@ class Trainer(TrainerLoops):
                 if y_pred is None:
                     y_pred = infer_output_spec(self, x, training=False)
             except ValueError:
-                raise
+                if self._symbolic_build_errors_raise:
+                    raise
+                return
             except Exception:  # a model that cannot run on placeholders: the first step builds it
                 return
             if metrics_unbuilt:
@@ -442,4 +448,6 @@ def _keras_tensor(value):
     if value is None:
         return None
     shape = tuple(d if isinstance(d, int) else getattr(d, "value", None) for d in value.shape)
-    return KerasTensor(shape, dtype=standardize_dtype(value.dtype))
+    # numpy arrays of text (object, bytes or str) are string tensors to TF
+    dtype = "string" if getattr(value.dtype, "kind", None) in ("O", "S", "U") else standardize_dtype(value.dtype)
+    return KerasTensor(shape, dtype=dtype)

@@ -257,7 +257,7 @@ class IndexLookup(_DataLayer):
                              "argument or `set_vocabulary()` method.")
         if isinstance(data, Dataset):
             batches = data.take(steps) if steps is not None else data
-        elif isinstance(data, (list, tuple, np.ndarray, str, bytes)) or tf.is_tensor(data) \
+        elif isinstance(data, (list, tuple, np.ndarray, str, bytes, tf.RaggedTensor)) or tf.is_tensor(data) \
                 or not hasattr(data, "__iter__"):
             batches = [data]
         else:
@@ -265,9 +265,12 @@ class IndexLookup(_DataLayer):
         counter = TokenCounter()
         for batch in batches:
             batch = batch[0] if isinstance(batch, tuple) else batch
-            array = np.asarray(batch.numpy() if tf.is_tensor(batch) else batch, object)
-            array = array.reshape(-1, 1) if array.ndim <= 1 else array.reshape(-1, array.shape[-1])
-            counter.add_rows([[self._key(self._as_token(t)) for t in row] for row in array.tolist()])
+            if isinstance(batch, tf.RaggedTensor):  # rows of their own lengths (label lists): each row a document
+                rows = [np.asarray(row, object).ravel().tolist() for row in batch.to_list()]
+            else:
+                array = np.asarray(batch.numpy() if tf.is_tensor(batch) else batch, object)
+                rows = (array.reshape(-1, 1) if array.ndim <= 1 else array.reshape(-1, array.shape[-1])).tolist()
+            counter.add_rows([[self._key(self._as_token(t)) for t in row] for row in rows])
         self.use_counts(counter)
 
     def use_counts(self, counter):
