@@ -70,9 +70,9 @@ _families.install(Tensor)
 
 
 def __getattr__(name):
-    # tf.keras, tf.data and tf.distribute load on first use: they import the ops above, and plain tf code
-    # needs none of them.
-    if name in ("keras", "data", "distribute"):
+    # tf.keras, tf.data, tf.distribute and tf.experimental load on first use: they import the ops above,
+    # and plain tf code needs none of them.
+    if name in ("keras", "data", "distribute", "experimental"):
         import importlib
         return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
     if name in ("initializers", "losses", "metrics", "optimizers"):  # TF's lazy aliases of the tf.keras namespaces
