@@ -26,6 +26,7 @@ from vfw.frontends.tensorflow import (
     _gradients,
     _hash_ops,
     _histogram_ops,
+    _image_basic_ops,
     _image_codec,
     _image_color,
     _image_geometry,
@@ -106,7 +107,7 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _signal_windows, _signal_dct, _signal_mel, _linalg_eig, _lookup_ops, _ragged_ops, _io_example, _io_ops,
             _image_codec, _linear_operator, _linear_operator_basic, _linear_operator_special,
             _linear_operator_blocks, _linear_operator_fourier, _linalg_matrix_functions, _edit_distance,
-            _tensor_proto,
+            _tensor_proto, _image_basic_ops,
             _ragged_spec, _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 

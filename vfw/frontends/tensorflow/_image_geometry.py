@@ -73,15 +73,16 @@ def resize_with_crop_or_pad(image, target_height, target_width):
                                target_width)
 
 
-def _stateless_flip(image, seed, axis_from_end, fn):
+def random_flip(image, uniform, axis_from_end, fn):
     """TF's ``_random_flip``: a 3-D image flips when one uniform draw is < 0.5; a batch flips image ``i`` where
-    ``round(u_i)`` is 1 (a blend ``f * flipped + (1 - f) * image`` in the image dtype, as TF computes it)."""
+    ``round(u_i)`` is 1 (a blend ``f * flipped + (1 - f) * image`` in the image dtype, as TF computes it).
+    ``uniform(shape)`` draws the [0, 1) values (stateless or stateful, as the caller seeds them)."""
     image = _image_ops._image_rank(image, fn)
     axis = image.shape.rank - axis_from_end
     if image.shape.rank == 3:
-        draw = _random_stateless.stateless_uniform([], seed, 0, 1.0)
+        draw = uniform([])
         return tf.cond(draw < 0.5, lambda: tf.reverse(image, [axis]), lambda: image)
-    draws = _random_stateless.stateless_uniform(tf.shape(image)[:1], seed, 0, 1.0)
+    draws = uniform(tf.shape(image)[:1])
     flips = tf.cast(tf.round(tf.reshape(draws, [-1, 1, 1, 1])), image.dtype)
     return flips * tf.reverse(image, [axis]) + (1 - flips) * image
 
@@ -89,24 +90,32 @@ def _stateless_flip(image, seed, axis_from_end, fn):
 def stateless_random_flip_left_right(image, seed):
     """``image`` (3-D, or each image of a 4-D batch) mirrored along its width with probability 1/2, drawn from the
     stateless ``seed`` (shape [2])."""
-    return _stateless_flip(image, seed, 2, "stateless_random_flip_left_right")
+    return random_flip(image, lambda shape: _random_stateless.stateless_uniform(shape, seed, 0, 1.0), 2,
+                       "stateless_random_flip_left_right")
 
 
 def stateless_random_flip_up_down(image, seed):
     """``image`` (3-D, or each image of a 4-D batch) mirrored along its height with probability 1/2, drawn from the
     stateless ``seed`` (shape [2])."""
-    return _stateless_flip(image, seed, 3, "stateless_random_flip_up_down")
+    return random_flip(image, lambda shape: _random_stateless.stateless_uniform(shape, seed, 0, 1.0), 3,
+                       "stateless_random_flip_up_down")
 
 
 def stateless_random_crop(value, size, seed, name=None):
     """A ``size``-shaped slice of ``value`` at an offset drawn from the stateless ``seed``: TF draws one int32 per
     axis in ``[0, 2**31 - 1)`` and takes it modulo ``shape - size + 1``."""
+    return random_crop_from(value, size, lambda shape: _random_stateless.stateless_uniform(
+        shape, seed, 0, 2 ** 31 - 1, dtype=tf.int32))
+
+
+def random_crop_from(value, size, uniform_ints):
+    """TF's random crop: ``uniform_ints(shape)`` draws one int32 per axis in ``[0, 2**31 - 1)`` (stateless or
+    stateful, as the caller seeds it), taken modulo ``shape - size + 1`` as the slice's offset."""
     value = convert_to_tensor(value, name="value")
     size = convert_to_tensor(size, dtype=tf.int32, name="size")
     shape = tf.shape(value)
     tf.debugging.assert_greater_equal(shape, size, message="Need value.shape >= size, got ")
-    draws = _random_stateless.stateless_uniform(tf.shape(shape), seed, 0, 2 ** 31 - 1, dtype=tf.int32)
-    return tf.slice(value, draws % (shape - size + 1), size)
+    return tf.slice(value, uniform_ints(tf.shape(shape)) % (shape - size + 1), size)
 
 
 def _neighbour_difference(images, axis):

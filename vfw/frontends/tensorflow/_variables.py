@@ -33,6 +33,7 @@ from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dispatch, _dtypes, _name_scope, _tape_state
 from vfw.frontends.tensorflow._op_support import shape_text
+from vfw.frontends.tensorflow._ragged import RaggedTensor
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 from vfw.frontends.tensorflow._tensor import DEVICE, Tensor, _numpy_text, _Reference
@@ -507,8 +508,8 @@ def _initial_tensor(initial_value, dtype):
 
 
 def is_tensor(x):
-    """Whether ``x`` is a tf tensor or tensor-like (a variable): TF's ``tf.is_tensor``."""
-    return isinstance(x, (Tensor, SparseTensor)) or hasattr(type(x), "_as_tensor")
+    """Whether ``x`` is a tf tensor or tensor-like (a variable, sparse or ragged tensor): TF's ``tf.is_tensor``."""
+    return isinstance(x, (Tensor, SparseTensor, RaggedTensor)) or hasattr(type(x), "_as_tensor")
 
 
 NAMESPACES = {"tf": ["Variable", "VariableAggregation", "VariableSynchronization", "variable_creator_scope",
