@@ -352,10 +352,11 @@ def _fancy_columns(plane):
 
 def _upsample(plane, h_factor, v_factor, fancy):
     """Chroma ``plane`` (uint8) enlarged ``h_factor`` x ``v_factor`` times: by libjpeg's triangle filters for
-    the 2x cases when ``fancy``, else (and for other ratios) by replicating samples."""
+    the 2x cases when ``fancy``, else (and for other ratios) by replicating samples. As libjpeg, a plane at most 2
+    samples wide is never filtered (the triangle filter needs a middle column)."""
     if h_factor == v_factor == 1:
         return plane
-    if not fancy or h_factor not in (1, 2) or v_factor not in (1, 2):
+    if not fancy or plane.shape[1] <= 2 or h_factor not in (1, 2) or v_factor not in (1, 2):
         return plane.repeat(v_factor, axis=0).repeat(h_factor, axis=1)
     samples = plane.astype(np.int32)
     if v_factor == 1:

@@ -9,6 +9,7 @@ are the modules of the same names.
 from vfw.frontends.tensorflow import (  # noqa: F401
     _families,
     _tensor,
+    audio,  # noqa: F401
     autodiff,  # noqa: F401
     autograph,
     bitwise,  # noqa: F401
@@ -30,7 +31,9 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     sparse,
     strings,
     summary,
+    sysconfig,  # noqa: F401
     train,
+    version,  # noqa: F401
 )
 from vfw.frontends.tensorflow._dtypes import (  # noqa: F401
     DType,
@@ -63,7 +66,7 @@ from vfw.frontends.tensorflow._shape import TensorShape  # noqa: F401
 from vfw.frontends.tensorflow._tensor import Tensor  # noqa: F401
 
 newaxis = None
-__version__ = "2.21.0"
+__version__ = version.VERSION
 
 globals().update(_families.names("tf"))
 _families.install(Tensor)

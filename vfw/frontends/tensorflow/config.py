@@ -161,6 +161,35 @@ experimental.enable_mlir_bridge = lambda: None
 experimental.disable_mlir_bridge = lambda: None
 
 
+def _memory_device(device):
+    """The device type of a ``"CPU:0"``-style name, with TF's ValueErrors for malformed and absent devices."""
+    parts = device.strip("/").split(":")
+    device_type = parts[-2].upper() if len(parts) >= 2 else None
+    if device_type is None or not parts[-1].isdigit():
+        raise ValueError(f"Failed parsing device name: '{device}'. Note a valid device string should at least "
+                         f"contain a device type and a device index, like \"GPU:0\".")
+    if device_type != "CPU" or parts[-1] != "0":
+        raise ValueError(f"No matching devices found for '{device}'")
+    return device_type
+
+
+def get_memory_info(device):
+    """``{"current": bytes, "peak": bytes}`` of a device's allocator: vfw's arrays are numpy's, not tracked
+    per device, so the CPU reports 0 and 0 (as TF's CPU allocator without memory stats)."""
+    _memory_device(device)
+    return {"current": 0, "peak": 0}
+
+
+def reset_memory_stats(device):
+    """Reset a device's peak memory statistic (nothing to reset in vfw)."""
+    _memory_device(device)
+
+
+experimental.get_memory_info = get_memory_info
+experimental.get_memory_usage = lambda device: get_memory_info(device)["current"]
+experimental.reset_memory_stats = reset_memory_stats
+
+
 # -- tf.config.optimizer -------------------------------------------------------------------------
 def _set_options(options):
     _settings["optimizer"] = {**_settings["optimizer"], **dict(options)}

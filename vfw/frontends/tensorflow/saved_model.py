@@ -4,11 +4,13 @@ The directories are not TensorFlow's: TF cannot read vfw's SavedModels and vfw c
 ``_saved_model_format`` for the layout).
 """
 
+from vfw.frontends.tensorflow._saved_model_asset import *  # noqa: F403  (Asset and TF's name constants)
+from vfw.frontends.tensorflow._saved_model_asset import __all__ as _ASSET_NAMES
 from vfw.frontends.tensorflow._saved_model_load import contains_saved_model, load
 from vfw.frontends.tensorflow._saved_model_save import save
 
 __all__ = ["save", "load", "contains_saved_model", "SaveOptions", "LoadOptions", "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
-           "SERVING", "TRAINING"]
+           "SERVING", "TRAINING", *_ASSET_NAMES]
 
 DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
 SERVING = "serve"

@@ -44,8 +44,9 @@ from vfw.frontends.tensorflow.data._ordering import IGNORING_ERRORS
 # The stand-in elements a function is traced with: (size of unknown dims, value of every element).  Two runs
 # that differ in both tell which output dims follow unknown input dims or the values.
 _EXAMPLES = ((2, 0), (3, 1))
-# True while a function runs on stand-in elements to find its output spec: ops whose kernels need meaningful values
-# (parsing serialized protos) then give results of their static shapes instead of failing on the stand-ins.
+# Truthy while a function runs on stand-in elements to find its output spec (the size of the stand-ins' unknown
+# dims, 2 then 3): ops whose kernels need meaningful values (parsing serialized protos, decoding files) then give
+# results of their static shapes (unknown dims of that size) instead of failing on the stand-ins.
 ON_STAND_INS = [False]
 
 
@@ -154,7 +155,7 @@ class StructuredFunction:
     def _example_spec(self, size, fill):
         """The spec of the function's result on stand-in elements (unknown dims of ``size``, values ``fill``)."""
         components = [structure.example_component(s, size, fill) for s in self._input_specs]
-        outer, ON_STAND_INS[0] = ON_STAND_INS[0], True  # functions may make datasets whose functions trace too
+        outer, ON_STAND_INS[0] = ON_STAND_INS[0], size  # functions may make datasets whose functions trace too
         try:
             with SubgraphTrace(f"{self._name}_function", None):
                 try:

@@ -24,7 +24,7 @@ MODULES = [
     "layers.preprocessing_pipeline", "layers.preprocessing_image_local",
     "losses", "metrics", "optimizers", "optimizers.schedules", "optimizers.multi_optimizer",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
-    "utils.feature_space", "utils.dataset_directory",
+    "utils.feature_space", "utils.dataset_directory", "utils.dataset_split", "utils.audio_dataset",
     "saving.api", "ops", "legacy_aliases",
     "legacy.image", "utils.model_visualization",
     "legacy.layers", "legacy.backend_math", "legacy.backend_nn", "legacy.backend_control",

@@ -11,6 +11,8 @@ import inspect
 
 from vfw.frontends.tensorflow.keras.src.ops import (
     core,
+    einops,
+    jvp,
     linalg,
     math,
     math_extra,
@@ -30,7 +32,7 @@ from vfw.frontends.tensorflow.keras.src.ops import (
 )
 
 _MODULES = (numpy_elementwise, numpy_reduce, numpy_creation, numpy_array, numpy_extra, linalg, nn, nn_conv, nn_layers,
-            math, core, numpy_signal, numpy_counting, numpy_misc, nn_extra, math_extra, math_fft)
+            math, core, numpy_signal, numpy_counting, numpy_misc, nn_extra, math_extra, math_fft, einops, jvp)
 
 
 def _public_functions(module):
@@ -45,8 +47,8 @@ for _module in _MODULES:
     _FUNCTIONS.update(_public_functions(_module))
 globals().update(_FUNCTIONS)
 
-_LINALG = ["cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "lstsq", "lu_factor", "matrix_rank", "norm",
-           "pinv", "qr", "solve", "solve_triangular", "svd"]
+_LINALG = ["cholesky", "cholesky_inverse", "det", "eig", "eigh", "inv", "jvp", "lstsq", "lu_factor", "matrix_rank",
+           "norm", "pinv", "qr", "solve", "solve_triangular", "svd"]
 _PRODUCTS = ["cross", "dot", "einsum", "inner", "matmul", "outer", "slogdet", "tensordot", "vdot"]
 
 

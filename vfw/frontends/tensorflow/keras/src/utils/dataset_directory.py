@@ -112,18 +112,6 @@ def labels_dataset(labels, label_mode, num_classes):
     return dataset
 
 
-def _resize_with_pad(image, height, width, method):
-    """``tf.image.resize_with_pad``: resized to fit ``height`` x ``width`` keeping its aspect, zero-padded around
-    (float32)."""
-    in_height, in_width = image.shape[0], image.shape[1]
-    ratio = max(in_width / width, in_height / height)
-    resized_height, resized_width = int(np.floor(in_height / ratio)), int(np.floor(in_width / ratio))
-    top = max(0, int(np.floor((height - in_height / ratio) / 2)))
-    left = max(0, int(np.floor((width - in_width / ratio) / 2)))
-    resized = tf.image.resize(image, [resized_height, resized_width], method=method)
-    return tf.pad(resized, [[top, height - resized_height - top], [left, width - resized_width - left], [0, 0]])
-
-
 def _on_stand_ins():
     """Whether a tf.data function runs on stand-in elements (only for its output spec: see ``data._functional``)."""
     functional = sys.modules.get("vfw.frontends.tensorflow.data._functional")
@@ -147,7 +135,7 @@ def _load_image(path, image_size, channels, interpolation, crop_to_aspect_ratio,
             image = tf.image.resize(image[top:top + crop_height, left:left + crop_width], image_size,
                                     method=interpolation)
         elif pad_to_aspect_ratio:
-            image = _resize_with_pad(image, *image_size, interpolation)
+            image = tf.image.resize_with_pad(image, *image_size, method=interpolation)
         else:
             image = tf.image.resize(image, image_size, method=interpolation)
         image = tf.transpose(image, (2, 0, 1)) if data_format == "channels_first" else image
