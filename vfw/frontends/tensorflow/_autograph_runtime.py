@@ -13,10 +13,10 @@ import os
 import sysconfig
 import textwrap
 import types
-import warnings
 import weakref
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import _autograph_control, _autograph_datasets, _control_flow, _function
 from vfw.frontends.tensorflow._autograph_control import NO_RETURN, Undefined, if_return, if_stmt, loop_options
 
@@ -224,8 +224,8 @@ def _converted_code(code):
         namespace = {"__builtins__": builtins}
         exec(compile(module, code.co_filename, "exec"), namespace)  # noqa: S102  (the user's own code, converted)
     except (SyntaxError, ValueError, TypeError) as e:  # a construct the converter cannot express: run as written
-        warnings.warn(f"AutoGraph could not transform {code.co_name} ({code.co_filename}:{code.co_firstlineno}) "
-                      f"and will run it as-is: {e}", stacklevel=2)
+        warn_for_user(f"AutoGraph could not transform {code.co_name} ({code.co_filename}:{code.co_firstlineno}) "
+                      f"and will run it as-is: {e}")
         return None
     new_code = namespace["ag__factory"](*([None] * (len(freevars) + 1))).__code__
     if not set(new_code.co_freevars) <= set(freevars) | {"ag__"}:

@@ -1,10 +1,9 @@
 """Top-level torch functions without a family of their own: ``frobenius_norm`` (deprecated), ``empty_permuted``,
 ``cond`` (eager: runs the chosen branch), the deterministic debug mode and ``init_num_threads``."""
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _config, _dispatch, _linalg_norms, _memory_layout, _strided
 from vfw.frontends.torch._pointwise import tensor_arg
 
@@ -18,9 +17,8 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """Deprecated ``torch.frobenius_norm``: ``torch.linalg.vector_norm(input, 2, dim, keepdim)`` over at most two
     dims (floating inputs)."""
     tensor_arg(input, "frobenius_norm")
-    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in "
-                  "a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
-                  UserWarning, stacklevel=2)
+    warn_for_user("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in "
+                  "a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")

@@ -21,11 +21,11 @@ Inside a wrapped function autocast is off, as torch excludes it inside an autoca
 import functools
 import sys
 import threading
-import warnings
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dtype
 
 __all__ = [
@@ -65,7 +65,7 @@ def check_device_type(device_type):
 
 
 def _deprecated(old, new):
-    warnings.warn(f"torch.{old}() is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+    warn_for_user(f"torch.{old}() is deprecated. Please use torch.{new} instead.", DeprecationWarning)
 
 
 def is_autocast_enabled(device_type=None):

@@ -1,10 +1,9 @@
 """Tensors over other objects' memory: ``torch.frombuffer`` (the buffer protocol) and DLPack
 (``torch.from_dlpack`` / ``torch.to_dlpack``, ``Tensor.__dlpack__``), plus ``torch.binomial``."""
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch._random_draws import FLOATS, link_zero_grad, rng_of, tracked
@@ -33,11 +32,10 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not "
                          f"be greater than actual buffer length ({length} bytes)")
     if memoryview(buffer).readonly:
-        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+        warn_for_user("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
                       "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
                       "may want to copy the buffer to protect its data or make it writable before converting it to a "
-                      "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning,
-                      stacklevel=2)
+                      "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning)
     t = _dispatch.wrap(np.frombuffer(buffer, np_dtype, count, offset))
     return t.requires_grad_(True) if requires_grad else t
 

@@ -1,11 +1,11 @@
 """Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full/empty(+_like), arange, linspace, eye."""
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout
 from vfw.frontends.torch._tensor import _memory_format_name
 
@@ -33,9 +33,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     The dtype is inferred as torch does (bool, int64, the default float dtype, complex) unless given.
     """
     if isinstance(data, CoreTensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+        warn_for_user("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor("
-                      "sourceTensor).", UserWarning, stacklevel=2)
+                      "sourceTensor).", UserWarning)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     return _made(_dispatch.array_from(data, _dtype.to_np(dtype)), requires_grad, device=device)
@@ -60,9 +60,9 @@ def _warn_asarray_default_once():
     global _asarray_default_warned
     if not _asarray_default_warned:
         _asarray_default_warned = True
-        warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
+        warn_for_user("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
                       "Pass requires_grad=False explicitly to get the old behavior and silence this warning.",
-                      UserWarning, stacklevel=3)
+                      UserWarning)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):

@@ -14,7 +14,6 @@ other helpers frontend code needs under traces.
 """
 
 import functools
-import warnings
 import weakref
 
 import numpy as np
@@ -28,6 +27,7 @@ from vfw.core.graph.trace import current_trace
 from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dtype, _memory_layout
 
 _new = object.__new__
@@ -277,7 +277,7 @@ def convert(t, np_dtype):
     refuses complex -> real), so no real-only function drops an imaginary part silently."""
     if t.array.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
         if np_dtype != np.bool_:
-            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+            warn_for_user("Casting complex values to real discards the imaginary part", UserWarning)
         t = call(op("ComplexAbs" if np_dtype == np.bool_ else "Real"), t)
     return cast(t, np_dtype)
 

@@ -9,11 +9,11 @@ and assembled with differentiable vfw.torch functions.
 
 import itertools
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._creation import zeros
 from vfw.frontends.torch._joining import cat, meshgrid, stack
@@ -182,7 +182,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     if not _warned:
         _warned.append(True)
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+        warn_for_user("index_reduce() is in beta and the API may change at any time.", UserWarning)
     ndim = source.array.ndim
     d = dim + ndim if dim < 0 else dim
     idx = index.array

@@ -13,13 +13,13 @@ flat positions the same parse selects (ScatterND on the flattened tensor when tr
 
 import math
 import operator
-import warnings
 
 import numpy as np
 
 from vfw.core import autograd as _autograd
 from vfw.core.graph import trace as _trace
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._dispatch import call, op, wrap
 from vfw.frontends.torch._grad_fn_names import getitem_name, names_grad_fn
@@ -172,8 +172,10 @@ def _as_items(key):
         return key
     if type(key) is list and len(key) < 32 and any(
             k is None or k is Ellipsis or isinstance(k, (list, tuple, slice, CoreTensor, np.ndarray)) for k in key):
-        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated; use x[tuple(seq)] "
-                      "instead of x[seq].", UserWarning, stacklevel=3)
+        warn_for_user("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result", UserWarning)
         return tuple(key)
     return (key,)
 
@@ -215,8 +217,8 @@ def _classify(k):
         raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None, bools and integer or boolean "
                         f"tensors are valid indices (got {type(k).__name__})")
     if a.dtype == _UINT8:
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                      UserWarning, stacklevel=4)
+        warn_for_user("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                      UserWarning)
         a = a.astype(_BOOL)
     if a.dtype == _BOOL:
         return (_SCALAR_BOOL, bool(a)) if a.ndim == 0 else (_MASK, a)

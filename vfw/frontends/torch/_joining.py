@@ -7,13 +7,13 @@ Pieces of ``split``, ``chunk``, ``tensor_split`` and ``unbind`` are views of the
 """
 
 import operator
-import warnings
 
 import numpy as np
 
 from vfw.core.autograd import is_grad_enabled as _is_grad_enabled
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import call, can_cast, cast, finish, op, type_name, view_of
 from vfw.frontends.torch._grad_fn_names import names_grad_fn, split_name
@@ -557,8 +557,8 @@ def meshgrid(*tensors, indexing=None):
         if x.array.dtype != tensors[0].array.dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+        warn_for_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')

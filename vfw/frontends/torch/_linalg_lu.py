@@ -9,10 +9,9 @@ triangular solves, so it is differentiable with respect to ``LU`` and ``B``. flo
 complex64 and complex128 matrices are accepted.
 """
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _dispatch, _linalg, _linalg_decomp, return_types
 from vfw.frontends.torch._linalg_decomp import pivot_size
 from vfw.frontends.torch._pointwise import tensor_arg
@@ -169,8 +168,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated ``torch.lu``: ``(LU, pivots)`` (and ``info`` with ``get_infos``) as ``linalg.lu_factor(_ex)``."""
-    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
-                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    warn_for_user("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+                  "removed in a future PyTorch release.", UserWarning)
     if get_infos:
         return lu_factor_ex(A, pivot=pivot)
     packed, pivots = lu_factor(A, pivot=pivot)
@@ -179,6 +178,6 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """Deprecated ``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
-    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
-                  "PyTorch release.", UserWarning, stacklevel=2)
+    warn_for_user("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
+                  "PyTorch release.", UserWarning)
     return linalg_lu_solve(LU_data, LU_pivots, b)

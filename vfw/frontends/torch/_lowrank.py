@@ -5,9 +5,8 @@ All compose differentiable vfw.torch functions (matmul, ``linalg.qr``, ``linalg.
 drawn with ``torch.randn`` from the default generator.
 """
 
-import warnings
-
 import vfw.frontends.torch as torch
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["svd_lowrank", "pca_lowrank", "nuclear_norm"]
@@ -104,9 +103,9 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """Deprecated ``torch.nuclear_norm``: the sum of singular values over ``dim`` (default the last two dims);
     ``torch.linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
-    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+    warn_for_user("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
                   "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
-                  UserWarning, stacklevel=2)
+                  UserWarning)
     if isinstance(dim, bool):
         dim, keepdim = None, dim  # torch's nuclear_norm(input, keepdim) overload
     dim = (-2, -1) if dim is None else tuple(dim)

@@ -6,11 +6,11 @@ from ``_linalg_norms.norm_along``.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._dispatch import cast, finish, inplace, promoted, result_dtype, type_name
 from vfw.frontends.torch._dtype import default_float_np
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
@@ -164,8 +164,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         spread = run(_op("ReduceSum", keepdims=0), run(_op("Mul"), w, aw), _axes(0))
         factor = run(_op("Sub"), w_sum, run(_op("Div"), run(_op("Mul"), spread, _c(correction, d)), w_sum))
     if np.asarray(factor.array if isinstance(factor, CoreTensor) else factor) <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
+        warn_for_user("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning)
         factor = _c(0, d)
     centered = run(_op("Sub"), x, mean)
     weighted = centered if w is None else run(_op("Mul"), centered, w)

@@ -17,10 +17,10 @@ and ``max``/``min`` run on the levels and keep the parameters.
 """
 
 import functools
-import warnings
 
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch._tensor_str import _with_suffixes, tensor_repr
@@ -90,10 +90,10 @@ def _backend_error(*_):
 
 
 def _warn_deprecated():
-    warnings.warn("torch.quantize_per_tensor, torch.quantize_per_channel and other quantized tensor creation functions "
+    warn_for_user("torch.quantize_per_tensor, torch.quantize_per_channel and other quantized tensor creation functions "
                   "that produce tensors with dtype torch.quint8, torch.qint8, and torch.qint32 are deprecated and will "
                   "be removed in a future PyTorch release. Please see https://github.com/pytorch/pytorch/issues/184982 "
-                  "for more information.", UserWarning, stacklevel=3)
+                  "for more information.", UserWarning)
 
 
 class QuantizedTensor(Tensor):
@@ -489,8 +489,8 @@ def _joined(fn_name):
         for t in tensors:
             same = t._qdtype is first._qdtype and t._scale == first._scale and t._zero_point == first._zero_point
             if not same:
-                warnings.warn("All inputs of this cat operator must share the same quantization parameters. "
-                              "Otherwise large numerical inaccuracies may occur.", UserWarning, stacklevel=3)
+                warn_for_user("All inputs of this cat operator must share the same quantization parameters. "
+                              "Otherwise large numerical inaccuracies may occur.", UserWarning)
             levels.append(t._levels if same else _requantized(t, first))
         return first._same_parameters(_plain_joins[fn_name](levels, dim))
 

@@ -18,7 +18,6 @@ rates) as arguments, and check those values themselves.
 
 import math
 import operator
-import warnings
 
 import ml_dtypes
 import numpy as np
@@ -27,6 +26,7 @@ from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _device, _dtype
 from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name
 from vfw.frontends.torch.random import Generator, default_generator
@@ -427,9 +427,9 @@ def check_int_range(low, high, d):
     if exact is not None:
         for bound, what in ((low, "from"), (high - 1, "to - 1")):
             if not -exact <= bound <= exact:
-                warnings.warn(f"{what} is out of bounds [-(2^{exact.bit_length() - 1}), "
+                warn_for_user(f"{what} is out of bounds [-(2^{exact.bit_length() - 1}), "
                               f"2^{exact.bit_length() - 1}]. Due to precision limitations {cname} can support "
-                              "discrete uniform distribution only within this range.", UserWarning, stacklevel=3)
+                              "discrete uniform distribution only within this range.", UserWarning)
 
 
 def random_top(d):

@@ -6,12 +6,12 @@ recording, float32/float64 variance takes a numpy path doing the same steps.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._dispatch import call, cast, finish, type_name
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
@@ -65,8 +65,8 @@ def _moments(input, dim, unbiased, keepdim, correction, name, want_std):
     dims = reduced_dims(work, dim, name) if work.array.ndim else ()
     n = math.prod(work.array.shape[d] for d in dims)
     if n - correction <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+        warn_for_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning)
     dof = np.asarray(max(n - correction, 0), work.array.real.dtype if is_complex else work.array.dtype)
     if dtype in FAST_FLOATS and idle(work):
         return _numpy_moments(work.array, dims, dof, keepdim, want_std)

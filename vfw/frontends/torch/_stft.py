@@ -5,10 +5,9 @@ window's product, ``torch.fft`` along each frame, and for the inverse, overlap-a
 divided by the overlap-added squared window (torch's least-squares inverse).
 """
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import fft as _fft
 from vfw.frontends.torch._complex import complex, view_as_real
 from vfw.frontends.torch._creation import ones
@@ -21,8 +20,7 @@ __all__ = ["stft", "istft"]
 def _window(window, n_fft, win_length, like, fn):
     """``window`` (default ones, with torch's warning) zero-padded on both sides to ``n_fft``."""
     if window is None:
-        warnings.warn(f"{fn}: a window was not provided. A rectangular window will be applied.", UserWarning,
-                      stacklevel=3)
+        warn_for_user(f"{fn}: a window was not provided. A rectangular window will be applied.", UserWarning)
         window = ones(win_length, dtype=like.dtype)
     elif window.dim() != 1 or window.shape[0] != win_length:
         raise RuntimeError(f"{fn}: expected a 1D window tensor of size equal to win_length={win_length}, but got "
@@ -108,9 +106,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if not batched:
         spectrum = spectrum.squeeze(0)
     if not return_complex:
-        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
-                      "complex tensors for all inputs, and return_complex=False will raise an error.", UserWarning,
-                      stacklevel=2)
+        warn_for_user("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
+                      "complex tensors for all inputs, and return_complex=False will raise an error.", UserWarning)
         return view_as_real(spectrum)
     return spectrum
 
@@ -176,8 +173,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     start = n_fft // 2 if center else 0
     end = expected - start if length is None else start + length
     if end > expected:
-        warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with zeros "
-                      "in the tail. Please check your center and hop_length settings.", UserWarning, stacklevel=2)
+        warn_for_user("The length of signal is shorter than the length parameter. Result is being padded with zeros "
+                      "in the tail. Please check your center and hop_length settings.", UserWarning)
         end = expected
     signal, envelope = signal[:, start:end], envelope[:, start:end]
     smallest = float(np.min(np.abs(envelope.array))) if envelope.numel() else 1.0

@@ -6,10 +6,9 @@ Views of one base therefore share one storage (same ``data_ptr()``), and writes 
 tensor over that memory, as far as numpy shares memory (results vfw copies, such as ``real``/``imag``, do not).
 """
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _device, _dtype
 from vfw.frontends.torch._device import CPU
 from vfw.frontends.torch._tensor import _TYPE_NAMES
@@ -77,10 +76,10 @@ _INVALID_ARGUMENTS = ("TypedStorage.__init__ received an invalid combination of 
 _warned = [False]  # torch warns of TypedStorage's deprecation once per process
 
 
-def _warn_deprecated(stacklevel):
+def _warn_deprecated():
     if not _warned[0]:
         _warned[0] = True
-        warnings.warn(_DEPRECATED, UserWarning, stacklevel=stacklevel)
+        warn_for_user(_DEPRECATED, UserWarning)
 
 
 class TypedStorage:
@@ -99,7 +98,7 @@ class TypedStorage:
     """
 
     def __init__(self, *size_or_data, dtype=None, device=None, wrap_storage=None):
-        _warn_deprecated(3)
+        _warn_deprecated()
         _device.check(device)
         dtype = _dtype.get_default_dtype() if dtype is None else dtype
         if wrap_storage is not None:
@@ -174,7 +173,7 @@ def _untyped_storage(self):
 
 def _storage(self):
     """The tensor's memory block as a ``TypedStorage`` of its dtype (deprecated, with torch's warning)."""
-    _warn_deprecated(3)
+    _warn_deprecated()
     typed = TypedStorage.__new__(TypedStorage)  # (the constructor would warn a second time)
     typed._wrap(_untyped_storage(self), self.dtype)
     return typed

@@ -3,11 +3,10 @@ queries, ``constant_pad_nd``, global switches (``set_warn_always``, ``set_flush_
 ``set_default_tensor_type``), and ``Tensor.apply_``/``map_``/``map2_``/``new``/``resize``/``resize_as``/``set_``.
 """
 
-import warnings
-
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch._size import Size
@@ -123,9 +122,8 @@ def set_default_tensor_type(t):
     floating point dtype."""
     if _warn_always[0] or not _warned_default_tensor_type:
         _warned_default_tensor_type.append(True)  # once per process, as torch (unless set_warn_always)
-        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                      "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
-                      stacklevel=2)
+        warn_for_user("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                      "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning)
     from vfw.frontends.torch import _legacy_types  # imports the Tensor class, as this module's importers do
     if isinstance(t, str):
         name = t.removeprefix("torch.")
@@ -198,13 +196,13 @@ def _autograd_resize(self, shape):
 
 def _resize(self, *sizes):
     """Deprecated out-of-place resize: a reshape (same number of elements) that warns."""
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warn_for_user("non-inplace resize is deprecated", UserWarning)
     return _autograd_resize(self, _dispatch.dims_of(sizes))
 
 
 def _resize_as(self, tensor):
     """Deprecated out-of-place ``resize_as``: a reshape to ``tensor``'s shape that warns."""
-    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    warn_for_user("non-inplace resize_as is deprecated", UserWarning)
     return _autograd_resize(self, tuple(tensor.shape))
 
 

@@ -40,6 +40,7 @@ import numpy as np
 from vfw.core.autograd import is_grad_enabled
 from vfw.core.errors import TraceError
 from vfw.core.graph.function import Function
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.nn.modules.module import Module
@@ -259,8 +260,7 @@ class _GraphRunner:
             # The tracing run went through eagerly (its result is this call's), but no graph can replay it.
             result, self._traced_result = self._traced_result, None
             self.eager_only = True
-            warnings.warn(f"torch.jit.trace: {error}; the traced code runs eagerly from now on", TracerWarning,
-                          stacklevel=3)
+            warn_for_user(f"torch.jit.trace: {error}; the traced code runs eagerly from now on", TracerWarning)
             return result
         if graphs.tracing_count != traced_before:
             concrete = graphs.get_concrete_function(*args, **kwargs)
@@ -283,9 +283,8 @@ def _compare(expected, got, tolerance):
             detail = (f"shapes {list(a.shape)} and {list(b.shape)}" if a.shape != b.shape else
                       f"greatest absolute difference {np.nanmax(np.abs(a - b)) if a.size else 0} "
                       f"(up to {tolerance} allowed)")
-            warnings.warn(f"Output nr {i + 1}. of the traced function does not match the corresponding output of "
-                          f"the Python function. Detailed error:\nTensor-likes are not close! {detail}",
-                          TracerWarning, stacklevel=4)
+            warn_for_user(f"Output nr {i + 1}. of the traced function does not match the corresponding output of "
+                          f"the Python function. Detailed error:\nTensor-likes are not close! {detail}", TracerWarning)
 
 
 def _check_output(result, strict):
@@ -299,7 +298,7 @@ def _check_output(result, strict):
                    "strict=False to trace() to allow this behavior.")
         if isinstance(result, dict):
             raise RuntimeError(message)
-        warnings.warn(message, TracerWarning, stacklevel=3)
+        warn_for_user(message, TracerWarning)
 
 
 class ScriptFunction:

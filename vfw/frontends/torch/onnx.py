@@ -38,10 +38,10 @@ import inspect
 import os
 import threading
 import types
-import warnings
 
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.nn.modules.module import Module
@@ -359,8 +359,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     known_outputs = set(out_names)
     for key, spec in (dynamic_axes or {}).items():
         if key not in names and key not in known_outputs:
-            warnings.warn(f"Provided key {key} for dynamic axes is not a valid input/output name", UserWarning,
-                          stacklevel=2)
+            warn_for_user(f"Provided key {key} for dynamic axes is not a valid input/output name", UserWarning)
             continue
         dynamic_by_name[key] = spec
     dynamic = {i: _axes(dynamic_by_name.get(n), n) for i, n in enumerate(names) if n in dynamic_by_name}

@@ -1,13 +1,12 @@
 """The device-specific spellings ``torch.cpu.amp.*`` / ``torch.cuda.amp.*``: deprecated aliases that warn."""
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.amp import autocast_mode, grad_scaler
 
 
 def _warn(device, name):
-    warnings.warn(f"`torch.{device}.amp.{name}(args...)` is deprecated. Please use `torch.amp.{name}('{device}', "
-                  f"args...)` instead.", FutureWarning, stacklevel=3)
+    warn_for_user(f"`torch.{device}.amp.{name}(args...)` is deprecated. Please use `torch.amp.{name}('{device}', "
+                  f"args...)` instead.", FutureWarning)
 
 
 def autocast_class(device, default_dtype):

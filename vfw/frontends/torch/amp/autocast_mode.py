@@ -1,8 +1,8 @@
 """``torch.autocast`` / ``torch.amp.autocast``: mixed precision regions, as a context manager or decorator."""
 
 import functools
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _autocast, _dtype
 
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
@@ -38,13 +38,13 @@ class autocast:  # noqa: N801  (torch's name)
         self.fast_dtype = _autocast.get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = _autocast.is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         if enabled and device_type != "cpu":
-            warnings.warn(f"User provided device_type of '{device_type}', but {device_type.upper()} is not available."
+            warn_for_user(f"User provided device_type of '{device_type}', but {device_type.upper()} is not available."
                           " Disabling" if device_type != "cuda" else
-                          "CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+                          "CUDA is not available or torch_xla is imported. Disabling autocast.")
             enabled = False
         if enabled and self.fast_dtype not in _SUPPORTED["cpu"]:
-            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast "
-                          "only supports dtypes of torch.bfloat16, torch.float16 currently.", stacklevel=2)
+            warn_for_user("In CPU autocast, but the target dtype is not supported. Disabling autocast.\nCPU Autocast "
+                          "only supports dtypes of torch.bfloat16, torch.float16 currently.")
             enabled = False
         self._enabled = bool(enabled)
 

@@ -7,11 +7,11 @@ clean steps in a row, as torch's ``_amp_update_scale_``.
 """
 
 import enum
-import warnings
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _dispatch, _dtype
 
 __all__ = ["GradScaler", "OptState"]
@@ -49,8 +49,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled:
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                          stacklevel=2)
+            warn_for_user("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")
             self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:

@@ -6,7 +6,8 @@ checked, and nothing costs, while it is off).
 """
 
 import threading
-import warnings
+
+from vfw.frontends._warnings import warn_for_user
 
 __all__ = ["detect_anomaly", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_detect_anomaly"]
 
@@ -41,8 +42,8 @@ class detect_anomaly:  # noqa: N801  (torch's name)
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-                      "enabled for debugging.", stacklevel=2)
+        warn_for_user("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.")
 
     def __enter__(self):
         self._prev = _set(True, self.check_nan)

@@ -5,12 +5,11 @@ column per output element. Inputs are copied (the caller's tensors are never
 perturbed); only inputs that require grad are checked.
 """
 
-import warnings
-
 import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch._dtype import float64
 from vfw.frontends.torch.autograd._engine import grad as _autograd_grad
@@ -114,9 +113,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for i, x in enumerate(inputs):
         if isinstance(x, CoreTensor) and x.requires_grad:
             if x.array.dtype != np.float64 and x.array.dtype.kind != "c":
-                warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or "
+                warn_for_user(f"Input #{i} requires gradient and is not a double precision floating point or "
                               "complex. This check will likely fail if all the inputs are not of double precision "
-                              "floating point or complex. ", stacklevel=2)
+                              "floating point or complex. ")
             x = _dispatch.wrap(np.array(x.array, order="C")).requires_grad_(True)
         work.append(x)
     checked = [i for i, x in enumerate(work) if isinstance(x, CoreTensor) and x.requires_grad]

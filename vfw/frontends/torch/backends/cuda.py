@@ -1,7 +1,8 @@
 """torch.backends.cuda: not built; the matmul flags scripts set are kept, and the attention kernel flags."""
 
 import contextlib
-import warnings
+
+from vfw.frontends._warnings import warn_for_user
 
 
 class _MatmulFlags:
@@ -56,17 +57,17 @@ def check_sdp_backend(query, key, value, dropout_p):
     elif dropout_p > 0:
         reason = "Both fused kernels do not support non-zero dropout."
     if reason is not None:
-        warnings.warn("Flash attention kernel not used because:", UserWarning, stacklevel=3)
-        warnings.warn(reason, UserWarning, stacklevel=3)
+        warn_for_user("Flash attention kernel not used because:", UserWarning)
+        warn_for_user(reason, UserWarning)
         raise RuntimeError("No available kernel.  Aborting execution.")
 
 
 @contextlib.contextmanager
 def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
     """Deprecated form of ``torch.nn.attention.sdpa_kernel`` (FutureWarning): set the four flags inside it."""
-    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
+    warn_for_user("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
                   "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with updated "
-                  "signature.", FutureWarning, stacklevel=3)
+                  "signature.", FutureWarning)
     saved = dict(sdp_flags)
     sdp_flags.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient),
                      cudnn=bool(enable_cudnn))

@@ -3,9 +3,9 @@
 replay torch's gamma sampler and the rest are torch's normal draws."""
 
 import math
-import warnings
 
 import vfw.frontends.torch as torch
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._size import Size
 from vfw.frontends.torch.distributions import constraints
 from vfw.frontends.torch.distributions.dirichlet import Beta
@@ -145,8 +145,8 @@ class Wishart(ExponentialFamily):
             self.precision_matrix = param.expand(full)
             self._unbroadcasted_scale_tril = _scale_tril_of_precision(precision_matrix)
         if self.df.lt(p).any():
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < "
-                          "ndim.", stacklevel=2)
+            warn_for_user("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < "
+                          "ndim.")
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._set_chi2()
 
@@ -230,7 +230,7 @@ class Wishart(ExponentialFamily):
         flagged = self._flagged(sample).reshape(-1)
         if not flagged.any():
             return sample
-        warnings.warn("Singular sample detected.", stacklevel=2)
+        warn_for_user("Singular sample detected.")
         rows = sample.reshape((-1,) + tuple(self._batch_shape + self._event_shape))
         for _ in range(rounds):
             positions = flagged.nonzero().reshape(-1)

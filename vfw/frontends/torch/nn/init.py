@@ -5,9 +5,9 @@ Each initializer draws through the tensor's own random methods (``uniform_``,
 """
 
 import math
-import warnings
 
 from vfw.core import autograd
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _linalg_decomp, _random
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -82,8 +82,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     left; otherwise uniform proposals on [a, b] are accepted with probability pdf(x) / pdf(mode).
     """
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
-                      "be incorrect.", stacklevel=2)
+        warn_for_user("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.")
     with autograd.no_grad():
         if _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std) > 0.3:
             _redraw_outside(tensor, mean, std, a, b, generator)
@@ -191,7 +191,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 
 def _is_empty(tensor):
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        warn_for_user("Initializing zero-element tensors is a no-op")
         return True
     return False
 
@@ -265,8 +265,7 @@ def _deprecated(fn):
     old_name = new_name[:-1]
 
     def deprecated(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
-                      stacklevel=2)
+        warn_for_user(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning)
         return fn(*args, **kwargs)
 
     deprecated.__name__ = old_name

@@ -9,10 +9,10 @@ optimizer), as in torch.
 """
 
 import functools
-import warnings
 import weakref
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.optim.optimizer import Optimizer
 
 EPOCH_DEPRECATION_WARNING = (
@@ -94,8 +94,8 @@ def initial_mode(scheduler):
 def warn_outside_step(scheduler):
     """torch's warning for ``get_lr()`` called directly."""
     if not scheduler._get_lr_called_within_step:
-        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                      UserWarning, stacklevel=3)
+        warn_for_user("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning)
 
 
 def check_optimizer(optimizer):
@@ -163,21 +163,19 @@ class LRScheduler:
         """Advance one epoch (or jump to ``epoch``, deprecated) and set the groups' learning rates."""
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                warn_for_user("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
                               "initialization. Please, make sure to call `optimizer.step()` before "
                               "`lr_scheduler.step()`. See more details at "
-                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                              UserWarning, stacklevel=2)
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning)
             elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+                warn_for_user("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
                               "later, you should call them in the opposite order: `optimizer.step()` before "
                               "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
                               "value of the learning rate schedule. See more details at "
-                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                              UserWarning, stacklevel=2)
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning)
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn_for_user(EPOCH_DEPRECATION_WARNING, UserWarning)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):

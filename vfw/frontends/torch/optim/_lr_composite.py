@@ -2,9 +2,9 @@
 ChainedScheduler, ReduceLROnPlateau."""
 
 import math
-import warnings
 from bisect import bisect_right
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.optim._lr_base import (
     EPOCH_DEPRECATION_WARNING,
     LRScheduler,
@@ -191,7 +191,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn_for_user(EPOCH_DEPRECATION_WARNING, UserWarning)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

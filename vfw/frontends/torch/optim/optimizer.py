@@ -7,13 +7,13 @@ Built-in optimizers update ``p.array`` and their state arrays in place with nump
 
 import copy
 import functools
-import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _config, _dispatch
 from vfw.frontends.torch.autograd import grad_mode
 from vfw.frontends.torch.utils.hooks import add_hook
@@ -174,8 +174,8 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
         if len(tensors) != len(set(tensors)):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
-                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+            warn_for_user("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information")
         seen = set()
         for group in self.param_groups:
             seen.update(group["params"])

@@ -10,8 +10,8 @@ import enum
 import os
 import socket
 import time
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._enum_types import CEnumType
 from vfw.frontends.torch.autograd.profiler import _Recorder, record_function, start_recording, stop_recording
 from vfw.frontends.torch.autograd.profiler_util import EventList
@@ -52,7 +52,7 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
         raise AssertionError("Invalid profiler schedule arguments")
     if warmup == 0:
-        warnings.warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
+        warn_for_user("Profiler won't be using warmup, this can skew profiler results")
 
     def schedule_fn(step):
         if step < 0:
@@ -169,8 +169,8 @@ class profile:  # noqa: N801  (torch's name)
         if not save:
             return
         if self._finished and not self.acc_events:
-            warnings.warn("Warning: Profiler clears events at the end of each cycle. Only events from the current "
-                          "cycle will be reported. To keep events across cycles, set acc_events=True.", stacklevel=3)
+            warn_for_user("Warning: Profiler clears events at the end of each cycle. Only events from the current "
+                          "cycle will be reported. To keep events across cycles, set acc_events=True.")
         self._finished = (self._finished if self.acc_events else []) + recorder.events
         if self.on_trace_ready is not None:
             self.on_trace_ready(self)

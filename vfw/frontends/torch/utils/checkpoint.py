@@ -7,8 +7,7 @@ recomputing the forward pass.  What differs between torch's two variants is kept
 tensor input does, so the parameters used inside get no gradient.
 """
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _tensor
 from vfw.frontends.torch.autograd import grad_mode
 
@@ -30,11 +29,11 @@ class _NullContext:
 
 def _resolve_reentrant(use_reentrant):
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
+        warn_for_user("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
                       "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
                       "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
                       "you can pass use_reentrant=True. Refer to docs for more details on the differences between "
-                      "the two variants.", stacklevel=3)
+                      "the two variants.")
         return True
     return bool(use_reentrant)
 
@@ -72,7 +71,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         if grad_mode.is_grad_enabled() and not any(isinstance(a, _tensor.Tensor) and a.requires_grad for a in args):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+            warn_for_user("None of the inputs have requires_grad=True. Gradients will be None")
             with grad_mode.no_grad():
                 return function(*args)
         return function(*args)

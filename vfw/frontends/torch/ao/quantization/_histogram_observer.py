@@ -9,11 +9,11 @@ narrowed range to the min/max rule.  The arithmetic keeps torch's precisions (fl
 """
 
 import bisect
-import warnings
 
 import numpy as np
 
 import vfw.frontends.torch as torch
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _quantized
 from vfw.frontends.torch.ao.quantization.observer import _EPS, _PER_TENSOR, UniformQuantizationObserverBase
 
@@ -59,7 +59,7 @@ class HistogramObserver(UniformQuantizationObserverBase):
         x = x_orig.detach()
         x_min, x_max = torch.aminmax(x)
         if float(x_min) == float("-inf") or float(x_max) == float("inf"):
-            warnings.warn("torch.inf detected in input tensor, ignoring input", stacklevel=2)
+            warn_for_user("torch.inf detected in input tensor, ignoring input")
             x = x[x.abs() != float("inf")]
             if x.numel() == 0:
                 return x_orig
@@ -148,8 +148,8 @@ class HistogramObserver(UniformQuantizationObserverBase):
     def calculate_qparams(self):
         """``(scale, zero_point)`` of the searched range (1-element tensors)."""
         if float(self.min_val) == float("inf") and float(self.max_val) == float("-inf"):
-            warnings.warn("must run observer before calling calculate_qparams.                                    "
-                          "Returning default scale and zero point ", stacklevel=2)
+            warn_for_user("must run observer before calling calculate_qparams.                                    "
+                          "Returning default scale and zero point ")
             return torch.tensor([1.0]), torch.tensor([0])
         assert self.bins == len(self.histogram), ("The number of bins in histogram should be equal to the number of "
                                                   "bins supplied while making this observer")

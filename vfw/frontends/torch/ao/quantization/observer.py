@@ -8,11 +8,11 @@ into ``(scale, zero_point)`` by torch's rule: the range is widened to include 0;
 """
 
 import functools
-import warnings
 
 import numpy as np
 
 import vfw.frontends.torch as torch
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _quantized
 from vfw.frontends.torch.nn.modules.module import Module
 
@@ -90,8 +90,8 @@ class UniformQuantizationObserverBase(ObserverBase):
         super().__init__(dtype=dtype, is_dynamic=is_dynamic)
         self.qscheme = qscheme
         if reduce_range:
-            warnings.warn("Please use quant_min and quant_max to specify the range for observers. reduce_range "
-                          "will be deprecated in a future release of PyTorch.", stacklevel=2)
+            warn_for_user("Please use quant_min and quant_max to specify the range for observers. reduce_range "
+                          "will be deprecated in a future release of PyTorch.")
         self.reduce_range = reduce_range
         self.register_buffer("eps", torch.tensor([eps]))
         assert qscheme in _PER_TENSOR + _PER_CHANNEL, \
@@ -143,7 +143,7 @@ class UniformQuantizationObserverBase(ObserverBase):
 def _min_max_valid(min_val, max_val):
     if min_val.numel() == 0 or max_val.numel() == 0 or (
             min_val.ndim == 0 and float(min_val) == float("inf") and float(max_val) == float("-inf")):
-        warnings.warn("must run observer before calling calculate_qparams. Returning default values.", stacklevel=3)
+        warn_for_user("must run observer before calling calculate_qparams. Returning default values.")
         return False
     assert bool(torch.all(min_val <= max_val)), f"min {min_val} should be less than max {max_val}"
     return True
@@ -311,8 +311,8 @@ class PlaceholderObserver(ObserverBase):
         self.custom_op = custom_op_name
         if compute_dtype:
             is_dynamic = True
-            warnings.warn("Please use `is_dynamic` instead of `compute_dtype`. `compute_dtype` will be deprecated in "
-                          "a future release of PyTorch.", stacklevel=2)
+            warn_for_user("Please use `is_dynamic` instead of `compute_dtype`. `compute_dtype` will be deprecated in "
+                          "a future release of PyTorch.")
         self.is_dynamic = is_dynamic
 
     def forward(self, x):

@@ -2,8 +2,8 @@
 layers), ``convert`` (swap observed layers for quantized ones), ``quantize``, ``quantize_dynamic``."""
 
 import copy
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _quantized, nn
 from vfw.frontends.torch.ao.nn import intrinsic, qat
 from vfw.frontends.torch.ao.nn import quantized as nnq
@@ -97,8 +97,8 @@ def prepare(model, inplace=False, allow_list=None, observer_non_leaf_module_list
         model = copy.deepcopy(model)
     propagate_qconfig_(model)
     if not any(getattr(m, "qconfig", None) for m in model.modules()):
-        warnings.warn("None of the submodule got qconfig applied. Make sure you passed correct configuration through "
-                      "`qconfig_dict` or by assigning the `.qconfig` attribute directly on submodules", stacklevel=2)
+        warn_for_user("None of the submodule got qconfig applied. Make sure you passed correct configuration through "
+                      "`qconfig_dict` or by assigning the `.qconfig` attribute directly on submodules")
     _add_observers(model, _observed_types())
     return model
 

@@ -5,9 +5,8 @@ deprecation warning; the numerics are the engine's Softmax / LogSoftmax through 
 functions of the same names.
 """
 
-import warnings
-
 from vfw.core import dtypes as dt
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _joining, _pointwise
 from vfw.frontends.torch._pointwise import _op, _run, not_implemented, tensor_arg
 from vfw.frontends.torch._shape import wrap_dim
@@ -15,10 +14,10 @@ from vfw.frontends.torch._shape import wrap_dim
 __all__ = ["softmax", "softmin", "log_softmax", "gumbel_softmax", "glu"]
 
 
-def legacy_softmax_dim(name, ndim, stacklevel):
+def legacy_softmax_dim(name, ndim):
     """The dim torch picks when ``dim`` is None (0 for 0-, 1- and 3-D inputs, else 1), with its warning."""
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
-                  "argument.", stacklevel=stacklevel)
+    warn_for_user(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  "argument.")
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -35,7 +34,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """
     tensor_arg(input, "softmax")
     if dim is None:
-        dim = legacy_softmax_dim("softmax", input.array.ndim, _stacklevel)
+        dim = legacy_softmax_dim("softmax", input.array.ndim)
     return _pointwise.softmax(input, dim, dtype=dtype)
 
 
@@ -43,7 +42,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input)`` along ``dim`` (arguments as :func:`softmax`; the negation comes before the cast)."""
     tensor_arg(input, "softmin")
     if dim is None:
-        dim = legacy_softmax_dim("softmin", input.array.ndim, _stacklevel)
+        dim = legacy_softmax_dim("softmin", input.array.ndim)
     return _pointwise.softmax(_pointwise.neg(input), dim, dtype=dtype)
 
 
@@ -51,7 +50,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``log(softmax(input))`` along ``dim``, computed stably (arguments as :func:`softmax`)."""
     tensor_arg(input, "log_softmax")
     if dim is None:
-        dim = legacy_softmax_dim("log_softmax", input.array.ndim, _stacklevel)
+        dim = legacy_softmax_dim("log_softmax", input.array.ndim)
     return _pointwise.log_softmax(input, dim, dtype=dtype)
 
 
@@ -74,7 +73,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     dim : int
     """
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warn_for_user("`eps` parameter is deprecated and has no effect.")
     tensor_arg(logits, "gumbel_softmax", "logits")
     gumbels = _creation.empty_like(logits).exponential_().log().neg()
     y_soft = ((logits + gumbels) / tau).softmax(dim)

@@ -7,11 +7,11 @@ gives zeros (and zero gradients) for a query whose keys are all masked out, whil
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _joining, _linalg
 from vfw.frontends.torch._dispatch import call, cast, op, wrap
 from vfw.frontends.torch._pointwise import tensor_arg
@@ -138,8 +138,8 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if not is_bool and mask.array.dtype not in dt.FLOATS:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=3)
+        warn_for_user(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.")
     if is_bool:
         return wrap(np.where(mask.array, -np.inf, 0).astype(target_type.np))
     return mask

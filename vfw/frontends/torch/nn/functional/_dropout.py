@@ -12,11 +12,11 @@ generator, so a traced training step gives the masks the eager steps give.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._dispatch import inplace, scalar_array, type_name
 from vfw.frontends.torch._pointwise import _op, _run, tensor_arg
 from vfw.frontends.torch._random_draws import bernoulli_scalar
@@ -148,9 +148,9 @@ def _channel_note(n):
 
 
 def _deprecated_rank(n, ndim):
-    warnings.warn(f"dropout{n}d: Received a {ndim}-D input to dropout{n}d, which is deprecated and will result in an "
+    warn_for_user(f"dropout{n}d: Received a {ndim}-D input to dropout{n}d, which is deprecated and will result in an "
                   f"error in a future release. To retain the behavior and silence this warning, please use dropout "
-                  f"instead. {_channel_note(n)}", stacklevel=3)
+                  f"instead. {_channel_note(n)}")
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -174,11 +174,11 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if ndim not in (3, 4):
         _deprecated_rank(2, ndim)
     if ndim == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+        warn_for_user("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
                       "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
                       "will change in a future release to interpret the input as one without a batch dimension, i.e. "
                       "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
-                      "dropout1d instead.", stacklevel=2)
+                      "dropout1d instead.")
     return _channel_dropout(input, p, training, inplace, True)
 
 

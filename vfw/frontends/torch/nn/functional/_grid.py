@@ -3,11 +3,10 @@
 Listed in ``_vision.__all__``.
 """
 
-import warnings
-
 import numpy as np
 
 from vfw.core.dtypes import FLOATS
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _shape
 from vfw.frontends.torch._dispatch import call, op, type_name
 from vfw.frontends.torch._pointwise import tensor_arg
@@ -23,7 +22,7 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to a
 
 def _align(align_corners):
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=3)
+        warn_for_user(_ALIGN_WARNING)
         return False
     return bool(align_corners)
 
@@ -121,9 +120,9 @@ def affine_grid(theta, size, align_corners=None):
                          f"{_size_repr(size)}. Got {_size_repr(t.shape)}.")
     spatial = size[2:]
     if align and min(spatial) == 1:
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+        warn_for_user("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation of "
-                      "affine_grid for details.", stacklevel=2)
+                      "affine_grid for details.")
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {_size_repr(size)}")
     if t.shape[0] != size[0]:

@@ -8,12 +8,12 @@ torch's fixed point; 'area' is adaptive average pooling.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core.dtypes import FLOATS
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _typing
 from vfw.frontends.torch._dispatch import call, cast, op, type_name
 from vfw.frontends.torch._grad_fn_names import interpolate_name, names_grad_fn
@@ -250,19 +250,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of :func:`interpolate` (warns)."""
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    warn_for_user("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Deprecated: ``interpolate(input, size, scale_factor, mode='nearest')`` (warns)."""
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+    warn_for_user("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Deprecated: ``interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)`` (warns)."""
-    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+    warn_for_user("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

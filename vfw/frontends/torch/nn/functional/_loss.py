@@ -8,12 +8,12 @@ the reduction (with torch's deprecation warning).  Gradients also reach the targ
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from vfw.core.autograd import is_grad_enabled, stop_gradient
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._dispatch import as_torch, cast, promoted, result_dtype, type_name
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._linalg import run
@@ -37,8 +37,7 @@ def legacy_reduction(size_average, reduce, reduction):
         return reduction
     keep = reduce is None or bool(reduce)
     mode = ("mean" if size_average is None or bool(size_average) else "sum") if keep else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{mode}' instead.",
-                  stacklevel=3)
+    warn_for_user(f"size_average and reduce args will be deprecated, please use reduction='{mode}' instead.")
     return mode
 
 
@@ -47,8 +46,7 @@ def checked_reduction(reduction):
     if reduction in ("none", "mean", "sum"):
         return reduction
     if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
+        warn_for_user("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.")
         return "mean"
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
@@ -94,9 +92,9 @@ def constant_argument(t, fn, arg):
 
 def _warn_sizes(input, target):
     if input.array.shape != target.array.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+        warn_for_user(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.", stacklevel=3)
+                      "same size.")
 
 
 def _weighted(loss, weight, input, reduction, mean_by_weight):
@@ -304,10 +302,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     elif reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+        warn_for_user("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      stacklevel=2)
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
     mode = "sum" if reduction == "batchmean" else checked_reduction(reduction)
     if input.array.dtype.kind in "iub" or target.array.dtype.kind in "iub":
         raise RuntimeError("kl_div: Integral inputs not supported.")

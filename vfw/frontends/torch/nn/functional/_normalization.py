@@ -15,7 +15,6 @@ RMSNormalization) behind torch's argument checks.  Where torch and the ONNX ops 
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
@@ -24,6 +23,7 @@ from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _arithmetic, _dispatch, _dtype, _joining, _layout
 from vfw.frontends.torch._dispatch import call, cast, op, type_name
 from vfw.frontends.torch._pointwise import tensor_arg
@@ -413,9 +413,9 @@ def _warn_dtype_mismatch_once(input_dtype, weight_dtype):
     """torch's warning (given once per process) that mixed dtypes leave its fused rms_norm kernel."""
     if not _mismatch_warned:
         _mismatch_warned.append(True)
-        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {_C10_NAMES[input_dtype]}, weight "
+        warn_for_user(f"Mismatch dtype between input and weight: input dtype = {_C10_NAMES[input_dtype]}, weight "
                       f"dtype = {_C10_NAMES.get(weight_dtype, weight_dtype.name)}, Cannot dispatch to fused "
-                      "implementation.", UserWarning, stacklevel=3)
+                      "implementation.", UserWarning)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):

@@ -7,12 +7,11 @@ checks, padding rows without gradient, frequency-scaled gradients, bag reduction
 a sparse COO tensor, as torch makes it (``vfw.torch._sparse_ops``).
 """
 
-import warnings
-
 import numpy as np
 
 from vfw.core import autograd
 from vfw.core import dtypes as dt
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _sparse_ops
 from vfw.frontends.torch._dispatch import bump_version, call, cast, new_tensor, op, type_name
 from vfw.frontends.torch._pointwise import _op, _run, tensor_arg
@@ -176,8 +175,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     tensor_arg(input, "embedding_bag")
     tensor_arg(weight, "embedding_bag", "weight", 2)
     if weight.array.dtype == _I64 and input.is_floating_point():
-        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
-                      "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
+        warn_for_user("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
+                      "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.")
         weight, input = input, weight
     if sparse and mode != "max" and _sparse_grad_wanted(weight):
         if max_norm is not None:

@@ -3,10 +3,6 @@
 from vfw.frontends.torch.nn.functional import _activation_softmax as F
 from vfw.frontends.torch.nn.modules.module import Module
 
-# From the module's forward, stack level 5 names the line that called the module (through
-# Module.__call__) in the implicit-dim warning.
-_CALLER = 5
-
 
 class _AlongDim(Module):
     """A normalization along ``dim`` (None: torch's deprecated implicit choice, with a warning)."""
@@ -18,7 +14,7 @@ class _AlongDim(Module):
         self.dim = dim
 
     def forward(self, input):
-        return type(self).function(input, self.dim, _stacklevel=_CALLER)
+        return type(self).function(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -61,7 +57,7 @@ class Softmax2d(Module):
     def forward(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
-        return F.softmax(input, -3, _stacklevel=_CALLER)
+        return F.softmax(input, -3)
 
 
 class GLU(Module):

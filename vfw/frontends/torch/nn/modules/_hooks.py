@@ -7,11 +7,11 @@ outputs through identity nodes of the autograd graph: the output node's backward
 sees ``grad_input``, runs the hooks and lets them replace it.
 """
 
-import warnings
 from collections import OrderedDict
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.utils.hooks import add_hook
 
@@ -138,10 +138,9 @@ class BackwardHook:
                                        f"{len(grad_outputs)}, but expected {self.n_outputs}")
         self.grad_outputs = grad_outputs
         if self.input_positions is None and self.hooks:  # no input needs a gradient: the hooks run now
-            warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
+            warn_for_user("Full backward hook is firing when gradients are computed with respect to module outputs "
                           "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
-                          "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
-                          stacklevel=2)
+                          "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
             grad_inputs = (None,) * self.n_inputs
             for hook in self.hooks:
                 new = hook(self.module, grad_inputs, grad_outputs)

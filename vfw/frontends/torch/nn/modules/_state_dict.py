@@ -2,12 +2,12 @@
 
 import functools
 import itertools
-import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.nn.modules import _hooks
 from vfw.frontends.torch.nn.parameter import Parameter
 
@@ -56,9 +56,9 @@ class StateDictMixin:
         The dict carries ``_metadata`` (each module's version), as torch's does.
         """
         if args:
-            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+            warn_for_user("Positional args are being deprecated, use kwargs instead. Refer to "
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
-                          " for details.", FutureWarning, stacklevel=2)
+                          " for details.", FutureWarning)
             destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
         if destination is None:
             destination = OrderedDict()

@@ -5,8 +5,7 @@ of the same name; ``extra_repr`` prints what torch prints.  The softmax family a
 live in ``_activation_softmax``; MultiheadAttention lives in ``attention``.
 """
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation
 from vfw.frontends.torch.nn.functional import _activation as F
 from vfw.frontends.torch.nn.init import constant_
@@ -132,12 +131,10 @@ class Hardtanh(Module):
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None, max_value=None):
         super().__init__()
         if min_value is not None:
-            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
-                          stacklevel=2)
+            warn_for_user("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning)
             min_val = min_value
         if max_value is not None:
-            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning,
-                          stacklevel=2)
+            warn_for_user("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning)
             max_val = max_value
         self.min_val = min_val
         self.max_val = max_val

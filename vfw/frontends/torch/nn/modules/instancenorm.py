@@ -1,7 +1,6 @@
 """InstanceNorm1d/2d/3d."""
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.nn.functional import _normalization as F
 from vfw.frontends.torch.nn.modules.batchnorm import _NormBase
 
@@ -59,9 +58,8 @@ class _InstanceNorm(_NormBase):
             if self.affine:
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.size(feature_dim)}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False",
-                          stacklevel=2)
+            warn_for_user(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False")
         if feature_dim == 0:  # unbatched
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)

@@ -4,8 +4,7 @@
 ``reduction`` is derived from them once, at construction (with torch's warning).
 """
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.nn import functional as F
 from vfw.frontends.torch.nn.functional._loss import legacy_reduction
 from vfw.frontends.torch.nn.modules.distance import PairwiseDistance
@@ -97,9 +96,8 @@ class NLLLoss2d(NLLLoss):
     """Deprecated alias of ``NLLLoss`` (torch warns with a FutureWarning at construction)."""
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
-                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
-                      stacklevel=2)
+        warn_for_user("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 

@@ -7,11 +7,11 @@ registered buffer name) to ``_buffers``; everything else is a plain attribute.  
 """
 
 import itertools
-import warnings
 from collections import OrderedDict
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _config, _device, _dtype
 from vfw.frontends.torch.nn.modules import _hooks
 from vfw.frontends.torch.nn.modules._hooks import (  # noqa: F401  (torch.nn.modules.module's names)
@@ -577,8 +577,8 @@ class Module(StateDictMixin):
                     try:
                         self._run_forward_hook(hook_id, hook, args, kwargs, None)
                     except Exception as e:  # noqa: BLE001  (torch warns and re-raises the forward's error)
-                        warnings.warn(f"forward hook with ``always_call=True`` raised an exception that was "
-                                      f"silenced as another error was raised in forward: {e}", stacklevel=2)
+                        warn_for_user(f"forward hook with ``always_call=True`` raised an exception that was "
+                                      f"silenced as another error was raised in forward: {e}")
             raise
         for hook_id, hook in forward_hooks:
             result = self._run_forward_hook(hook_id, hook, args, kwargs, output)

@@ -7,8 +7,8 @@ sequences become the ops' ``sequence_lens``.  Parameters, their names, shapes, i
 
 import math
 import numbers
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _dtype
 from vfw.frontends.torch.nn import init
 from vfw.frontends.torch.nn.modules import _rnn_layers as layers
@@ -69,9 +69,9 @@ class RNNBase(Module):
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
                              "being zeroed")
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+            warn_for_user("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
-                          f"num_layers={num_layers}", stacklevel=2)
+                          f"num_layers={num_layers}")
         _check_type(bias, bool, "bias")
         _check_type(batch_first, bool, "batch_first")
         _check_type(input_size, int, "input_size")

@@ -7,11 +7,11 @@ zeros at the padded positions, as torch's nested-tensor fast path does.
 """
 
 import copy
-import warnings
 
 import numpy as np
 
 from vfw.core.autograd import is_grad_enabled
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _layout
 from vfw.frontends.torch._dispatch import wrap
 from vfw.frontends.torch.nn.functional import _activation
@@ -169,8 +169,7 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why_not = _why_no_fast_path(encoder_layer)
         if enable_nested_tensor and why_not:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
-                          stacklevel=2)
+            warn_for_user(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}")
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):

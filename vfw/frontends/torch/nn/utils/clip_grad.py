@@ -6,9 +6,9 @@ recording autograd, as torch's versions are; ``foreach`` is accepted and changes
 
 import functools
 import types
-import warnings
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _joining, _linalg_norms
 from vfw.frontends.torch.autograd import grad_mode
 
@@ -110,7 +110,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         is_generator = isinstance(parameters, types.GeneratorType)
         parameters = list(parameters)
         if is_generator and not parameters:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3)
+            warn_for_user("`parameters` is an empty generator, no gradient clipping will occur.")
     total = get_total_norm([p.grad for p in parameters if p.grad is not None], norm_type, error_if_nonfinite,
                            foreach)
     clip_grads_with_norm_(parameters, max_norm, total, foreach)
@@ -119,8 +119,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Deprecated alias of :func:`clip_grad_norm_` (warns FutureWarning, as torch does)."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
-                  FutureWarning, stacklevel=2)
+    warn_for_user("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

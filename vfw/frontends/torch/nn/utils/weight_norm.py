@@ -7,9 +7,8 @@ an estimate of its largest singular value, refined by power iteration on the buf
 in training mode.  The new parameters are appended after the module's others, as torch re-registers them.
 """
 
-import warnings
-
 import vfw.frontends.torch as torch
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.nn.parameter import Parameter
 
 __all__ = ["remove_spectral_norm", "remove_weight_norm", "spectral_norm", "weight_norm"]
@@ -61,8 +60,8 @@ def weight_norm(module, name="weight", dim=0):
     Module
         ``module`` itself.
     """
-    warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations."
-                  "weight_norm`.", FutureWarning, stacklevel=2)
+    warn_for_user("`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations."
+                  "weight_norm`.", FutureWarning)
     for hook in module._forward_pre_hooks.values():
         if isinstance(hook, _WeightNormHook) and hook.name == name:
             raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")

@@ -14,8 +14,8 @@ they do not stop by themselves.
 import itertools
 import multiprocessing
 import queue
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.utils.data import _utils
 from vfw.frontends.torch.utils.data._utils.fetch import ITERABLE, create_fetcher
 from vfw.frontends.torch.utils.data._utils.worker import (
@@ -42,11 +42,11 @@ class _BaseDataLoaderIter:
         self._index_sampler = loader._index_sampler
         self._num_workers = loader.num_workers
         if loader.pin_memory and loader.pin_memory_device:
-            warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the device,"
-                          f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=3)
+            warn_for_user("pin_memory_device is deprecated, the current accelerator will be used as the device,"
+                          f"ignore pin_memory_device='{loader.pin_memory_device}'.")
         if loader.pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", stacklevel=3)
+            warn_for_user("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.")
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -80,7 +80,7 @@ class _BaseDataLoaderIter:
                 msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
                         "IterableDataset replica at each worker. Please see "
                         "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
-            warnings.warn(msg, stacklevel=2)
+            warn_for_user(msg)
         return data
 
     def __len__(self):

@@ -3,9 +3,9 @@
 import math
 import multiprocessing
 import os
-import warnings
 from typing import Generic, TypeVar
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.utils.data._iterators import (  # noqa: F401  (_BaseDataLoaderIter: torch's name here)
     _BaseDataLoaderIter,
     _MultiProcessingDataLoaderIter,
@@ -245,6 +245,6 @@ class DataLoader(Generic[T_co]):
             cpuset = "" if hasattr(os, "sched_getaffinity") else " (`cpuset` is not taken into account)"
             advice = (f"Our suggested max number of worker in current system is {suggested}{cpuset}, which is "
                       "smaller than what this DataLoader is going to create.")
-        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {advice} Please "
+        warn_for_user(f"This DataLoader will create {self.num_workers} worker processes in total. {advice} Please "
                       "be aware that excessive worker creation might get DataLoader running slow or even freeze, "
-                      "lower the worker number to avoid potential slowness/freeze if necessary.", stacklevel=2)
+                      "lower the worker number to avoid potential slowness/freeze if necessary.")

@@ -8,10 +8,10 @@ map-style datasets (:class:`ConcatDataset`) and chains iterable ones
 
 import bisect
 import math
-import warnings
 from collections.abc import Iterable
 from typing import Generic, TypeVar
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch._random import randperm
 from vfw.frontends.torch.random import default_generator
 
@@ -154,7 +154,7 @@ class ConcatDataset(Dataset):
     @property
     def cummulative_sizes(self):
         """Deprecated spelling of :attr:`cumulative_sizes`."""
-        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning, stacklevel=2)
+        warn_for_user("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning)
         return self.cumulative_sizes
 
     def __len__(self):
@@ -247,7 +247,7 @@ def _fraction_lengths(n, fractions):
         lengths[i % len(lengths)] += 1
     for i, length in enumerate(lengths):
         if length == 0:
-            warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=3)
+            warn_for_user(f"Length of split at index {i} is 0. This might result in an empty dataset.")
     return lengths
 
 

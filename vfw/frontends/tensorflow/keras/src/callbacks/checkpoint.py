@@ -6,10 +6,10 @@ They write through the model's own ``save``/``save_weights``/``load_weights`` (k
 import json
 import os
 import shutil
-import warnings
 
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.callbacks.callback import Callback
 from vfw.frontends.tensorflow.keras.src.callbacks.monitor import MonitorCallback
 from vfw.frontends.tensorflow.keras.src.utils import io_utils
@@ -100,11 +100,11 @@ class ModelCheckpoint(MonitorCallback):
             return True
         current = logs.get(self.monitor)
         if current is None:
-            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=2)
+            warn_for_user(f"Can save best model only with {self.monitor} available.")
             return True
         if np.ndim(current) > 0:
-            warnings.warn(f"Can save best model only when `monitor` is a scalar value. Received: {current}. Falling "
-                          "back to `save_best_only=False`.", stacklevel=2)
+            warn_for_user(f"Can save best model only when `monitor` is a scalar value. Received: {current}. Falling "
+                          "back to `save_best_only=False`.")
             return True
         best = "None" if self.best is None else f"{self.best:.5f}"
         if self._is_improvement(current, self.best):

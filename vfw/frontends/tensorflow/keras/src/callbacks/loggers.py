@@ -3,10 +3,10 @@
 import collections.abc
 import csv
 import os
-import warnings
 
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.callbacks.callback import Callback
 
 
@@ -131,7 +131,7 @@ class TensorBoard(Callback):
         try:
             json_string = self.model.to_json()
         except Exception as exc:  # Keras warns and writes nothing for a model that does not serialize
-            warnings.warn(f"Model failed to serialize as JSON. Ignoring... {exc}", stacklevel=2)
+            warn_for_user(f"Model failed to serialize as JSON. Ignoring... {exc}")
             return
         with self._writer("train").as_default():
             self.summary.write("keras", json_string, step=0,

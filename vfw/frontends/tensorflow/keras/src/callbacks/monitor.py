@@ -6,10 +6,9 @@ An improvement is ``value - min_delta < best`` (``mode="min"``) or ``value + min
 follows the ``_direction`` of the model's compiled metrics (accuracies go up).
 """
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.callbacks.callback import Callback
 from vfw.frontends.tensorflow.keras.src.utils import io_utils
 
@@ -44,7 +43,7 @@ class MonitorCallback(Callback):
     def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
         super().__init__()
         if mode not in ("auto", "min", "max"):
-            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=3)
+            warn_for_user(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.")
             mode = "auto"
         self.monitor = monitor
         self.mode = mode
@@ -162,8 +161,8 @@ class EarlyStopping(MonitorCallback):
         logs = logs or {}
         value = logs.get(self.monitor)
         if value is None:
-            warnings.warn(f"Early stopping conditioned on metric `{self.monitor}` which is not available. Available "
-                          f"metrics are: {','.join(logs)}", stacklevel=2)
+            warn_for_user(f"Early stopping conditioned on metric `{self.monitor}` which is not available. Available "
+                          f"metrics are: {','.join(logs)}")
         return value
 
 
@@ -234,8 +233,8 @@ class ReduceLROnPlateau(MonitorCallback):
             logs["learning_rate"] = _learning_rate(self.model.optimizer)
         current = logs.get(self.monitor)
         if current is None:
-            warnings.warn(f"Learning rate reduction is conditioned on metric `{self.monitor}` which is not available. "
-                          f"Available metrics are: {','.join(logs)}.", stacklevel=2)
+            warn_for_user(f"Learning rate reduction is conditioned on metric `{self.monitor}` which is not available. "
+                          f"Available metrics are: {','.join(logs)}.")
             return
         if self.in_cooldown():
             self.cooldown_counter -= 1

@@ -19,11 +19,11 @@ import itertools
 import math
 import random
 import types
-import warnings
 
 import numpy as np
 
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import _random_ops, nest
 from vfw.frontends.tensorflow._random_common import Stream
 from vfw.frontends.tensorflow._random_samplers import permutation
@@ -357,9 +357,9 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps_per_e
         if sample_weight is not None:
             _unsupported("sample_weights", "the sample weights", "tf.data.Dataset")
         if shuffle:
-            warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+            warn_for_user("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
                           "tf.data.Dataset. The Dataset is expected to already be shuffled (via "
-                          "`.shuffle(buffer_size)`).", stacklevel=4)
+                          "`.shuffle(buffer_size)`).")
         return DatasetAdapter(x, class_weight=class_weight)
     if isinstance(x, PyDataset):
         if y is not None:
@@ -376,7 +376,7 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps_per_e
             raise ValueError("Argument `class_weight` is not supported for Python generator inputs. Received: "
                              f"class_weight={class_weight}")
         if shuffle:
-            warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
-                          "generator. The generator is expected to yield already-shuffled data.", stacklevel=4)
+            warn_for_user("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+                          "generator. The generator is expected to yield already-shuffled data.")
         return GeneratorDataAdapter(x)
     raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")

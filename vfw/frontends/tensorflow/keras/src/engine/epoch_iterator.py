@@ -8,8 +8,8 @@ is learnt at the end of its first epoch.
 """
 
 import contextlib
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.backend.config import max_steps_per_epoch
 from vfw.frontends.tensorflow.keras.src.engine import data_adapters
 
@@ -21,7 +21,7 @@ class EpochIterator:
                  class_weight=None, steps_per_execution=1):
         cap = max_steps_per_epoch()
         if cap and (not steps_per_epoch or cap < steps_per_epoch):
-            warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=3)
+            warn_for_user(f"Limiting steps_per_epoch to {cap}")
             steps_per_epoch = cap
         self.steps_per_epoch = steps_per_epoch
         self.steps_per_execution = steps_per_execution
@@ -35,9 +35,9 @@ class EpochIterator:
         self.ran_out_at_step = False  # this epoch's data ended where a step expected a batch
 
     def _interrupted_warning(self):
-        warnings.warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator "
+        warn_for_user("Your input ran out of data; interrupting training. Make sure that your dataset or generator "
                       "can generate at least `steps_per_epoch * epochs` batches. You may need to use the "
-                      "`.repeat()` function when building your dataset.", stacklevel=4)
+                      "`.repeat()` function when building your dataset.")
 
     def reset(self):
         """Start over: a fresh data iterator on the next epoch."""

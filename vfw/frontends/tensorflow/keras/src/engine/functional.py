@@ -8,9 +8,9 @@ passed to the layers that take it); calling it on KerasTensors records one node 
 """
 
 import collections
-import warnings
 
 import vfw.frontends.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow.keras.src.engine import layer_call, tracking
 from vfw.frontends.tensorflow.keras.src.engine.input_layer import InputLayer
@@ -35,10 +35,10 @@ class Functional(Model):
         if isinstance(inputs, dict):
             for key, value in inputs.items():
                 if isinstance(value, KerasTensor) and key != value.name:
-                    warnings.warn("When providing `inputs` as a dict, all keys in the dict must match the names of the "
+                    warn_for_user("When providing `inputs` as a dict, all keys in the dict must match the names of the "
                                   f"corresponding tensors. Received key '{key}' mapping to value {value} which has "
                                   f"name '{value.name}'. Change the tensor name to '{key}' (via `Input(..., "
-                                  f"name='{key}')`)", stacklevel=2)
+                                  f"name='{key}')`)")
         trainable = kwargs.pop("trainable", None)
         for label, structure in (("inputs", inputs), ("outputs", outputs)):
             for x in nest.flatten(structure):
@@ -197,7 +197,7 @@ class Functional(Model):
                        f"{expected}\nReceived: inputs={received}")
             if raise_error:
                 raise ValueError(message) from None
-            warnings.warn(message, stacklevel=4)
+            warn_for_user(message)
 
     def _converted(self, x, ref):
         if x is None:

@@ -1,7 +1,6 @@
 """``keras.Input`` and ``keras.layers.InputLayer``: the entry points of functional graphs."""
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.engine.dtype_policy import standardize_dtype, standardize_shape
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor, Node
 from vfw.frontends.tensorflow.keras.src.engine.layer import Layer
@@ -32,7 +31,7 @@ class InputLayer(Layer):
                  input_tensor=None, optional=False, name=None, **kwargs):
         super().__init__(name=name)
         if "input_shape" in kwargs:
-            warnings.warn("Argument `input_shape` is deprecated. Use `shape` instead.", stacklevel=2)
+            warn_for_user("Argument `input_shape` is deprecated. Use `shape` instead.")
             shape = kwargs.pop("input_shape")
         if "batch_input_shape" in kwargs:
             batch_shape = kwargs.pop("batch_input_shape")

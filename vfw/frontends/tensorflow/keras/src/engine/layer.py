@@ -39,9 +39,9 @@ is then in ``layer.variables`` and ``non_trainable_variables``, not in ``weights
 
 import collections
 import inspect
-import warnings
 
 import vfw.frontends.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow.keras.src.engine import dtype_policy as policies
 from vfw.frontends.tensorflow.keras.src.engine import input_spec as input_specs
@@ -95,9 +95,8 @@ class Layer(LayerLosses, LayerWeights, Operation):
         input_dim = kwargs.pop("input_dim", None)
         input_shape = (input_dim,) if input_dim is not None else kwargs.pop("input_shape", None)
         if input_shape is not None:
-            warnings.warn("Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential "
-                          "models, prefer using an `Input(shape)` object as the first layer in the model instead.",
-                          stacklevel=2)
+            warn_for_user("Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential "
+                          "models, prefer using an `Input(shape)` object as the first layer in the model instead.")
             self._input_shape_arg = input_shape
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
@@ -224,9 +223,9 @@ class Layer(LayerLosses, LayerWeights, Operation):
             except Exception as e:
                 if call_spec.eager:
                     return  # the eager call builds them
-                warnings.warn(f"Layer '{self.name}' looks like it has unbuilt state, but Keras is not able to trace "
+                warn_for_user(f"Layer '{self.name}' looks like it has unbuilt state, but Keras is not able to trace "
                               f"the layer `call()` in order to build it automatically. Exception encountered: "
-                              f"''{e}''", stacklevel=2)
+                              f"''{e}''")
         self.build(first_shape)
 
     def _open_name_scope(self):
@@ -328,9 +327,9 @@ class Layer(LayerLosses, LayerWeights, Operation):
         if self.supports_masking:
             self._set_mask_metadata(first_arg, outputs, previous_mask)
         elif previous_mask is not None and any(m is not None for m in nest.flatten(previous_mask)):
-            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input with a mask "
+            warn_for_user(f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input with a mask "
                           "attached to it. However, this layer does not support masking and will therefore "
-                          "destroy the mask information. Downstream layers will not see the mask.", stacklevel=3)
+                          "destroy the mask information. Downstream layers will not see the mask.")
 
     def _convert_input(self, x):
         mask = layer_call.get_keras_mask(x)

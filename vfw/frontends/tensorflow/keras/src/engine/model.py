@@ -10,8 +10,8 @@ Contract for the training helper: ``Model`` inherits ``Trainer`` (``engine/train
 
 import inspect
 import json
-import warnings
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.engine.layer import Layer
 from vfw.frontends.tensorflow.keras.src.engine.operation import infer_output_spec, is_default
 from vfw.frontends.tensorflow.keras.src.engine.trainer import Trainer
@@ -114,11 +114,11 @@ class Model(Trainer, Layer):
                     built = False
             self._build_shapes_dict = config if shapes is None else shapes
         if not built:
-            warnings.warn(f"Model '{self.name}' had a build config, but the model cannot be built automatically in "
+            warn_for_user(f"Model '{self.name}' had a build config, but the model cannot be built automatically in "
                           "`build_from_config(config)`. You should implement `def build_from_config(self, config)`, "
                           "and you might also want to implement the method  that generates the config at saving "
                           "time, `def get_build_config(self)`. The method `build_from_config()` is meant to create "
-                          "the state of the model (i.e. its variables) upon deserialization.", stacklevel=2)
+                          "the state of the model (i.e. its variables) upon deserialization.")
 
     def _build_by_running(self, input_shape, shapes_dict):
         """Build the layers by running ``call`` on symbolic inputs of the given shapes; whether that worked."""

@@ -17,9 +17,9 @@ XLA; ``steps_per_execution`` runs its steps one call each.
 """
 
 import inspect
-import warnings
 
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow.keras.src import metrics as metrics_module
 from vfw.frontends.tensorflow.keras.src import optimizers as optimizers_module
@@ -100,8 +100,8 @@ class Trainer(TrainerLoops):
                 jit_compile = False
             if jit_compile and run_eagerly:
                 jit_compile = False
-                warnings.warn("If `run_eagerly` is True, then `jit_compile` cannot also be True. Disabling "
-                              "`jit_compile`.", stacklevel=2)
+                warn_for_user("If `run_eagerly` is True, then `jit_compile` cannot also be True. Disabling "
+                              "`jit_compile`.")
             self.jit_compile = jit_compile
             self.run_eagerly = run_eagerly
             self.stop_training = False
@@ -126,8 +126,7 @@ class Trainer(TrainerLoops):
     @jit_compile.setter
     def jit_compile(self, value):
         if value and not all(layer.supports_jit for layer in self._flatten_layers()):
-            warnings.warn("Model doesn't support `jit_compile=True`. Proceeding with `jit_compile=False`.",
-                          stacklevel=2)
+            warn_for_user("Model doesn't support `jit_compile=True`. Proceeding with `jit_compile=False`.")
             value = False
         with tracking.no_tracking():
             self._jit_compile = value
@@ -161,10 +160,10 @@ class Trainer(TrainerLoops):
         """``compile`` with a ``get_compile_config()`` dict (skipped, with Keras' warning, when ``compile`` is
         overridden), then build the optimizer when the model is built."""
         if type(self).compile is not Trainer.compile:
-            warnings.warn("`compile()` was not called as part of model loading because the model's `compile()` "
+            warn_for_user("`compile()` was not called as part of model loading because the model's `compile()` "
                           "method is custom. All subclassed Models that have `compile()` overridden should also "
                           "override `get_compile_config()` and `compile_from_config(config)`. Alternatively, you "
-                          "can call `compile()` manually after loading.", stacklevel=2)
+                          "can call `compile()` manually after loading.")
             return
         from vfw.frontends.tensorflow.keras.src.utils import serialization
 
@@ -281,7 +280,7 @@ class Trainer(TrainerLoops):
             gradients = tape.gradient(loss, trainable_weights)
             self.optimizer.apply_gradients(zip(gradients, trainable_weights))
         else:
-            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+            warn_for_user("The model does not have any trainable weights.")
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data):
@@ -402,8 +401,8 @@ class Trainer(TrainerLoops):
 
         class DeprecatedCompiledMetric:
             def update_state(self, y, y_pred, sample_weight=None):
-                warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\nfor metric in "
-                              "self.metrics:\n    metric.update_state(y, y_pred)\n```\n", stacklevel=2)
+                warn_for_user("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\nfor metric in "
+                              "self.metrics:\n    metric.update_state(y, y_pred)\n```\n")
                 for metric in trainer.metrics:
                     if isinstance(metric, metrics_module.Mean):
                         metric.update_state(y_pred, sample_weight=sample_weight)
@@ -414,8 +413,8 @@ class Trainer(TrainerLoops):
 
     def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
         """Deprecated: ``compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)``."""
-        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, "
-                      "sample_weight, training)`.", stacklevel=2)
+        warn_for_user("`model.compiled_loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, "
+                      "sample_weight, training)`.")
         return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
 
     def _assert_compile_called(self):

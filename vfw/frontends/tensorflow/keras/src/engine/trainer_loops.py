@@ -7,10 +7,9 @@ the model's metrics, validation through ``evaluate`` after the epochs ``validati
 Logs reach the callbacks with sorted keys and Python float values.
 """
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow.keras.src.backend.config import max_epochs
 from vfw.frontends.tensorflow.keras.src.callbacks.callback import CallbackList, pythonify_logs
@@ -77,7 +76,7 @@ class TrainerLoops:
         self._assert_compile_called()
         cap = max_epochs()
         if cap and cap < epochs:
-            warnings.warn(f"Limiting epochs to {cap}", stacklevel=2)
+            warn_for_user(f"Limiting epochs to {cap}")
             epochs = cap
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = data_adapters.train_validation_split(

@@ -4,9 +4,8 @@ All pass masks through; Softmax also takes a mask (masked positions get probabil
 learns ``alpha`` (zeros by default) of the input's non-batch shape, with size 1 along ``shared_axes``.
 """
 
-import warnings
-
 import vfw.frontends.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src import activations, constraints, initializers, ops, regularizers
 from vfw.frontends.tensorflow.keras.src.engine.input_spec import InputSpec
 from vfw.frontends.tensorflow.keras.src.engine.layer import Layer
@@ -81,7 +80,7 @@ class LeakyReLU(_Elementwise):
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:
             negative_slope = kwargs.pop("alpha")
-            warnings.warn("Argument `alpha` is deprecated. Use `negative_slope` instead.", stacklevel=2)
+            warn_for_user("Argument `alpha` is deprecated. Use `negative_slope` instead.")
         super().__init__(**kwargs)
         if negative_slope is None or negative_slope < 0:
             raise ValueError(f"The negative_slope value of a Leaky ReLU layer cannot be None or negative value. "

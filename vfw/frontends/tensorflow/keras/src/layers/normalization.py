@@ -9,9 +9,8 @@ updates under tf.function, nothing during shape inference).  Statistics are comp
 float32 with ``tf.nn.moments``, in Keras' formulas, so values and gradients are TF's.
 """
 
-import warnings
-
 import vfw.frontends.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src import backend, constraints, initializers, regularizers
 from vfw.frontends.tensorflow.keras.src.engine.input_spec import InputSpec
 from vfw.frontends.tensorflow.keras.src.engine.layer import Layer
@@ -343,7 +342,7 @@ class LayerNormalization(_ScaleAndOffset, Layer):
                  gamma_constraint=None, **kwargs):
         rms_scaling = kwargs.pop("rms_scaling", False)
         if rms_scaling:
-            warnings.warn(_RMS_SCALING_WARNING + "`keras.layers.RMSNormalization` instead.", stacklevel=2)
+            warn_for_user(_RMS_SCALING_WARNING + "`keras.layers.RMSNormalization` instead.")
         super().__init__(**kwargs)
         self.axis = _standardize_axis(axis, TypeError, "Expected an int or a list/tuple of ints for the argument "
                                                        f"'axis', but received: {axis!r}")
@@ -365,8 +364,8 @@ class LayerNormalization(_ScaleAndOffset, Layer):
         axes = sorted(self.axis)
         gamma = None if self.gamma is None else _broadcastable(tf.cast(self.gamma, x.dtype), x, axes)
         if self.rms_scaling:
-            warnings.warn(_RMS_SCALING_WARNING + "`keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` "
-                          "instead.", stacklevel=2)  # as Keras' op, at every call
+            warn_for_user(_RMS_SCALING_WARNING + "`keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` "
+                          "instead.")  # as Keras' op, at every call
             _, variance = tf.nn.moments(x, axes=axes, keepdims=True)
             outputs = x * tf.math.rsqrt(variance + self.epsilon)
             if gamma is not None:

@@ -2,11 +2,11 @@
 ``STFTSpectrogram`` (an STFT as a 1-D convolution with trainable kernels from ``keras.initializers.STFT``)."""
 
 import math
-import warnings
 
 import numpy as np
 
 import vfw.frontends.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow._signal_mel import mel_weights
 from vfw.frontends.tensorflow.keras.src import initializers, ops
 from vfw.frontends.tensorflow.keras.src.backend.config import epsilon, standardize_data_format
@@ -95,8 +95,7 @@ def _check_stft_arguments(mode, frame_length, frame_step, fft_length, window, sc
         raise ValueError("`fft_length` should be not less than `frame_length`. Received "
                          f"fft_length={fft_length}, frame_length={frame_length}")
     if fft_length is not None and fft_length & -fft_length != fft_length:
-        warnings.warn(f"`fft_length` is recommended to be a power of two. Received fft_length={fft_length}",
-                      stacklevel=3)
+        warn_for_user(f"`fft_length` is recommended to be a power of two. Received fft_length={fft_length}")
     if mode not in _MODES:
         raise ValueError(f"Output mode is invalid, it must be one of {', '.join(_MODES)}. Received: mode={mode}")
     if scaling is not None and scaling not in ("density", "spectrum"):

@@ -1,10 +1,9 @@
 """Image array helpers of ``keras.utils`` / ``tf.keras.preprocessing.image``: ``img_to_array`` (numpy only) and
 the PIL-based ``array_to_img``/``load_img``/``save_img`` (PIL is optional, as for Keras: ImportError without it)."""
 
-import warnings
-
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.backend.config import floatx, standardize_data_format
 
 
@@ -145,7 +144,7 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
     _pil_image("save_img")
     img = array_to_img(x, data_format=data_format, scale=scale)
     if img.mode == "RGBA" and file_format in ("jpg", "jpeg"):
-        warnings.warn("The JPG format does not support RGBA images, converting to RGB.", stacklevel=2)
+        warn_for_user("The JPG format does not support RGBA images, converting to RGB.")
         img = img.convert("RGB")
     img.save(path, format=file_format, **kwargs)
 

@@ -7,9 +7,8 @@ logarithms, and an output that a Keras softmax or sigmoid produced is replaced b
 kept (``_keras_logits``).
 """
 
-import warnings
-
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.engine import layer_call
 from vfw.frontends.tensorflow.keras.src.losses import conventions
 from vfw.frontends.tensorflow.keras.src.ops import nn as ops_nn
@@ -42,9 +41,9 @@ def _check_int_axis(axis):
 
 def _warn_single_class(fn_name, y_pred):
     if y_pred.shape[-1] == 1:
-        warnings.warn(f"In loss {fn_name}, expected y_pred.shape to be (batch_size, num_classes) with num_classes > 1. "
+        warn_for_user(f"In loss {fn_name}, expected y_pred.shape to be (batch_size, num_classes) with num_classes > 1. "
                       f"Received: y_pred.shape={y_pred.shape}. Consider using 'binary_crossentropy' if you only have "
-                      "2 classes.", SyntaxWarning, stacklevel=3)
+                      "2 classes.", SyntaxWarning)
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):

@@ -5,9 +5,8 @@ predictions), in an integer dtype by default. The IoU of class ``c`` is
 ``TP / (TP + FP + FN)``; the result averages it over the target classes that occurred.
 """
 
-import warnings
-
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.initializers import Zeros
 from vfw.frontends.tensorflow.keras.src.losses import conventions
 from vfw.frontends.tensorflow.keras.src.metrics.metric import Metric
@@ -49,8 +48,8 @@ class _IoUBase(Metric):
         if sample_weight is None:
             sample_weight = 1
         elif "float" in str(getattr(sample_weight, "dtype", "")) and "int" in self.dtype:
-            warnings.warn("You are passing weight as `float`, but dtype is `int`. This may result in an incorrect "
-                          "weight due to type casting Consider using integer weights.", stacklevel=2)
+            warn_for_user("You are passing weight as `float`, but dtype is `int`. This may result in an incorrect "
+                          "weight due to type casting Consider using integer weights.")
         sample_weight = conventions.convert(sample_weight, self.dtype)
         if len(sample_weight.shape) > 1:
             sample_weight = tf.reshape(sample_weight, [-1])

@@ -1,8 +1,7 @@
 """Regression metrics: means of the regression losses, RMSE, cosine similarity, correlations, R2 score."""
 
-import warnings
-
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.initializers import Zeros
 from vfw.frontends.tensorflow.keras.src.losses import conventions
 from vfw.frontends.tensorflow.keras.src.losses.loss import squeeze_or_expand_to_same_rank
@@ -221,10 +220,10 @@ class R2Score(Metric):
             return score
         num_samples = float(self.num_samples.numpy())
         if self.num_regressors > num_samples - 1:
-            warnings.warn("More independent predictors than datapoints in adjusted R2 score. Falling back to "
-                          "standard R2 score.", stacklevel=2)
+            warn_for_user("More independent predictors than datapoints in adjusted R2 score. Falling back to "
+                          "standard R2 score.")
         elif self.num_regressors == num_samples - 1:
-            warnings.warn("Division by zero in Adjusted R2 score. Falling back to standard R2 score.", stacklevel=2)
+            warn_for_user("Division by zero in Adjusted R2 score. Falling back to standard R2 score.")
         else:
             n = tf.cast(self.num_samples, "float32")
             p = tf.constant(float(self.num_regressors), "float32")

@@ -4,9 +4,8 @@
 given such an output compute from the logits (``from_logits=True``), as Keras does on TensorFlow.
 """
 
-import warnings
-
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.backend import config
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import standardize_dtype
 from vfw.frontends.tensorflow.keras.src.ops._common import convert_to_tensor, keras_op
@@ -151,9 +150,9 @@ def _over_axes(x, axis, function):
 
 def _warn_size_one(x, axis):
     if isinstance(axis, int) and -x.ndim <= axis < x.ndim and x.shape[axis] == 1:
-        warnings.warn(f"You are using a softmax over axis {axis} of a tensor of shape {x.shape}. This axis has size 1. "
+        warn_for_user(f"You are using a softmax over axis {axis} of a tensor of shape {x.shape}. This axis has size 1. "
                       "The softmax operation will always return the value 1, which is likely not what you intended. "
-                      "Did you mean to use a sigmoid instead?", stacklevel=3)
+                      "Did you mean to use a sigmoid instead?")
 
 
 @keras_op
@@ -236,8 +235,8 @@ def _logits_of(output, from_logits, activation, function):
     if logits is None:
         return output, from_logits
     if from_logits:
-        warnings.warn(f'"`{function}` received `from_logits=True`, but the `output` argument was produced by a '
-                      f"{activation} activation and thus does not represent logits. Was this intended?", stacklevel=3)
+        warn_for_user(f'"`{function}` received `from_logits=True`, but the `output` argument was produced by a '
+                      f"{activation} activation and thus does not represent logits. Was this intended?")
     return logits, True
 
 

@@ -1,9 +1,8 @@
 """keras.ops functions behind normalization and attention layers: layer_normalization, rms_normalization,
 dot_product_attention, depth_to_space, space_to_depth."""
 
-import warnings
-
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.backend import config
 from vfw.frontends.tensorflow.keras.src.backend.config import standardize_data_format
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import result_type
@@ -26,9 +25,9 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
     """
     rms_scaling = kwargs.pop("rms_scaling", False)
     if rms_scaling:
-        warnings.warn("You passed `rms_scaling=True`, which is deprecated. This argument incorrectly scales the input "
+        warn_for_user("You passed `rms_scaling=True`, which is deprecated. This argument incorrectly scales the input "
                       "by the variance, not the root mean square. To correctly use RMS Normalization, please use "
-                      "`keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` instead.", stacklevel=2)
+                      "`keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` instead.")
     epsilon = config.epsilon() if epsilon is None else epsilon
     x, dtype = _to_compute_dtype(x)
     gamma = None if gamma is None else convert_to_tensor(gamma, x.dtype)

@@ -30,9 +30,8 @@ Helpers live beside: ``gradient_clipping.py`` (the three clipping options) and
 ``Optimizer``).
 """
 
-import warnings
-
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import _checkpoint
 from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow.keras.src import initializers
@@ -93,7 +92,7 @@ class Optimizer(ModelVariableUpdates):
                  gradient_accumulation_steps=None, name=None, **kwargs):
         self._lock = False
         if kwargs.pop("decay", None) is not None:
-            warnings.warn("Argument `decay` is no longer supported and will be ignored.", stacklevel=2)
+            warn_for_user("Argument `decay` is no longer supported and will be ignored.")
         if kwargs:
             raise ValueError(f"Argument(s) not recognized: {kwargs}")
         self.name = naming.auto_name(type(self).__name__) if name is None else name
@@ -292,7 +291,7 @@ class Optimizer(ModelVariableUpdates):
                        "variables. ")
             if not self.variables:
                 message += "This is likely because the optimizer has not been called/built yet."
-            warnings.warn(message, stacklevel=2)
+            warn_for_user(message)
             return
         for i, variable in enumerate(self.variables):
             variable.assign(store[str(i)])
@@ -369,8 +368,8 @@ class Optimizer(ModelVariableUpdates):
             raise ValueError("No gradients provided for any variable.")
         missing = [getattr(v, "path", None) or v.name for g, v in zip(grads, variables) if g is None]
         if missing:
-            warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss. If using "
-                          "`model.compile()`, did you forget to provide a `loss` argument?", stacklevel=3)
+            warn_for_user(f"Gradients do not exist for variables {missing} when minimizing the loss. If using "
+                          "`model.compile()`, did you forget to provide a `loss` argument?")
         return [g for g, _ in kept], [v for _, v in kept]
 
     def _overwrite_variables_directly_with_gradients(self, grads, variables):

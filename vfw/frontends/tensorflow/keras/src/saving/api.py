@@ -8,9 +8,9 @@ error): legacy ``.h5``/``.hdf5`` models, Hugging Face (``hf://``) and Orbax chec
 """
 
 import os
-import warnings
 import zipfile
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.saving import archive
 from vfw.frontends.tensorflow.keras.src.saving.cloning import clone_model
 from vfw.frontends.tensorflow.keras.src.utils import io_utils
@@ -77,8 +77,8 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
                          "want to export a SavedModel for use with TFLite/TFServing/etc. Received: "
                          f"filepath={filepath}.")
     if not model.built:
-        warnings.warn("You are saving a model that has not yet been built. It might not contain any weights yet. "
-                      "Consider building the model first by calling it on some data.", stacklevel=2)
+        warn_for_user("You are saving a model that has not yet been built. It might not contain any weights yet. "
+                      "Consider building the model first by calling it on some data.")
     if not zipped and path.endswith(".keras"):
         raise ValueError("When using `zipped=False`, the `filepath` argument should not end in `.keras`. "
                          f"Received: filepath={path}")

@@ -22,11 +22,11 @@ they store.  Files are read and written with h5py, the established HDF5 library.
 import json
 import math
 import pathlib
-import warnings
 
 import ml_dtypes
 import numpy as np
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.engine.dtype_policy import dtype_size_bits, standardize_dtype
 from vfw.frontends.tensorflow.keras.src.engine.summary import readable_size
 
@@ -115,9 +115,8 @@ class ShardedH5Store:
         path = pathlib.Path(path)
         self.base_name = path.stem.replace(".weights", "")
         if path.suffix != ".json":
-            warnings.warn(f"{'Saving' if mode == 'w' else 'Loading'} sharded weights requires `*.json` as the "
-                          f"extension. The original path: {path} will be renamed to {path.with_suffix('.json')}.",
-                          stacklevel=3)
+            warn_for_user(f"{'Saving' if mode == 'w' else 'Loading'} sharded weights requires `*.json` as the "
+                          f"extension. The original path: {path} will be renamed to {path.with_suffix('.json')}.")
             path = path.with_suffix(".json")
         self.path = path
         self.mode = mode

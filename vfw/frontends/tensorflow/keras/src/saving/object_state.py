@@ -24,8 +24,7 @@ Objects with ``save_assets``/``load_assets`` (lookup layers' vocabularies) get t
 path in an ``AssetsStore`` too (``assets_store.py``), when the walk is given one.
 """
 
-import warnings
-
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.engine import naming
 
 _SKIPPED_ALWAYS = {"_self_unconditional_dependency_names"}
@@ -170,7 +169,7 @@ class LoadingFailures:
                    f"{example}:\n\n{error}\n\nList of objects that could not be loaded:\n"
                    f"{[obj for obj, _ in self.errors.values()]}")
         if warn_only:
-            warnings.warn(message, stacklevel=3)
+            warn_for_user(message)
         else:
             raise ValueError(message)
 
@@ -230,9 +229,9 @@ def _load_value(value, store, failures, path, visited, visited_containers, asset
             nested_failures = LoadingFailures()
             _load_value(item, store, nested_failures, item_path, visited, visited_containers, assets)
             if nested_failures.errors:
-                warnings.warn(f"Skipping nested container at '{item_path}': no matching group found in the saved "
+                warn_for_user(f"Skipping nested container at '{item_path}': no matching group found in the saved "
                               "file. This usually means the file was saved with a Keras version that did not "
                               "serialize sublayers nested inside containers. Affected layers will retain their "
-                              "freshly-initialized weights.", stacklevel=2)
+                              "freshly-initialized weights.")
             continue
         _load_value(item, store, failures, item_path, visited, visited_containers, assets)

@@ -1,7 +1,8 @@
 """Data helpers of keras.utils: ``PyDataset``/``Sequence`` and ``(x, y, sample_weight)`` packing."""
 
 import itertools
-import warnings
+
+from vfw.frontends._warnings import warn_for_user
 
 
 class PyDataset:
@@ -27,9 +28,9 @@ class PyDataset:
         for name in missing:
             setattr(self, name, defaults[name])
         if missing:
-            warnings.warn("Your `PyDataset` class should call `super().__init__(**kwargs)` in its constructor. "
+            warn_for_user("Your `PyDataset` class should call `super().__init__(**kwargs)` in its constructor. "
                           "`**kwargs` can include `workers`, `use_multiprocessing`, `max_queue_size`. Do not pass "
-                          "these arguments to `fit()`, as they will be ignored.", stacklevel=3)
+                          "these arguments to `fit()`, as they will be ignored.")
 
     @property
     def workers(self):

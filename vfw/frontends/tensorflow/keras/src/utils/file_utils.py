@@ -13,9 +13,9 @@ import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
-import warnings
 import zipfile
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.utils import io_utils
 from vfw.frontends.tensorflow.keras.src.utils.progbar import Progbar
 
@@ -80,7 +80,7 @@ def _safe_members(archive, base_dir):
         if _inside(base_dir, name) and (link is None or _inside(base_dir, link)):
             yield info
         else:
-            warnings.warn(f"Skipping invalid path during archive extraction: '{name}'.", stacklevel=3)
+            warn_for_user(f"Skipping invalid path during archive extraction: '{name}'.")
 
 
 def extract_archive(file_path, path=".", archive_format="auto"):
@@ -233,5 +233,5 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     if extraction_dir is None:
         return target
     if not extract_archive(target, extraction_dir, "tar" if untar else archive_format):
-        warnings.warn("Could not extract archive.", stacklevel=2)
+        warn_for_user("Could not extract archive.")
     return extraction_dir

@@ -19,11 +19,11 @@ This is the one serialization library of vfw's Keras: the modules' ``serialize``
 import base64
 import marshal
 import types
-import warnings
 
 import numpy as np
 
 import vfw.tensorflow as tf
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src import _api
 from vfw.frontends.tensorflow.keras.src.backend import global_state, standardize_dtype
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor
@@ -235,9 +235,9 @@ def serialize_keras_object(obj):
     if isinstance(obj, tf.DType):
         return obj.name
     if isinstance(obj, types.FunctionType) and obj.__name__ == "<lambda>":
-        warnings.warn("The object being serialized includes a `lambda`. This is unsafe. In order to reload the "
+        warn_for_user("The object being serialized includes a `lambda`. This is unsafe. In order to reload the "
                       "object, you will have to pass `safe_mode=False` to the loading function. Please avoid using "
-                      "`lambda` in the future, and use named Python functions instead.", stacklevel=2)
+                      "`lambda` in the future, and use named Python functions instead.")
         return _tagged("__lambda__", value=func_dump(obj))
     config = _public_config(obj.__class__, _inner_config(obj))
     if config["module"] == "__main__":
