@@ -84,11 +84,6 @@ def test_classifier_activation_with_imagenet_weights():
             lib.keras.applications.MobileNetV2(weights="imagenet", classifier_activation="relu")
 
 
-def test_imagenet_weights_refused_clearly():
-    with pytest.raises(ValueError, match="weights=None"):
-        VFW.keras.applications.MobileNetV2(input_shape=(32, 32, 3), include_top=False, weights="imagenet")
-
-
 def test_weights_file(tmp_path):
     real_model = build(REAL, "MobileNetV2", input_shape=(32, 32, 3), include_top=False, alpha=0.35)
     real_model.set_weights([w + 0.05 for w in real_model.get_weights()])

@@ -152,9 +152,4 @@ ConvNeXtLarge = _variant_function("convnext_large", "ConvNeXtLarge")
 ConvNeXtXLarge = _variant_function("convnext_xlarge", "ConvNeXtXLarge")
 
 
-def preprocess_input(x, data_format=None):
-    """The identity: ConvNeXt models normalize their [0, 255] inputs themselves (``include_preprocessing``)."""
-    return x
-
-
-decode_predictions = imagenet_utils.decode_predictions
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, None)

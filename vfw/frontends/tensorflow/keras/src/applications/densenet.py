@@ -107,9 +107,4 @@ for _model_function, _depth in ((DenseNet121, 121), (DenseNet169, 169), (DenseNe
     _model_function.__doc__ = f"DenseNet-{_depth} (ImageNet input 224x224x3).\n" + _ARGUMENTS_DOC
 
 
-def preprocess_input(x, data_format=None):
-    """Scale pixels in [0, 255] to [0, 1] then normalize each channel with ImageNet's mean and std ("torch" mode)."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="torch")
-
-
-decode_predictions = imagenet_utils.decode_predictions
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "torch")

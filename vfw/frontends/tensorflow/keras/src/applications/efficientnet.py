@@ -217,9 +217,4 @@ EfficientNetB6 = _variant_function("b6")
 EfficientNetB7 = _variant_function("b7")
 
 
-def preprocess_input(x, data_format=None):
-    """The identity: EfficientNet models take pixels in [0, 255] and normalize them themselves."""
-    return x
-
-
-decode_predictions = imagenet_utils.decode_predictions
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, None)

@@ -212,9 +212,4 @@ EfficientNetV2M = _variant_function("m")
 EfficientNetV2L = _variant_function("l")
 
 
-def preprocess_input(x, data_format=None):
-    """The identity: EfficientNetV2 models preprocess their [0, 255] input themselves."""
-    return x
-
-
-decode_predictions = imagenet_utils.decode_predictions
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, None)

@@ -1,7 +1,8 @@
 """Shared helpers of ``keras.applications``: ImageNet preprocessing and decoding, input-shape and classifier checks.
 
 Public (``keras.applications.imagenet_utils``): :func:`preprocess_input`, :func:`decode_predictions`.
-For the families: :func:`obtain_input_shape`, :func:`validate_activation`, :func:`correct_pad` (the model
+For the families: :func:`family_functions` (a family module's own ``preprocess_input``/``decode_predictions``),
+:func:`obtain_input_shape`, :func:`validate_activation`, :func:`correct_pad` (the model
 plumbing, weights argument checks and classifier head are in ``model_assembly``).
 """
 
@@ -152,6 +153,86 @@ def decode_predictions(preds, top=5):
         decoded.sort(key=lambda entry: entry[2], reverse=True)
         results.append(decoded)
     return results
+
+
+# What each preprocessing mode does, for the docstring of a family's ``preprocess_input``.
+_MODE_DESCRIPTIONS = {
+    "caffe": "The images are converted from RGB to BGR, then each channel is centred on its ImageNet mean,\n"
+             "    without scaling (``imagenet_utils.preprocess_input`` mode \"caffe\").",
+    "tf": "The pixels are scaled from [0, 255] to [-1, 1] (``imagenet_utils.preprocess_input`` mode \"tf\").",
+    "torch": "The pixels are scaled from [0, 255] to [0, 1], then each channel is normalized with ImageNet's mean\n"
+             "    and standard deviation (``imagenet_utils.preprocess_input`` mode \"torch\").",
+}
+_PREPROCESS_DOC = """Preprocess a tensor or numpy array holding a batch of images (or one image) for {family}.
+
+    {description}
+
+    Parameters
+    ----------
+    x : numpy.ndarray or tensor or KerasTensor
+        3D or 4D, 3 colour channels (RGB), values in [0, 255]. A float numpy array is modified in place.
+    data_format : str, optional
+        "channels_last" or "channels_first" (default ``keras.backend.image_data_format()``).
+
+    Returns
+    -------
+    numpy.ndarray or tensor
+        The preprocessed images, float32 (``floatx``) for integer input.
+    """
+_IDENTITY_PREPROCESS_DOC = """Return ``x`` unchanged; kept so every family module has a ``preprocess_input``.
+
+    {family} models preprocess their [0, 255] RGB input themselves (the first layers of the model).
+
+    Parameters
+    ----------
+    x : numpy.ndarray or tensor
+    data_format : str, optional
+        Unused.
+
+    Returns
+    -------
+    numpy.ndarray or tensor
+        ``x`` itself.
+    """
+
+
+def family_functions(module_name, mode):
+    """A family module's public ``preprocess_input(x, data_format=None)`` and ``decode_predictions(preds, top=5)``.
+
+    Parameters
+    ----------
+    module_name : str
+        The family module's ``__name__``: the functions' ``__module__``, and its last part names the family
+        in their docstrings.
+    mode : {"caffe", "tf", "torch"} or None
+        The :func:`preprocess_input` mode; None for families whose models preprocess their input themselves
+        (``preprocess_input`` is then the identity).
+
+    Returns
+    -------
+    tuple of 2 functions
+        ``(preprocess_input, decode_predictions)``.
+    """
+    family = module_name.rsplit(".", 1)[-1]
+    if mode is None:
+        def family_preprocess_input(x, data_format=None):
+            return x
+        family_preprocess_input.__doc__ = _IDENTITY_PREPROCESS_DOC.format(family=family)
+    else:
+        def family_preprocess_input(x, data_format=None):
+            return preprocess_input(x, data_format=data_format, mode=mode)
+        family_preprocess_input.__doc__ = _PREPROCESS_DOC.format(family=family, description=_MODE_DESCRIPTIONS[mode])
+
+    def family_decode_predictions(preds, top=5):
+        return decode_predictions(preds, top=top)
+    family_decode_predictions.__doc__ = decode_predictions.__doc__.replace(
+        "each prediction.", f"each prediction of a {family} classifier.", 1)
+
+    for function, name in ((family_preprocess_input, "preprocess_input"),
+                           (family_decode_predictions, "decode_predictions")):
+        function.__name__ = function.__qualname__ = name
+        function.__module__ = module_name
+    return family_preprocess_input, family_decode_predictions
 
 
 def obtain_input_shape(input_shape, default_size, min_size, data_format, require_flatten, weights=None):

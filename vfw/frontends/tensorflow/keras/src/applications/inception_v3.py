@@ -121,9 +121,4 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
     return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
 
 
-def preprocess_input(x, data_format=None):
-    """Scale pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-decode_predictions = imagenet_utils.decode_predictions
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

@@ -7,7 +7,9 @@ from vfw.frontends.tensorflow.keras import backend, layers
 from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly, shared_a
 from vfw.frontends.tensorflow.keras.src.applications.mobilenet_v2 import default_size_and_shape
 
-_IMAGENET_ALPHAS = (0.25, 0.50, 0.75, 1.0)
+_WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "mobilenet/"
+# Each ImageNet alpha as the weight files spell it (its two significant digits).
+_IMAGENET_ALPHAS = {0.25: "2_5", 0.50: "5_0", 0.75: "7_5", 1.0: "1_0"}
 _IMAGENET_SIZES = (128, 160, 192, 224)
 # (pointwise filters before alpha, depthwise stride) of blocks 1..13.
 _BLOCKS = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
@@ -43,7 +45,7 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
     include_top : bool
         End with pooling, dropout, the ``conv_preds`` 1x1 convolution and ``predictions``.
     weights : None, "imagenet" or str
-        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+        Random initialisation, ImageNet (downloaded with ``keras.utils.get_file``) or a weights file path.
     input_tensor : KerasTensor, optional
     pooling : None, "avg" or "max"
         Global pooling of the features when ``include_top`` is False.
@@ -82,14 +84,11 @@ def MobileNet(input_shape=None, alpha=1.0, depth_multiplier=1, dropout=1e-3, inc
         x = layers.Activation(classifier_activation, name="predictions")(x)
     else:
         x = shared_a.feature_pooling(x, pooling)
-    return shared_a.finish(img_input, input_tensor, x, name or f"mobilenet_{alpha:0.2f}_{rows}", weights)
+    url = None
+    if weights == "imagenet":
+        url = f"{_WEIGHTS_BASE}mobilenet_{_IMAGENET_ALPHAS[alpha]}_{rows}_tf{'' if include_top else '_no_top'}.h5"
+    return model_assembly.finish_model(img_input, input_tensor, x, name or f"mobilenet_{alpha:0.2f}_{rows}", weights,
+                                       url)
 
 
-def preprocess_input(x, data_format=None):
-    """Scale images from [0, 255] to [-1, 1] (``imagenet_utils.preprocess_input`` mode "tf")."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5):
-    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

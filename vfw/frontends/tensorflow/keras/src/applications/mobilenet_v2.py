@@ -6,9 +6,12 @@ Layer names follow Keras' (``block_13_expand_relu``, ``block_16_project``...), w
 looks up with ``get_layer``.
 """
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras import backend, layers
 from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly
 from vfw.frontends.tensorflow.keras.src.applications import shared_a as shared
+
+_WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "mobilenet_v2/mobilenet_v2_weights_tf_dim_ordering_tf_kernels_"
 
 _IMAGENET_ALPHAS = (0.35, 0.50, 0.75, 1.0, 1.3, 1.4)
 _IMAGENET_SIZES = (96, 128, 160, 192, 224)
@@ -59,8 +62,8 @@ def default_size_and_shape(input_shape, input_tensor, include_top, weights, size
     """Keras' MobileNet input-shape resolution: ``(input_shape, rows)``.
 
     The default size is the square input's side when it is one of ``sizes`` (those of the ImageNet weights),
-    else 224; ``input_tensor`` (MobileNetV2 passes it, MobileNet does not) supplies the shape when
-    ``input_shape`` is None and must agree with it otherwise.
+    else 224 (``rows`` too with ImageNet weights, with a warning); ``input_tensor`` (MobileNetV2 passes it,
+    MobileNet does not) supplies the shape when ``input_shape`` is None and must agree with it otherwise.
     """
     data_format = backend.image_data_format()
     spatial = slice(1, 3) if data_format == "channels_first" else slice(0, 2)
@@ -79,7 +82,13 @@ def default_size_and_shape(input_shape, input_tensor, include_top, weights, size
         if rows == cols and rows in sizes:
             default_size = rows
     input_shape = imagenet_utils.obtain_input_shape(input_shape, default_size, 32, data_format, include_top, weights)
-    return input_shape, input_shape[spatial][0]
+    rows, cols = input_shape[spatial]
+    if weights == "imagenet" and (rows != cols or rows not in sizes):
+        # The weights file (and the model's name) then fall back to the 224x224 variant.
+        warn_for_user(f"`input_shape` is undefined or non-square, or `rows` is not in {list(sizes)}. Weights for "
+                      "input shape (224, 224) will be loaded as the default.")
+        rows = 224
+    return input_shape, rows
 
 
 def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet", input_tensor=None, pooling=None,
@@ -95,7 +104,7 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     include_top : bool
         End with global average pooling and the ``predictions`` Dense layer.
     weights : None, "imagenet" or str
-        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+        Random initialisation, ImageNet (downloaded with ``keras.utils.get_file``) or a weights file path.
     input_tensor : KerasTensor, optional
         Build the model on this tensor (the model's inputs are the Inputs it comes from).
     pooling : None, "avg" or "max"
@@ -129,14 +138,9 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.BatchNormalization(axis=channel_axis, name="Conv_1_bn", **_BN)(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
     x = shared.auto_named_top_or_pooling(x, include_top, pooling, classes, classifier_activation, weights)
-    return shared.finish(img_input, input_tensor, x, name or f"mobilenetv2_{alpha:0.2f}_{rows}", weights)
+    url = f"{_WEIGHTS_BASE}{float(alpha)}_{rows}{'' if include_top else '_no_top'}.h5"
+    return model_assembly.finish_model(img_input, input_tensor, x, name or f"mobilenetv2_{alpha:0.2f}_{rows}", weights,
+                                       url)
 
 
-def preprocess_input(x, data_format=None):
-    """Scale images from [0, 255] to [-1, 1] (``imagenet_utils.preprocess_input`` mode "tf")."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5):
-    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

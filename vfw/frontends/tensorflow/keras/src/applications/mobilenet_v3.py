@@ -6,11 +6,22 @@ kernels, ReLU and no squeeze-and-excite. The ImageNet rescaling to [-1, 1] is pa
 (``include_preprocessing``).
 """
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras import backend, layers
-from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly, shared_a
+from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly
 from vfw.frontends.tensorflow.keras.src.applications.mobilenet_v2 import make_divisible
 
 _SE_RATIO = 0.25
+_WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "mobilenet_v3/weights_mobilenet_v3_"
+# md5 digests of the ImageNet weight files (with the top, without it) per variant, as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {
+    "large_224_0.75_float": ("765b44a33ad4005b3ac83185abf1d0eb", "40af19a13ebea4e2ee0c676887f69a2e"),
+    "large_224_1.0_float": ("59e551e166be033d707958cf9e29a6a7", "07fb09a5933dd0c8eaafa16978110389"),
+    "large_minimalistic_224_1.0_float": ("675e7b876c45c57e9e63e6d90a36599c", "ec5221f64a2f6d1ef965a614bdae7973"),
+    "small_224_0.75_float": ("cb65d4e5be93758266aa0a7f2c6708b7", "ebdb5cc8e0b497cd13a7c275d475c819"),
+    "small_224_1.0_float": ("8768d4c2e7dee89b9d02b2d03d65d862", "d3e8ec802a04aa4fc771ee12a9a9b836"),
+    "small_minimalistic_224_1.0_float": ("99cd97fb2fcdad2bf028eb838de69e37", "cde8136e733e811080d9fcd8a252f7e4"),
+}
 _BN = {"epsilon": 1e-3, "momentum": 0.999}
 # Per block: (expansion ratio, output filters before alpha, kernel, stride, squeeze-excite, hard-swish).
 _SMALL_BLOCKS = [(1, 16, 3, 2, True, False), (72 / 16, 24, 3, 2, False, False), (88 / 24, 24, 3, 1, False, False),
@@ -88,14 +99,19 @@ def _resolve_input_shape(input_shape, input_tensor, channels_first):
     return input_shape
 
 
-def _mobilenet_v3(blocks, last_point_channels, input_shape, alpha, minimalistic, include_top, weights, input_tensor,
-                  classes, pooling, dropout_rate, classifier_activation, include_preprocessing, name):
+def _mobilenet_v3(size, blocks, last_point_channels, input_shape, alpha, minimalistic, include_top, weights,
+                  input_tensor, classes, pooling, dropout_rate, classifier_activation, include_preprocessing, name):
     model_assembly.check_weights_argument(weights, include_top, classes)
     channels_first = backend.image_data_format() == "channels_first"
     input_shape = _resolve_input_shape(input_shape, input_tensor, channels_first)
     if weights == "imagenet" and (alpha not in (0.75, 1.0) or (minimalistic and alpha != 1.0)):
         raise ValueError("If imagenet weights are being loaded, alpha can be one of `0.75`, `1.0` for non "
                          "minimalistic or `1.0` for minimalistic only.")
+    if weights == "imagenet":
+        rows, cols = input_shape[1:] if channels_first else input_shape[:2]
+        if rows != cols or rows != 224:
+            warn_for_user("`input_shape` is undefined or non-square, or `rows` is not 224. Weights for input shape "
+                          "(224, 224) will be loaded as the default.")
     img_input = model_assembly.image_input(input_tensor, input_shape)
     channel_axis = 1 if channels_first else -1
 
@@ -128,14 +144,17 @@ def _mobilenet_v3(blocks, last_point_channels, input_shape, alpha, minimalistic,
         x = layers.Activation(classifier_activation, name="predictions")(x)
     else:
         x = model_assembly.classification_head(x, False, pooling, classes, classifier_activation, weights)
-    return shared_a.finish(img_input, input_tensor, x, name, weights)
+    variant = f"{size}{'_minimalistic' if minimalistic else ''}_224_{alpha}_float"
+    url = f"{_WEIGHTS_BASE}{variant}{'' if include_top else '_no_top_v2'}.h5"
+    file_hash = _WEIGHTS_HASHES[variant][0 if include_top else 1] if weights == "imagenet" else None
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url, file_hash)
 
 
-def _variant(blocks, last_point_channels, function_name):
+def _variant(size, blocks, last_point_channels, function_name):
     def model_function(input_shape=None, alpha=1.0, minimalistic=False, include_top=True, weights="imagenet",
                        input_tensor=None, classes=1000, pooling=None, dropout_rate=0.2,
                        classifier_activation="softmax", include_preprocessing=True, name=function_name):
-        return _mobilenet_v3(blocks, last_point_channels, input_shape, alpha, minimalistic, include_top, weights,
+        return _mobilenet_v3(size, blocks, last_point_channels, input_shape, alpha, minimalistic, include_top, weights,
                              input_tensor, classes, pooling, dropout_rate, classifier_activation,
                              include_preprocessing, name)
     model_function.__name__ = model_function.__qualname__ = function_name
@@ -152,7 +171,7 @@ def _variant(blocks, last_point_channels, function_name):
     include_top : bool
         End with pooling, ``conv_2``, dropout, the ``logits`` 1x1 convolution and ``predictions``.
     weights : None, "imagenet" or str
-        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+        Random initialisation, ImageNet (downloaded with ``keras.utils.get_file``) or a weights file path.
     input_tensor : KerasTensor, optional
     classes : int
     pooling : None, "avg" or "max"
@@ -171,15 +190,8 @@ def _variant(blocks, last_point_channels, function_name):
     return model_function
 
 
-MobileNetV3Small = _variant(_SMALL_BLOCKS, 1024, "MobileNetV3Small")
-MobileNetV3Large = _variant(_LARGE_BLOCKS, 1280, "MobileNetV3Large")
+MobileNetV3Small = _variant("small", _SMALL_BLOCKS, 1024, "MobileNetV3Small")
+MobileNetV3Large = _variant("large", _LARGE_BLOCKS, 1280, "MobileNetV3Large")
 
 
-def preprocess_input(x, data_format=None):
-    """Return ``x`` unchanged: MobileNetV3 models rescale their input themselves (``include_preprocessing``)."""
-    return x
-
-
-def decode_predictions(preds, top=5):
-    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, None)

@@ -212,9 +212,4 @@ NASNetMobile.__doc__ = "NASNet-A Mobile, 4 @ 1056 (ImageNet input 224x224x3).\n"
 NASNetLarge.__doc__ = "NASNet-A Large, 6 @ 4032 (ImageNet input 331x331x3).\n" + _ARGUMENTS_DOC
 
 
-def preprocess_input(x, data_format=None):
-    """Scale pixels from [0, 255] to [-1, 1] ("tf" mode)."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-decode_predictions = imagenet_utils.decode_predictions
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

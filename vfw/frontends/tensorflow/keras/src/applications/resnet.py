@@ -7,12 +7,21 @@ Stem: 7x7 stride-2 conv, 3x3 stride-2 max pool; then four stages (``conv2``..``c
 
 from vfw.frontends.tensorflow.keras import backend, layers
 from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly
-from vfw.frontends.tensorflow.keras.src.applications.shared_a import finish
 
 # Blocks per stage (conv2, conv3, conv4, conv5) of each depth.
 STAGE_DEPTHS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 STAGE_WIDTHS = (64, 128, 256, 512)
 BN_EPSILON = 1.001e-5
+_WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "resnet/"
+# md5 digests of the ImageNet weight files (with the top, without it) per model, as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {
+    "resnet50": ("2cb95161c43110f7111970584f804107", "4d473c1dd8becc155b73f8504c6f6626"),
+    "resnet101": ("f1aeb4b969a6efcfb50fad2f0c20cfc5", "88cf7a10940856eca736dc7b7e228a21"),
+    "resnet152": ("100835be76be38e30d865e96f2aaae62", "ee4c566cf9a93f14d82f913c2dc6dd0c"),
+    "resnet50v2": ("3ef43a0b657b3be2300d5770ece849e0", "fac2f116257151a9d068a22e544a4917"),
+    "resnet101v2": ("6343647c601c52e1368623803854d971", "c0ed64b8031c3730f411d2eb4eea35b5"),
+    "resnet152v2": ("a49b44d1979771252814e80f8ec446f9", "ed17cf2e0169df9d443503ef94b23b33"),
+}
 
 
 def channel_axis():
@@ -63,7 +72,7 @@ def build_resnet(stages, preact, use_bias, model_name, include_top, weights, inp
     use_bias : bool
         Whether the stem convolution has a bias.
     model_name : str
-        Default model name.
+        Default model name ("resnet50", "resnet50v2"...), which also names its ImageNet weight files.
     Others as :func:`ResNet50`.
     """
     model_assembly.check_weights_argument(weights, include_top, classes)
@@ -83,7 +92,9 @@ def build_resnet(stages, preact, use_bias, model_name, include_top, weights, inp
         x = layers.BatchNormalization(axis=axis, epsilon=BN_EPSILON, name="post_bn")(x)
         x = layers.Activation("relu", name="post_relu")(x)
     x = model_assembly.classification_head(x, include_top, pooling, classes, classifier_activation, weights)
-    return finish(img_input, input_tensor, x, name or model_name, weights)
+    url = f"{_WEIGHTS_BASE}{model_name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
+    file_hash = _WEIGHTS_HASHES[model_name][0 if include_top else 1]
+    return model_assembly.finish_model(img_input, input_tensor, x, name or model_name, weights, url, file_hash)
 
 
 def _resnet_v1(depth):
@@ -99,7 +110,7 @@ def _resnet_v1(depth):
     include_top : bool
         End with ``avg_pool`` and the ``predictions`` Dense layer.
     weights : None, "imagenet" or str
-        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+        Random initialisation, ImageNet (downloaded with ``keras.utils.get_file``) or a weights file path.
     input_tensor : KerasTensor, optional
     input_shape : tuple, optional
         At least 32x32; default 224x224x3 with ``include_top``.
@@ -121,11 +132,4 @@ ResNet101 = _resnet_v1(101)
 ResNet152 = _resnet_v1(152)
 
 
-def preprocess_input(x, data_format=None):
-    """Caffe-style preprocessing: RGB -> BGR and ImageNet mean subtraction (``imagenet_utils`` mode "caffe")."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
-
-
-def decode_predictions(preds, top=5):
-    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "caffe")

@@ -59,7 +59,7 @@ def _resnet_v2(depth):
     include_top : bool
         End with ``avg_pool`` and the ``predictions`` Dense layer.
     weights : None, "imagenet" or str
-        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+        Random initialisation, ImageNet (downloaded with ``keras.utils.get_file``) or a weights file path.
     input_tensor : KerasTensor, optional
     input_shape : tuple, optional
         At least 32x32; default 224x224x3 with ``include_top``.
@@ -80,11 +80,4 @@ ResNet101V2 = _resnet_v2(101)
 ResNet152V2 = _resnet_v2(152)
 
 
-def preprocess_input(x, data_format=None):
-    """Scale images from [0, 255] to [-1, 1] (``imagenet_utils.preprocess_input`` mode "tf")."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5):
-    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

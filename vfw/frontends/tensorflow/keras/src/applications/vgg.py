@@ -7,6 +7,9 @@ from vfw.frontends.tensorflow.keras import backend, layers
 from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, model_assembly, shared_a
 
 _BLOCK_WIDTHS = (64, 128, 256, 512, 512)
+# md5 digests of the ImageNet weight files (with the top, without it), as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {16: ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d832006294945121d1f1fc"),
+                   19: ("cbe5617147190e668d6c5d5026f83318", "253f8cb515780f3b799900260a226db6")}
 # Convolutions per block.
 _DEPTHS = {16: (2, 2, 3, 3, 3), 19: (2, 2, 4, 4, 4)}
 
@@ -31,7 +34,10 @@ def _vgg(depth):
             x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
         else:
             x = shared_a.feature_pooling(x, pooling)
-        return shared_a.finish(img_input, input_tensor, x, name, weights)
+        url = (f"{model_assembly.WEIGHTS_ROOT}vgg{depth}/vgg{depth}_weights_tf_dim_ordering_tf_kernels"
+               f"{'' if include_top else '_notop'}.h5")
+        file_hash = _WEIGHTS_HASHES[depth][0 if include_top else 1]
+        return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url, file_hash)
 
     model_function.__name__ = model_function.__qualname__ = f"VGG{depth}"
     model_function.__doc__ = f"""The VGG{depth} model (``keras.applications.VGG{depth}``).
@@ -41,7 +47,7 @@ def _vgg(depth):
     include_top : bool
         End with ``flatten``, ``fc1``, ``fc2`` and the ``predictions`` Dense layer.
     weights : None, "imagenet" or str
-        Random initialisation, ImageNet (not loadable by vfw: legacy .h5) or a weights file path.
+        Random initialisation, ImageNet (downloaded with ``keras.utils.get_file``) or a weights file path.
     input_tensor : KerasTensor, optional
     input_shape : tuple, optional
         At least 32x32; default 224x224x3 with ``include_top``.
@@ -61,11 +67,4 @@ VGG16 = _vgg(16)
 VGG19 = _vgg(19)
 
 
-def preprocess_input(x, data_format=None):
-    """Caffe-style preprocessing: RGB -> BGR and ImageNet mean subtraction (``imagenet_utils`` mode "caffe")."""
-    return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
-
-
-def decode_predictions(preds, top=5):
-    """The ``top`` ImageNet classes of each prediction (see ``imagenet_utils.decode_predictions``)."""
-    return imagenet_utils.decode_predictions(preds, top=top)
+preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "caffe")
