@@ -6,7 +6,7 @@ tf.function train step with a tf.GradientTape; then greedy decoding one token at
 import numpy as np
 import tensorflow as tf
 
-VOCAB_IN, VOCAB_OUT, UNITS, LENGTH, START, END = 14, 12, 16, 7, 1, 2
+VOCAB_IN, VOCAB_OUT, UNITS, LENGTH, START, END = 14, 12, 16, 5, 1, 2
 
 
 class Encoder(tf.keras.layers.Layer):
@@ -63,7 +63,7 @@ def loss_function(real, pred):
 
 
 def make_pairs(rng, count):
-    lengths = rng.integers(3, LENGTH - 1, count)
+    lengths = rng.integers(2, LENGTH - 1, count)
     source = np.zeros((count, LENGTH), np.int32)
     target = np.zeros((count, LENGTH + 1), np.int32)
     for i, n in enumerate(lengths):

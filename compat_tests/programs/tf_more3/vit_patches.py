@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 from keras import layers
 
-IMAGE, PATCH, CLASSES, WIDTH = 12, 4, 8, 16
+IMAGE, PATCH, CLASSES, WIDTH, TRANSFORMER_LAYERS = 12, 4, 8, 16, 1
 NUM_PATCHES = (IMAGE // PATCH) ** 2
 
 
@@ -49,7 +49,7 @@ def create_vit_classifier():
     inputs = keras.Input(shape=(IMAGE, IMAGE, 3))
     patches = Patches(PATCH)(inputs)
     encoded_patches = PatchEncoder(NUM_PATCHES, WIDTH)(patches)
-    for _ in range(2):
+    for _ in range(TRANSFORMER_LAYERS):
         x1 = layers.LayerNormalization(epsilon=1e-6)(encoded_patches)
         attention_output = layers.MultiHeadAttention(num_heads=2, key_dim=WIDTH, dropout=0.1)(x1, x1)
         x2 = layers.Add()([attention_output, encoded_patches])

@@ -7,7 +7,7 @@ then one cell step per predicted time step, predictions stacked and transposed).
 import numpy as np
 import tensorflow as tf
 
-MAX_EPOCHS = 3
+MAX_EPOCHS = 2
 
 
 class WindowGenerator:
@@ -40,7 +40,7 @@ class WindowGenerator:
         data = np.array(data, dtype=np.float32)
         ds = tf.keras.utils.timeseries_dataset_from_array(data=data, targets=None,
                                                           sequence_length=self.total_window_size, sequence_stride=1,
-                                                          shuffle=shuffle, seed=4, batch_size=16)
+                                                          shuffle=shuffle, seed=4, batch_size=32)
         return ds.map(self.split_window)
 
     @property
@@ -86,11 +86,11 @@ class FeedBack(tf.keras.Model):
 def main():
     tf.keras.utils.set_random_seed(71)
     rng = np.random.default_rng(71)
-    t = np.arange(360, dtype=np.float32)
+    t = np.arange(200, dtype=np.float32)
     columns = ["T", "p", "rh"]
-    series = np.stack([np.sin(t / 12) + 0.1 * rng.normal(size=360), np.cos(t / 30) + 0.1 * rng.normal(size=360),
-                       0.5 * np.sin(t / 12 + 1) + 0.1 * rng.normal(size=360)], axis=1).astype(np.float32)
-    train_df, val_df = series[:260], series[260:]
+    series = np.stack([np.sin(t / 12) + 0.1 * rng.normal(size=200), np.cos(t / 30) + 0.1 * rng.normal(size=200),
+                       0.5 * np.sin(t / 12 + 1) + 0.1 * rng.normal(size=200)], axis=1).astype(np.float32)
+    train_df, val_df = series[:140], series[140:]
     mean, std = train_df.mean(0), train_df.std(0)
     train_df, val_df = (train_df - mean) / std, (val_df - mean) / std
     values = []
@@ -111,7 +111,7 @@ def main():
     values += history.history["loss"] + history.history["val_loss"] + [float(v) for v in conv.evaluate(
         wide.val, verbose=0)]
 
-    out_steps = 4
+    out_steps = 3
     multi = WindowGenerator(8, out_steps, out_steps, train_df, val_df, columns=columns)
     linear = tf.keras.Sequential([tf.keras.layers.Lambda(lambda x: x[:, -1:, :]),
                                   tf.keras.layers.Dense(out_steps * 3, kernel_initializer=tf.initializers.zeros()),

@@ -49,7 +49,7 @@ def main():
     rows = np.cumsum(rng.uniform(size=(48, 8, 8, 1)), axis=2)
     data = np.where(rows / rows[:, :, -1:, :] < 0.5, 1.0, 0.0).astype(np.float32)
 
-    n_residual_blocks, filters = 2, 8
+    n_residual_blocks, filters = 1, 8
     inputs = keras.Input(shape=(8, 8, 1))
     x = PixelConvLayer(mask_type="A", filters=filters, kernel_size=5, padding="same", activation="relu")(inputs)
     for _ in range(n_residual_blocks):

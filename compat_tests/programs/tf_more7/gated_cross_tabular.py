@@ -66,20 +66,18 @@ class Cross(keras.layers.Layer):
 
 
 def encoded_inputs():
-    inputs = {"age": keras.Input((1,), name="age"), "hours": keras.Input((1,), name="hours"),
-              "job": keras.Input((1,), name="job", dtype="int32")}
+    inputs = {"age": keras.Input((1,), name="age"), "job": keras.Input((1,), name="job", dtype="int32")}
     job = keras.layers.Embedding(5, 4)(inputs["job"])
-    return inputs, [inputs["age"], inputs["hours"], keras.layers.Flatten()(job)]
+    return inputs, [inputs["age"], keras.layers.Flatten()(job)]
 
 
 def main():
     keras.utils.set_random_seed(43)
     rng = np.random.default_rng(43)
     n = 64
-    data = {"age": rng.normal(size=(n, 1)).astype(np.float32), "hours": rng.normal(size=(n, 1)).astype(np.float32),
-            "job": rng.integers(0, 5, size=(n, 1)).astype(np.int32)}
-    target = ((data["age"][:, 0] * data["hours"][:, 0] > 0) ^ (data["job"][:, 0] == 2)).astype(np.float32)
-    ds = tf.data.Dataset.from_tensor_slices((data, target)).batch(16)
+    data = {"age": rng.normal(size=(n, 1)).astype(np.float32), "job": rng.integers(0, 5, size=(n, 1)).astype(np.int32)}
+    target = ((data["age"][:, 0] > 0) ^ (data["job"][:, 0] == 2)).astype(np.float32)
+    ds = tf.data.Dataset.from_tensor_slices((data, target)).batch(32)
 
     inputs, features = encoded_inputs()
     selected = VariableSelection(len(features), 6, 0.1)(features)

@@ -38,7 +38,7 @@ def main():
     sequences = (rng.integers(0, VOCAB, (32, 1)) + np.arange(LENGTH + 1)) % VOCAB  # count upwards modulo VOCAB
     tokens = keras.Input((LENGTH, VOCAB))
     x = PositionEmbedding()(keras.layers.Dense(WIDTH, use_bias=False)(tokens))
-    logits = keras.layers.Dense(VOCAB)(block(block(x)))
+    logits = keras.layers.Dense(VOCAB)(block(x))
     model = keras.Model(tokens, logits)
     model.compile(optimizer=keras.optimizers.AdamW(WarmUp(), weight_decay=1e-3),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
