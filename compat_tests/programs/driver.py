@@ -18,6 +18,10 @@ def main(paths):
     for path in paths:
         program = runpy.run_path(path, run_name="program")
         losses[os.path.basename(path)] = [v if isinstance(v, str) else float(v) for v in program["main"]()]
+        if "tensorflow" in sys.modules:
+            # each program starts from Keras' fresh global state (layer-name counters...), as a script run on its
+            # own would: one process runs them all only to import the framework once
+            sys.modules["tensorflow"].keras.backend.clear_session()
     # Which modules served the imports: the caller checks that vfw ran where it should.
     losses["__modules__"] = {name: sys.modules[name].__name__
                              for name in ("torch", "tensorflow") if name in sys.modules}
