@@ -277,6 +277,8 @@ QuantizedTensor.min = _extreme("min")
 
 
 def _make(levels, qdtype, scale, zero_point, axis=None):
+    if _unrouted:
+        _route(_unrouted.pop())
     t = object.__new__(QuantizedTensor)
     t._levels = levels
     t._qdtype = qdtype
@@ -509,7 +511,17 @@ _QUANTIZED_FUNCTIONS = {"cat": _joined("cat"), "concat": _joined("cat"), "concat
 
 def install(namespace):
     """Let ``namespace``'s ``cat``/``stack``/``relu``/``reshape``/``flatten``... (vfw.torch's) take quantized
-    tensors: they run the quantized form when their first tensor argument is quantized."""
+    tensors: they run the quantized form when their first tensor argument is quantized.
+
+    The routing wrappers are put in place when the first quantized tensor is made, so that programs that never
+    quantize do not pay for the type test on every call."""
+    _unrouted.append(namespace)
+
+
+_unrouted = []
+
+
+def _route(namespace):
     for name in ("relu", "reshape", "flatten", "transpose", "permute", "unsqueeze", "squeeze", "flip", "narrow",
                  "clone", "detach", "t", "chunk", "split", "select", "max", "min", "int_repr", "q_scale",
                  "q_zero_point", "q_per_channel_scales", "q_per_channel_zero_points", "q_per_channel_axis"):
