@@ -84,7 +84,7 @@ IN_PLACE_AFTER = {
     "expm1": lambda x: x.expm1(), "sqrt": lambda x: x.sqrt(), "reciprocal": lambda x: x.reciprocal(),
     "tan": lambda x: x.tan(), "softmax": lambda x: x.softmax(0), "log_softmax": lambda x: x.log_softmax(0),
     "rsqrt": lambda x: x.rsqrt(), "div": lambda x: 1 / x, "mul": lambda x: x * 2, "pow": lambda x: x.pow(0.5),
-    "linear": lambda x: x @ x,
+    "linear": lambda x: x @ x, "relu": lambda x: x.relu(), "relu_": lambda x: x.relu_(),
 }
 
 
@@ -103,6 +103,26 @@ def test_backward_refuses_results_written_in_place_where_torch_does(name):
             assert "modified by an inplace operation" in str(error)
             outcomes.append("raised")
     assert outcomes[1] == pytest.approx(outcomes[0]) if outcomes[0] != "raised" else outcomes[1] == "raised"
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_AFTER))
+def test_backward_after_the_input_is_written_in_place_as_torch(name):
+    # ops that save their result (exp, tanh, relu...) let their input change afterwards; products refuse it
+    outcomes = []
+    for torch in BOTH:
+        torch.manual_seed(0)
+        leaf = torch.rand(3, requires_grad=True)
+        x = leaf - 0.5
+        y = IN_PLACE_AFTER[name](x.clone() if name == "relu_" else x)
+        x.mul_(-3)
+        try:
+            y.sum().backward()
+            outcomes.append(leaf.grad.tolist())
+        except RuntimeError as error:
+            assert "modified by an inplace operation" in str(error)
+            outcomes.append("raised")
+    assert outcomes[1] == pytest.approx(outcomes[0], nan_ok=True) if outcomes[0] != "raised" \
+        else outcomes[1] == "raised"
 
 
 RNN_CONFIGS = [("LSTM", {}), ("LSTM", {"num_layers": 2}), ("LSTM", {"bidirectional": True}),

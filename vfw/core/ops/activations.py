@@ -159,7 +159,8 @@ _ZEROS = {d: np.zeros((), d) for d in _RELU_TYPES}
 
 @register_gradient("Relu")
 def _relu_grad(node, g):
-    return (execute_gradient_op(bound_op("ReluGrad"), g, node.inputs[0]),)
+    # the output's positive entries are the input's: reading the output lets the input change in place later
+    return (execute_gradient_op(bound_op("ReluGrad"), g, node.output(0)),)
 
 
 _UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}

@@ -121,12 +121,17 @@ def broadcast_mismatch(shapes):
     return broadcast_mismatch([np.broadcast_shapes(a, b)] + list(shapes[2:])) if len(shapes) > 2 else None
 
 
-# Ops whose gradient makers read no input values (only shapes): in-place writes to their
+# Engine ops whose torch counterparts save their result for backward (torch refuses their backward once the result
+# was written in place); the engine's makers read these outputs, not their inputs.
+_RESULT_SAVING_OPS = frozenset({"Sigmoid", "Tanh", "Exp", "Expm1", "Sqrt", "Reciprocal", "Tan", "Softmax",
+                                "LogSoftmax", "Relu"})
+
+# Ops whose gradient makers read no input values (only shapes, or only their outputs): in-place writes to their
 # inputs after recording are harmless, as in torch.
-_SAVES_NO_INPUTS = frozenset({
+_SAVES_NO_INPUTS = _RESULT_SAVING_OPS | {
     "Add", "Sub", "Neg", "Cast", "Identity", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
     "Expand", "Concat", "Split", "Slice", "ReduceSum", "ReduceMean", "Pad", "Tile", "CumSum", "Sum", "Mean",
-})
+}
 
 
 def call(op_or_type, *inputs, **attrs):
@@ -474,12 +479,6 @@ def bump_version(t):
         if trace is not None:  # a write the trace was not told of (numpy code) would be lost in graphs
             trace.confirm_write(t, "vfw.torch code computing in numpy (a torch.optim step, an in-place update of "
                                    "a buffer or a weight...)")
-
-
-# Engine ops whose torch counterparts save their result for backward (torch refuses their backward once the result
-# was written in place); the engine's makers read these outputs too.  Others keep the values they saved.
-_RESULT_SAVING_OPS = frozenset({"Sigmoid", "Tanh", "Exp", "Expm1", "Sqrt", "Reciprocal", "Tan", "Softmax",
-                                "LogSoftmax"})
 
 
 def _mark_saved_result_written(t):
