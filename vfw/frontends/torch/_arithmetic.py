@@ -130,6 +130,16 @@ def _div(input, other, rounding_mode=None, fn="div"):
     return _run(_op("FloorDiv" if floor else "Div"), a, b)
 
 
+def _reflected_div(other, input):
+    """``other / input`` for a non-tensor ``other``: torch computes ``input.reciprocal() * other`` (so its numbers
+    and its graph, MulBackward0 over ReciprocalBackward0, differ from a true division's)."""
+    return _mul(input.reciprocal(), other)
+
+
+def _times_reciprocal(other, a):
+    return np.multiply(np.reciprocal(a), other)
+
+
 def _floor_divide(input, other):
     return _div(input, other, "floor", "floor_divide")
 
@@ -541,7 +551,7 @@ TENSOR_METHODS.update(
     __rmul__=fast_operator(np.multiply, _ARITH_DTYPES | {_BOOL}, _mul, reflected=True),
     __imul__=_imul,
     __truediv__=fast_operator(np.divide, _FLOATS, _div),
-    __rtruediv__=fast_operator(np.divide, _FLOATS, _div, reflected=True),
+    __rtruediv__=fast_operator(_times_reciprocal, _FLOATS, _reflected_div, reflected=True),
     __itruediv__=_idiv,
     __floordiv__=fast_operator(np.floor_divide, _FLOATS, _floor_divide),
     __rfloordiv__=fast_operator(np.floor_divide, _FLOATS, _floor_divide, reflected=True),
