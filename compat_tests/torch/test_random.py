@@ -4,7 +4,7 @@ rand, randn, normal, randint, random_, randperm, uniform_ and normal_ follow tor
 algorithms on torch's Mersenne Twister stream, so seeded draws are compared value by value
 (test_seeded_draws_match_torch), as are bernoulli with tensor probabilities, exponential_, cauchy_
 and geometric_ (multinomial and in-place fills of views: test_random_multinomial.py,
-test_random_views.py).  Other distributions (poisson...) draw
+test_random_views.py).  Other distributions (poisson, binomial: test_count_samplers.py) draw
 differently: for them only what does not depend on the bit stream is compared (shapes,
 dtypes, errors, zero gradients, fixed values), and distributions are checked statistically
 against exact moments and CDFs on large fixed-seed samples (the same checks run on real

@@ -5,6 +5,7 @@ import numpy as np
 
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _dispatch, _dtype
+from vfw.frontends.torch._count_samplers import binomial_draws
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch._random_draws import FLOATS, link_zero_grad, rng_of, tracked
 from vfw.frontends.torch._traced import replayed
@@ -77,7 +78,7 @@ def _dlpack_device(self):
 
 def binomial(count, prob, generator=None):
     """Binomial draws: successes among ``count`` trials of probability ``prob`` (float tensors of one dtype,
-    broadcast). numpy's sampler on the generator's stream: torch's distribution, other numbers."""
+    broadcast), torch's sampler replayed on the generator's stream (torch's numbers)."""
     tensor_arg(count, "binomial", "count")
     tensor_arg(prob, "binomial", "prob", 2)
     if count.array.dtype not in FLOATS:
@@ -93,12 +94,7 @@ def binomial(count, prob, generator=None):
                            f"({prob.shape[-1]}) at non-singleton dimension 0") from None
     rng = rng_of(generator, "binomial")
 
-    def draw(n, p):
-        trials = np.maximum(n.astype(np.float64), 0)
-        chance = np.clip(p.astype(np.float64), 0, 1)
-        return np.asarray(rng._rng.binomial(trials.astype(np.int64), chance)).astype(n.dtype)
-
-    result = replayed(draw, count, prob)
+    result = replayed(lambda n, p: binomial_draws(rng, n, p), count, prob)
     if tracked(count, prob):
         result = link_zero_grad(result, (count, prob), "Binomial")
     return result

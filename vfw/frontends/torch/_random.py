@@ -20,6 +20,7 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dtype, _memory_layout
+from vfw.frontends.torch._count_samplers import poisson_draws
 from vfw.frontends.torch._dispatch import check_inplace, finish, type_name, wrap
 from vfw.frontends.torch._random_draws import (
     FLOATS,
@@ -313,14 +314,7 @@ def poisson(input, generator=None):
         lam = rates.astype(np.float64)
         if lam.size and not np.all(lam >= 0):
             raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-        huge = lam > 1e18  # beyond numpy's sampler; the normal approximation is exact to float precision there
-        if huge.any():
-            small = np.where(huge, 0.0, lam)
-            counts = rng._rng.poisson(small).astype(np.float64)
-            counts[huge] = np.rint(lam[huge] + np.sqrt(lam[huge]) * rng._rng.standard_normal(int(huge.sum())))
-        else:
-            counts = np.asarray(rng._rng.poisson(lam))
-        return counts.astype(rates.dtype)
+        return poisson_draws(rng, lam).astype(rates.dtype)
 
     result = replayed(draw, input)
     if tracked(input):

@@ -1,8 +1,6 @@
 """Counting distributions: ``Poisson``, ``Binomial``, ``Geometric``, and ``OneHotCategorical``.
 
-``Geometric`` and ``OneHotCategorical`` draw torch's numbers; ``Poisson`` and ``Binomial`` draw with numpy's
-samplers on the torch generator's stream (torch's distribution, other numbers, as ``torch.poisson`` /
-``torch.binomial`` here).
+All four draw torch's numbers (``Poisson`` and ``Binomial`` through ``torch.poisson`` / ``torch.binomial``).
 """
 
 import vfw.frontends.torch as torch

@@ -1,9 +1,8 @@
 """``NegativeBinomial``: the number of successes before ``total_count`` failures, each trial succeeding with
 probability ``probs`` (over-dispersed counts: the gamma-Poisson mixture).
 
-Draws are Poisson draws of gamma-distributed rates: the gamma rates are torch's numbers, the Poisson step uses
-numpy's sampler on the generator's stream (as ``torch.poisson`` here), so the counts follow torch's distribution
-with other numbers.
+Draws are Poisson draws of gamma-distributed rates, both torch's samplers replayed, so the counts are torch's
+numbers.
 """
 
 import vfw.frontends.torch as torch
