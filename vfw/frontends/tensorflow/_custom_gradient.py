@@ -66,8 +66,9 @@ def _gradients_of(values, inputs, what):
 def custom_gradient(f=None):
     """Decorator: ``f(*args)`` returns ``(outputs, grad_fn)`` and ``grad_fn`` defines the gradient.
 
-    ``grad_fn(*output_gradients)`` returns one gradient (tensor or None) per argument; when
-    ``f`` reads variables, ``grad_fn(*output_gradients, variables=[...])`` returns
+    ``grad_fn(*output_gradients)`` returns one gradient (tensor or None) per tensor of the
+    arguments (nested structures flattened; a variable passed as an argument is one of them); when
+    ``f`` reads other variables, ``grad_fn(*output_gradients, variables=[...])`` returns
     ``(argument_gradients, variable_gradients)``.  Keyword arguments of ``f`` are passed
     through and not differentiated.  Outputs may be a tensor or a nested structure of tensors.
     """
@@ -78,13 +79,17 @@ def custom_gradient(f=None):
     def decorated(*args, **kwargs):
         with _VariableWatcher() as watcher, autograd.no_grad():
             result, grad_fn = f(*args, **kwargs)
-        variables = list(watcher.variables.values())
+        # as in TF, a variable passed as an argument is an input (its gradient is an argument gradient), not one of
+        # the variables `grad_fn` must take
+        flat_args = nest.flatten(args)  # grad_fn returns one gradient per tensor of the (nested) arguments
+        given = {id(a) for a in flat_args + nest.flatten(kwargs)}
+        variables = [v for key, v in watcher.variables.items() if key not in given]
         if variables and not _accepts_variables(grad_fn):
             raise TypeError("@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
                             f"uses variables: {variables}")
         if not _tape_state.recording() or not autograd.is_grad_enabled():
             return result
-        arg_inputs = [_as_input(a) for a in args]
+        arg_inputs = [_as_input(a) for a in flat_args]
         var_inputs = [v._as_tensor() for v in variables]  # read now: recording tapes watch them
         inputs = arg_inputs + var_inputs
         if not any(x is not None and x.requires_grad for x in inputs):
