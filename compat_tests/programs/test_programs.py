@@ -27,7 +27,8 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "torch_notes").glob("*.py")) + sorted((HERE / "torch_more6").glob("*.py"))
             + sorted((HERE / "torch_more7").glob("*.py"))
             + sorted((HERE / "torch_more8").glob("*.py"))
-            + sorted((HERE / "torch_more9").glob("*.py")),
+            + sorted((HERE / "torch_more9").glob("*.py"))
+            + sorted((HERE / "torch_more10").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
             + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
             + sorted((HERE / "tf_more3").glob("*.py")) + sorted((HERE / "keras_ops").glob("*.py"))
@@ -36,6 +37,7 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "tf_more6").glob("*.py"))
             + sorted((HERE / "tf_more7").glob("*.py"))
             + sorted((HERE / "tf_more8").glob("*.py"))
+            + sorted((HERE / "tf_more9").glob("*.py"))
             + sorted((HERE / "tf_guides").glob("*.py"))
             + sorted((HERE / "keras_guides").glob("*.py"))}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.
