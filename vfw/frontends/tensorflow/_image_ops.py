@@ -2,7 +2,8 @@
 projective transform behind Keras' affine augmentation layers.
 
 Images are ``[height, width, channels]`` or batched ``[batch, height, width, channels]``.  Everything is
-composed of tf ops (gathers and arithmetic), so tapes and tf.function see it and gradients flow to the
+composed of tf ops (gathers, arithmetic, and the per-axis weight matrices of ``_image_scale`` for "area", the
+kernel methods and antialiasing), so tapes and tf.function see it and gradients flow to the
 images.  Resizing computes TF's sample positions in float32 as TF's kernels do (half-pixel centers):
 every method gathers the source pixels itself (bicubic: Keys' cubic with ``a = -0.5`` at distances
 quantised to 1/1024 as TF's weight table does, taps outside the image dropped and the rest renormalised).
@@ -11,11 +12,14 @@ quantised to 1/1024 as TF's weight table does, taps outside the image dropped an
 import numpy as np
 
 import vfw.frontends.tensorflow as tf
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dtypes, _image_scale
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor
 
-_RESIZE_METHODS = ("bilinear", "nearest", "bicubic")
-_TF_ONLY_METHODS = ("area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
+_RESIZE_METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
+# methods that TF runs as ScaleAndTranslate: kernel names, with antialias and without
+_SCALED_KERNELS = {"lanczos3": "lanczos3", "lanczos5": "lanczos5", "gaussian": "gaussian",
+                   "mitchellcubic": "mitchellcubic"}
+_ANTIALIASED_KERNELS = {"bilinear": "triangle", "bicubic": "keyscubic"}
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
 
@@ -122,7 +126,17 @@ def _resize_bicubic(images, height, width):
     return images
 
 
-_RESIZERS = {"bilinear": _resize_bilinear, "nearest": _resize_nearest, "bicubic": _resize_bicubic}
+_RESIZERS = {"bilinear": _resize_bilinear, "nearest": _resize_nearest, "bicubic": _resize_bicubic,
+             "area": _image_scale.resize_area}
+
+
+def _resizer(method, antialias):
+    """The function ``(images, height, width)`` TF runs for ``method``: ScaleAndTranslate with the method's kernel
+    for lanczos/gaussian/mitchellcubic and antialiased bilinear/bicubic; "nearest" and "area" ignore ``antialias``."""
+    kernel = _SCALED_KERNELS.get(method) or (_ANTIALIASED_KERNELS.get(method) if antialias else None)
+    if kernel is None:
+        return _RESIZERS[method]
+    return lambda images, height, width: _image_scale.resize_scaled(images, height, width, kernel, antialias)
 
 
 def _aspect_preserving_size(height, width, target_height, target_width):
@@ -137,13 +151,13 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
     ----------
     images : tensor ``[h, w, c]`` or ``[batch, h, w, c]``
     size : (new_height, new_width)
-    method : {"bilinear", "nearest", "bicubic"}
-        ``tf.image.ResizeMethod`` values; "area", "lanczos3/5", "gaussian" and "mitchellcubic" are not
-        implemented (NotImplementedError).
+    method : {"bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"}
+        ``tf.image.ResizeMethod`` values.
     preserve_aspect_ratio : bool
         Scale both sides by the same factor so that the result fits in ``size``.
     antialias : bool
-        Only False is implemented.
+        Widen the filter when downsampling (bilinear, bicubic and the ScaleAndTranslate kernels; "nearest" and
+        "area" ignore it).
 
     Returns
     -------
@@ -152,9 +166,6 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
     """
     images = _image_rank(images, "resize")
     method = getattr(method, "value", method)
-    if method in _TF_ONLY_METHODS or antialias:
-        raise NotImplementedError(f"tf.image.resize: method={method!r}, antialias={antialias} is not implemented "
-                                  f"in vfw (implemented: {', '.join(_RESIZE_METHODS)} without antialias)")
     if method not in _RESIZE_METHODS:
         raise ValueError(f"Resize method is not implemented: [{method}]")
     size = [int(s) for s in np.asarray(size.numpy() if hasattr(size, "numpy") else size).reshape(-1)]
@@ -164,7 +175,7 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
     height, width = size
     if preserve_aspect_ratio:
         height, width = _aspect_preserving_size(batch.shape[1], batch.shape[2], height, width)
-    return _unbatched(_RESIZERS[method](batch, height, width), added)
+    return _unbatched(_resizer(method, antialias)(batch, height, width), added)
 
 
 class ResizeMethod:

@@ -15,6 +15,7 @@ import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow import _image_ops
 from vfw.frontends.tensorflow.keras.src import backend, random
 from vfw.frontends.tensorflow.keras.src.layers.preprocessing import _DataLayer
+from vfw.frontends.tensorflow.keras.src.layers.upsampling import RESIZE_INTERPOLATIONS
 
 API = {"layers": ["Resizing", "CenterCrop", "RandomCrop", "RandomFlip", "RandomRotation", "RandomZoom",
                   "RandomTranslation", "RandomContrast", "RandomBrightness"]}
@@ -77,6 +78,29 @@ def _aspect_crop(height, width, target_height, target_width):
     return int(float(height - crop_height) / 2), int(float(width - crop_width) / 2), crop_height, crop_width
 
 
+def check_resize_interpolation(interpolation):
+    """ValueError unless ``interpolation`` is one Keras' TF backend resizes with."""
+    if interpolation not in RESIZE_INTERPOLATIONS:
+        raise ValueError(f"Invalid value for argument `interpolation`. Expected of one {RESIZE_INTERPOLATIONS}. "
+                         f"Received: interpolation={interpolation}")
+
+
+def cast_resized(resized, dtype):
+    """Keras' resize result back in the images' ``dtype``: integers rounded, then a saturating cast."""
+    if resized.dtype == dtype:
+        return resized
+    if dtype.is_integer:
+        resized = tf.round(resized)
+    return tf.saturate_cast(resized, dtype)
+
+
+def aspect_padding(height, width, target_height, target_width):
+    """Keras' pad_to_aspect_ratio: ``(rows, columns)`` added on each side to reach the target's aspect ratio."""
+    pad_height = max(height, int(float(width * target_height) / target_width))
+    pad_width = max(width, int(float(height * target_width) / target_height))
+    return int(float(pad_height - height) / 2), int(float(pad_width - width) / 2)
+
+
 class Resizing(_ImageLayer):
     """Resizes images to ``(height, width)`` (``tf.image.resize``), optionally cropping or padding them to the
     target aspect ratio first.
@@ -84,7 +108,7 @@ class Resizing(_ImageLayer):
     Parameters
     ----------
     height, width : int
-    interpolation : {"bilinear", "nearest", "bicubic"}
+    interpolation : {"bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"}
     crop_to_aspect_ratio : bool
         Crop the largest centered window of the target aspect ratio first.
     pad_to_aspect_ratio : bool
@@ -93,7 +117,7 @@ class Resizing(_ImageLayer):
         "constant" (the only mode Keras pads with).
     fill_value : float
     antialias : bool
-        Only False is implemented.
+        Widen the filter when downsampling (``tf.image.resize``).
     data_format : str, optional
     """
 
@@ -113,6 +137,7 @@ class Resizing(_ImageLayer):
         if self.crop_to_aspect_ratio and self.pad_to_aspect_ratio:  # Keras checks this at call time
             raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be `True`.")
         images = self._images(inputs)
+        check_resize_interpolation(self.interpolation)
         dtype = images.dtype
         height, width = self._hw(images)
         if self.crop_to_aspect_ratio:
@@ -127,17 +152,11 @@ class Resizing(_ImageLayer):
                                     antialias=self.antialias)
         if channels_first:
             resized = _channels_moved(resized, last=False)
-        if resized.dtype == dtype:
-            return resized
-        if dtype.is_integer:
-            resized = tf.round(resized)
-        return tf.saturate_cast(resized, dtype)
+        return cast_resized(resized, dtype)
 
     def _padded(self, images, height, width):
         """``images`` with ``fill_value`` rows/columns added evenly on both sides (Keras' pad_to_aspect_ratio)."""
-        pad_height = max(height, int(float(width * self.height) / self.width))
-        pad_width = max(width, int(float(height * self.width) / self.height))
-        top, left = int(float(pad_height - height) / 2), int(float(pad_width - width) / 2)
+        top, left = aspect_padding(height, width, self.height, self.width)
         paddings = [[0, 0]] * images.shape.rank
         h_axis, w_axis = self._axes()
         paddings[h_axis], paddings[w_axis] = [top, top], [left, left]
