@@ -73,9 +73,9 @@ _families.install(Tensor)
 
 
 def __getattr__(name):
-    # tf.keras, tf.data, tf.distribute and tf.experimental load on first use: they import the ops above,
+    # tf.keras, tf.data, tf.distribute, tf.experimental and tf.test load on first use: they import the ops above,
     # and plain tf code needs none of them.
-    if name in ("keras", "data", "distribute", "experimental"):
+    if name in ("keras", "data", "distribute", "experimental", "test"):
         import importlib
         return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
     if name in ("initializers", "losses", "metrics", "optimizers"):  # TF's lazy aliases of the tf.keras namespaces

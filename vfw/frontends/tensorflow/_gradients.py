@@ -34,7 +34,7 @@ from vfw.frontends.tensorflow._indexed_slices import IndexedSlices
 from vfw.frontends.tensorflow._variables import Variable, primary
 
 _logger = logging.getLogger("tensorflow")
-_FLOATS = autograd.dt.FLOATS
+_FLOATS = autograd.dt.DIFFERENTIABLE  # floating and complex: what TF tapes watch
 _LOGGED = {}  # warning -> times logged (TF logs some warnings only the first n times per process)
 
 
