@@ -25,7 +25,7 @@ MODULES = [
     "losses", "metrics", "optimizers", "optimizers.schedules", "optimizers.multi_optimizer",
     "callbacks", "initializers", "regularizers", "constraints", "activations", "random", "utils", "backend", "config",
     "utils.feature_space", "utils.dataset_directory", "utils.dataset_split", "utils.audio_dataset",
-    "saving.api", "ops", "ops.image", "legacy_aliases",
+    "saving.api", "ops", "ops.image", "ops.image_geometry", "ops.image_filters", "legacy_aliases",
     "legacy.image", "utils.model_visualization",
     "legacy.layers", "legacy.backend_math", "legacy.backend_nn", "legacy.backend_control",
 ]

@@ -8,6 +8,8 @@ used for both x and y, with TF's stateless normal at a seed drawn from the layer
 with Keras' ``map_coordinates`` fill modes.
 """
 
+import itertools
+
 import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow.keras.src import random
 from vfw.frontends.tensorflow.keras.src.layers.preprocessing_image import _base_factor, _channels_moved
@@ -120,42 +122,81 @@ _ELASTIC_FILL_MODES = {"constant", "nearest", "wrap", "mirror", "reflect"}
 
 
 def _fixed_indices(index, size, fill_mode):
-    """Integer pixel ``index`` (float tensor) brought into ``[0, size)`` by Keras' ``map_coordinates`` fill mode,
+    """Integer pixel ``index`` (int32 tensor) brought into ``[0, size)`` by Keras' ``map_coordinates`` fill mode,
     and whether it was inside (only "constant" leaves pixels outside: they read the fill value)."""
     if fill_mode == "constant":
         inside = (index >= 0) & (index < size)
     else:
-        inside = tf.ones_like(index, dtype="bool")
+        inside = None
     if fill_mode in ("mirror", "reflect"):
-        period = 2.0 * size
+        period = 2 * size
         folded = tf.math.floormod(tf.abs(index), period)
-        index = tf.where(folded < size, folded, period - folded - (1.0 if fill_mode == "reflect" else 0.0))
+        index = tf.where(folded < size, folded, period - folded - (1 if fill_mode == "reflect" else 0))
+        if fill_mode == "mirror":  # as Keras: index ``size`` stays out of range (a GatherNd error)
+            return index, inside
     elif fill_mode == "wrap":
-        index = tf.math.floormod(index, float(size))
-    return tf.clip_by_value(index, 0.0, size - 1.0), inside
+        index = tf.math.floormod(index, size)
+    return tf.clip_by_value(index, 0, size - 1), inside
 
 
-def map_pixels(images, rows, cols, interpolation, fill_mode, fill_value):
-    """``[batch, h, w, c]`` images read at float positions ``rows``/``cols`` ``[batch, h, w]`` (order 0: rounded
-    half to even; order 1: bilinear), positions outside handled by ``fill_mode``."""
+def _taps(coordinate, order):
+    """Keras' interpolation taps ``[(int32 index, weight)]`` of one coordinate: integer coordinates are exact (one
+    tap of weight 1), order 0 rounds half to even, order 1 weighs the two neighbours linearly."""
+    if coordinate.dtype.is_integer:
+        return [(tf.cast(coordinate, "int32"), 1)]
+    if order == 0:
+        return [(tf.cast(tf.round(coordinate), "int32"), 1)]
+    lower = tf.floor(coordinate)
+    upper_weight = coordinate - lower
+    index = tf.cast(lower, "int32")
+    return [(index, 1 - upper_weight), (index + 1, upper_weight)]
+
+
+def map_coordinates(inputs, coordinates, order, fill_mode, fill_value):
+    """Keras' ``map_coordinates``: ``inputs`` (rank n) read at ``coordinates`` (n tensors of one shape, one per
+    axis of ``inputs``), order 0 (nearest) or 1 (linear per axis), indices outside brought in by ``fill_mode``
+    ("constant" reads ``fill_value`` there).  Weights in the float coordinates' dtype; the result in ``inputs``'
+    dtype (rounded for integers)."""
+    float_dtypes = [c.dtype for c in coordinates if not c.dtype.is_integer]
+    dtype = float_dtypes[0] if float_dtypes else coordinates[0].dtype
+    fill = tf.cast(tf.cast(fill_value, inputs.dtype), dtype)
+    result = None
+    for taps in itertools.product(*(_taps(c, order) for c in coordinates)):
+        indices, weight, inside = [], 1, None
+        for (index, tap_weight), size in zip(taps, inputs.shape.as_list()):
+            index, index_inside = _fixed_indices(index, size, fill_mode)
+            indices.append(index)
+            weight = weight * tap_weight
+            if index_inside is not None:
+                inside = index_inside if inside is None else inside & index_inside
+        values = tf.cast(tf.gather_nd(inputs, tf.stack(indices, axis=-1)), dtype)
+        if inside is not None:
+            values = tf.where(inside, values, fill)
+        term = values if isinstance(weight, int) else weight * values
+        result = term if result is None else result + term
+    if inputs.dtype.is_integer:
+        result = tf.round(result)
+    return tf.cast(result, inputs.dtype)
+
+
+def elastic_warp(images, alpha, sigma, kernel_size, interpolation, fill_mode, fill_value, seed):
+    """Keras' ``elastic_transform`` of a channels-last batch ``[b, h, w, c]``: one normal field (TF's stateless
+    normal at ``seed``, the same draw displacing rows and columns, as Keras) scaled by ``sigma``, blurred by a
+    ``kernel_size`` Gaussian of width ``sigma``, moves every pixel by ``alpha`` times it; the images are read there
+    by ``map_coordinates``."""
     batch, height, width, channels = images.shape.as_list()
-    flat = tf.reshape(images, (-1, channels))
-    offsets = tf.reshape(tf.range(batch, dtype="float32") * (height * width), (-1, 1, 1))
-    if interpolation == "nearest":
-        row_taps, col_taps = [(tf.round(rows), 1.0)], [(tf.round(cols), 1.0)]
-    else:
-        top, left = tf.floor(rows), tf.floor(cols)
-        row_taps = [(top, 1.0 - (rows - top)), (top + 1.0, rows - top)]
-        col_taps = [(left, 1.0 - (cols - left)), (left + 1.0, cols - left)]
-    result = 0.0
-    for row, row_weight in row_taps:
-        row, row_inside = _fixed_indices(row, height, fill_mode)
-        for col, col_weight in col_taps:
-            col, col_inside = _fixed_indices(col, width, fill_mode)
-            values = tf.gather(flat, tf.cast(offsets + row * width + col, "int32"))
-            values = tf.where((row_inside & col_inside)[..., None], values, tf.cast(fill_value, values.dtype))
-            result = result + tf.expand_dims(row_weight * col_weight, -1) * values
-    return result
+    dtype = images.dtype
+    field = random.normal((batch, height, width), dtype=dtype.name, seed=seed) * sigma
+    field = tf.squeeze(gaussian_blur(tf.expand_dims(field, -1), (kernel_size, kernel_size), (sigma, sigma),
+                                     "channels_last"), -1)
+    cols, rows = tf.meshgrid(tf.range(width, dtype=dtype), tf.range(height, dtype=dtype), indexing="xy")
+    shape = (batch, height, width, channels)
+    rows = tf.broadcast_to((rows[None] + alpha * field)[..., None], shape)
+    cols = tf.broadcast_to((cols[None] + alpha * field)[..., None], shape)
+    batch_index = tf.broadcast_to(tf.reshape(tf.range(batch), (-1, 1, 1, 1)), shape)
+    channel_index = tf.broadcast_to(tf.range(channels), shape)
+    return map_coordinates(images, [batch_index, rows, cols, channel_index],
+                           _ELASTIC_INTERPOLATIONS.index(interpolation), fill_mode, fill_value)
 
 
 class RandomElasticTransform(_ColorLayer):
@@ -209,21 +250,16 @@ class RandomElasticTransform(_ColorLayer):
         return tf.cast(images, self.compute_dtype)
 
     def _warped(self, images, distortion):
-        """Keras' ``elastic_transform`` of a channels-last batch."""
-        batch, height, width, _ = images.shape.as_list()
+        """Keras' ``elastic_transform`` of a channels-last batch, its strength and smoothness scaled by
+        ``distortion``."""
+        height, width = images.shape[1], images.shape[2]
         dtype = images.dtype
         alpha = tf.cast(max(height, width) * 0.1 * distortion, dtype)
         sigma = tf.cast(min(height, width) * 0.05 * distortion, dtype)
         # the blur's size follows the drawn sigma (a value known when the layer runs eagerly)
         kernel = 6 * int(tf.get_static_value(tf.cast(sigma, "int32"))) | 1
-        # one normal field (one seed draws it) displaces both coordinates, as Keras
-        field = random.normal((batch, height, width), dtype=dtype, seed=self.generator) * sigma
-        field = tf.squeeze(gaussian_blur(tf.expand_dims(field, -1), (kernel, kernel), (sigma, sigma),
-                                         "channels_last"), -1)
-        cols, rows = tf.meshgrid(tf.range(width, dtype=dtype), tf.range(height, dtype=dtype), indexing="xy")
-        warped = map_pixels(images, rows[None] + alpha * field, cols[None] + alpha * field, self.interpolation,
-                            self.fill_mode, self.fill_value)
-        return tf.round(warped) if dtype.is_integer else warped
+        return elastic_warp(images, alpha, sigma, kernel, self.interpolation, self.fill_mode, self.fill_value,
+                            self.generator)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, "scale": self.scale,
