@@ -126,7 +126,7 @@ def test_error_messages():
 
 
 def test_namespaces():
-    skipped = {"enable_check_numerics", "disable_check_numerics", "experimental"}  # (op-wide hooks: not in vfw)
+    skipped = {"experimental"}
     for name in dir(real.debugging):
         if not name.startswith("_") and name not in skipped:
             assert hasattr(vtf.debugging, name), name

@@ -34,6 +34,9 @@ _asarray = np.asarray
 
 # The Tensor class is set by _tensor.py (it imports this module).
 Tensor = None
+# ``check(tf_op, inputs, outputs, traced)`` run after every op while tf.debugging.enable_check_numerics is on
+# (``_check_numerics``); None otherwise, so that the hot paths pay one comparison.
+numerics_hook = None
 
 
 def wrap(array):
@@ -143,6 +146,8 @@ def call(op_or_type, *inputs, tf_op=None, **attrs):
                 result = bound(*[x if x is None or x.__class__ is _ndarray else x.array for x in inputs])
             except VfwError as e:
                 raise translate(e, tf_op or bound.schema.op_type) from None
+            if numerics_hook is not None:
+                numerics_hook(tf_op or bound.schema.op_type, inputs, result, False)
             if result.__class__ is tuple:
                 return tuple(None if r is None else wrap(r) for r in result)
             return wrap(result)
@@ -150,6 +155,8 @@ def call(op_or_type, *inputs, tf_op=None, **attrs):
         result = execute(bound, *inputs)
     except VfwError as e:
         raise translate(e, tf_op or bound.schema.op_type) from None
+    if numerics_hook is not None:
+        numerics_hook(tf_op or bound.schema.op_type, inputs, result, bool(_tracing))
     if result.__class__ is tuple:
         return tuple(as_tf(r) for r in result)
     return result if result.__class__ is Tensor else as_tf(result)

@@ -13,6 +13,7 @@ from vfw.frontends.tensorflow import (
     _array_sorting,
     _array_transform,
     _audio_ops,
+    _check_numerics,
     _checkpoint,
     _complex_ops,
     _context_ops,
@@ -36,6 +37,7 @@ from vfw.frontends.tensorflow import (
     _image_jpeg,
     _image_ops,
     _image_patches,
+    _image_proposals,
     _image_sample_box,
     _indexed_slices,
     _init_ops,
@@ -80,6 +82,7 @@ from vfw.frontends.tensorflow import (
     _ragged_ops,
     _ragged_spec,
     _random_generator,
+    _random_index_shuffle,
     _random_ops,
     _random_stateless,
     _signal_dct,
@@ -116,7 +119,8 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _linear_operator_blocks, _linear_operator_fourier, _linalg_matrix_functions, _edit_distance,
             _tensor_proto, _audio_ops, _image_detection, _image_sample_box,
             _image_jpeg, _forward_accumulator, _image_basic_ops, _string_script, _math_sobol,
-            _ragged_spec, _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
+            _ragged_spec, _random_index_shuffle, _check_numerics, _image_proposals,
+            _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 
 def names(namespace):

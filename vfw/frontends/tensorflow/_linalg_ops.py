@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, recording, wrap
 from vfw.frontends.tensorflow._op_support import (
     BF16,
@@ -86,7 +86,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         x, y = a.array, b.array  # the hot case: two matrices of one supported dtype
         if x.ndim == 2 and y.ndim == 2 and x.dtype == y.dtype and x.dtype in _MATMUL_TYPES.kernels:
             if x.shape[1] == y.shape[0] and not recording(a, b):
-                return wrap(_MATMUL.kernel(x, y))  # checked here: the engine's checks would repeat these
+                result = _MATMUL.kernel(x, y)  # checked here: the engine's checks would repeat these
+                if _dispatch.numerics_hook is not None:
+                    _dispatch.numerics_hook("MatMul", (a, b), result, False)
+                return wrap(result)
             return call(_MATMUL, a, b, tf_op="MatMul")
     _check_flags(transpose_a, adjoint_a, "a")
     _check_flags(transpose_b, adjoint_b, "b")

@@ -10,7 +10,7 @@ floordiv and truncatediv having none), ``with_gradient`` supplies TF's formula.
 import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
-from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
@@ -74,9 +74,12 @@ def binary_kernel(types, engine_op, fast=None, check=None, differentiable=True, 
                 x, y = detached(x), detached(y)
             return call(bound, x, y, tf_op=tf_op)
         try:
-            return wrap(fast(a, b))
+            result = fast(a, b)
         except ValueError:
             raise incompatible(tf_op, a, b) from None
+        if _dispatch.numerics_hook is not None:
+            _dispatch.numerics_hook(tf_op, (x, y), result, False)
+        return wrap(result)
 
     apply.types = types
     return apply
@@ -262,9 +265,12 @@ def _selector(tf_op, engine_op, compare):
             raise mismatch(tf_op, a.dtype, b.dtype)
         if not (_tracing or x.requires_grad or y.requires_grad):
             try:
-                return wrap(bound.kernel(a, b))
+                result = bound.kernel(a, b)
             except ValueError:
                 raise incompatible(tf_op, a, b) from None
+            if _dispatch.numerics_hook is not None:
+                _dispatch.numerics_hook(tf_op, (x, y), result, False)
+            return wrap(result)
         check_broadcast(tf_op, a, b)
         return with_gradient(forward, backward, x, y)
 

@@ -10,7 +10,7 @@ or highest value, NaN for a float mean).  Integer types the engine does not redu
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
@@ -87,7 +87,10 @@ def _reduction(name, tf_op, engine_op, allowed="F I U"):
         if a.dtype not in kernel_types:
             raise types.error(a.dtype)
         if axis is None and a.dtype not in WIDER_INTS and not recording(x):
-            return wrap(full[bool(keepdims)](a))
+            result = full[bool(keepdims)](a)
+            if _dispatch.numerics_hook is not None:
+                _dispatch.numerics_hook(tf_op, (x,), result, False)
+            return wrap(result)
         return reduce(engine_op, x, reduction_axes(tf_op, x, axis), keepdims, tf_op)
 
     fn.__name__ = fn.__qualname__ = name

@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from vfw.core.graph.trace import _active as _tracing
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, wrap
 from vfw.frontends.tensorflow._math_binary import raw_div_no_nan
 from vfw.frontends.tensorflow._op_support import (
@@ -56,7 +56,10 @@ def unary(name, tf_op, allowed, engine_op=None, kernels=None, fast=None, compose
         if a.dtype not in kernel_types:
             raise types.error(a.dtype)
         if fast is not None and not (_tracing or x.requires_grad):
-            return wrap(fast(a))
+            result = fast(a)
+            if _dispatch.numerics_hook is not None:
+                _dispatch.numerics_hook(tf_op, (x,), result, False)
+            return wrap(result)
         if not differentiable:
             x = detached(x)
         return compose(x) if compose is not None else call(bound, x, tf_op=tf_op)

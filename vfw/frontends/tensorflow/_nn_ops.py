@@ -9,7 +9,7 @@ gradient) when a tape or trace records.
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _math_ops, errors
+from vfw.frontends.tensorflow import _dispatch, _math_ops, errors
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op, op_error, recording, wrap
 from vfw.frontends.tensorflow._op_support import F32, F64, FLOATS, SIGNED, UNSIGNED, OpTypes, cast, scalar_like
 
@@ -40,7 +40,10 @@ def relu(features, name=None):
     dtype = x.array.dtype
     if dtype in _ENGINE_RELU_TYPES:
         if x.array.ndim and not recording(x):
-            return wrap(_RELU.kernel(x.array))  # the dtype is checked: straight to the kernel
+            result = _RELU.kernel(x.array)  # the dtype is checked: straight to the kernel
+            if _dispatch.numerics_hook is not None:
+                _dispatch.numerics_hook("Relu", (x,), result, False)
+            return wrap(result)
         return call(_RELU, x, tf_op="Relu")
     _RELU_TYPES.check(x.array.dtype)
     return call("Identity", x, tf_op="Relu")

@@ -23,7 +23,7 @@ from vfw.core import autograd
 from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.ops._common import unbroadcast
-from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
@@ -341,8 +341,11 @@ def reduce(engine_op, x, axes, keepdims, tf_op):
     if x.array.dtype in bound.schema.types["T"]:
         if not recording(x):
             try:
-                return wrap(bound.kernel(x.array, axes_array))
+                result = bound.kernel(x.array, axes_array)
             except VfwError as e:
                 raise translate(e, tf_op) from None
+            if _dispatch.numerics_hook is not None:
+                _dispatch.numerics_hook(tf_op, (x,), result, False)
+            return wrap(result)
         return call(bound, x, axes_array, tf_op=tf_op)
     return widened(lambda t: call(bound, t, axes_array, tf_op=tf_op), x)
