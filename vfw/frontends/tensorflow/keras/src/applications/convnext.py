@@ -14,6 +14,19 @@ from vfw.frontends.tensorflow.keras.src.layers import activations, convolutional
 from vfw.frontends.tensorflow.keras.src.layers import pooling as pooling_layers
 
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "convnext/"
+# sha256 digests of the ImageNet weight files (with the top, without it) per variant, as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {
+    "convnext_tiny": ("8ae6e78ce2933352b1ef4008e6dd2f17bc40771563877d156bc6426c7cf503ff",
+                      "d547c096cabd03329d7be5562c5e14798aa39ed24b474157cef5e85ab9e49ef1"),
+    "convnext_small": ("ce1277d8f1ee5a0ef0e171469089c18f5233860ceaf9b168049cb9263fd7483c",
+                       "6fc8009faa2f00c1c1dfce59feea9b0745eb260a7dd11bee65c8e20843da6eab"),
+    "convnext_base": ("52cbb006d3dadd03f6e095a8ca1aca47aecdd75acb4bc74bce1f5c695d0086e6",
+                      "40a20c5548a5e9202f69735ecc06c990e6b7c9d2de39f0361e27baeb24cb7c45"),
+    "convnext_large": ("070c5ed9ed289581e477741d3b34beffa920db8cf590899d6d2c67fba2a198a6",
+                       "96f02b6f0753d4f543261bc9d09bed650f24dd6bc02ddde3066135b63d23a1cd"),
+    "convnext_xlarge": ("c1f5ccab661354fc3a79a10fa99af82f0fbf10ec65cb894a3ae0815f17a889ee",
+                        "de3f8a54174130e0cecdc71583354753d557fcf1f4487331558e2a16ba0cfe05"),
+}
 _LAYER_SCALE_INIT = 1e-6
 _EPSILON = 1e-6
 # ImageNet's RGB mean and std in [0, 1]; the pre-stem Normalization works on [0, 255] pixels.
@@ -106,8 +119,14 @@ def _convnext(variant, include_top, include_preprocessing, weights, input_tensor
         x = model_assembly.classification_head(x, False, pooling, classes, classifier_activation, weights,
                                                feature_pool_names=(None, None))
         x = _layer_norm()(x)
-    url = f"{_WEIGHTS_BASE}{variant}{'' if include_top else '_notop'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    if weights == "imagenet" and variant not in name:
+        raise ValueError(f'Model name "{name}" does not match weights variant "{variant}". When using imagenet '
+                         'weights, model name must contain the weights variant (e.g., '
+                         f'"convnext_{variant.split("convnext_")[-1]}").')
+    # Keras names the file after the model's name (a renamed model asks for a file of its new name).
+    url = f"{_WEIGHTS_BASE}{name}{'' if include_top else '_notop'}.h5"
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[variant][0 if include_top else 1])
 
 
 _ARGUMENTS_DOC = """

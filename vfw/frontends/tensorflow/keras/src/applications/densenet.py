@@ -12,6 +12,10 @@ from vfw.frontends.tensorflow.keras.src.layers import pooling as pooling_layers
 GROWTH_RATE = 32
 _BN_EPSILON = 1.001e-5
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "densenet/"
+# md5 digests of the ImageNet weight files (with the top, without it) per variant, as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {"densenet121": ("9d60b8095a5708f2dcce2bca79d332c7", "30ee3e1110167f948a6b9946edeeb738"),
+                   "densenet169": ("d699b8f76981ab1b30698df4c175e90b", "b8c4d4c20dd625c148057b9ff1c1176b"),
+                   "densenet201": ("1ceb130c1ea1b78c3bf6114dbdfd8807", "c13680b51ded0fb44dff2d8f86ac8bb1")}
 
 
 def _bn_relu(x, prefix):
@@ -56,7 +60,8 @@ def _densenet(blocks, variant, include_top, weights, input_tensor, input_shape, 
     x = _bn_relu(x, "")
     x = model_assembly.classification_head(x, include_top, pooling, classes, classifier_activation, weights)
     url = f"{_WEIGHTS_BASE}{variant}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[variant][0 if include_top else 1])
 
 
 _ARGUMENTS_DOC = """

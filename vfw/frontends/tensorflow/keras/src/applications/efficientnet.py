@@ -40,6 +40,15 @@ _DROP_CONNECT_RATE = 0.2
 _IMAGENET_STDDEV_RGB = (0.229, 0.224, 0.225)
 _CLASSES_MESSAGE = 'If using `weights="imagenet"` with `include_top` as true, `classes` should be 1000'
 _WEIGHTS_BASE = "https://storage.googleapis.com/keras-applications/"
+# md5 digests of the ImageNet weight files (with the top, without it) per variant, as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {"b0": ("902e53a9f72be733fc0bcb005b3ebbac", "50bc09e76180e00e4465e1a485ddc09d"),
+                   "b1": ("1d254153d4ab51201f1646940f018540", "74c4e6b3e1f6a1eea24c589628592432"),
+                   "b2": ("b15cce36ff4dcbd00b6dd88e7857a6ad", "111f8e2ac8aa800a7a99e3239f7bfb39"),
+                   "b3": ("ffd1fdc53d0ce67064dc6a9c7960ede0", "af6d107764bb5b1abb91932881670226"),
+                   "b4": ("18c95ad55216b8f92d7e70b3a046e2fc", "ebc24e6d6c33eaebbd558eafbeedf1ba"),
+                   "b5": ("ace28f2a6363774853a83a0b21b9421a", "38879255a25d3c92d5e44e04ae6cec6f"),
+                   "b6": ("165f6e37dce68623721b423839de8be5", "9ecce42647a20130c1f39a5d4cb75743"),
+                   "b7": ("8c03f828fec3ef71311cd463b6759d99", "cbcfe4450ddf6f3ad90b1b398090fe4a")}
 
 # variant: (width coefficient, depth coefficient, default resolution, top dropout rate)
 VARIANTS = {
@@ -166,8 +175,10 @@ def _efficientnet(variant, include_top, weights, input_tensor, input_shape, pool
     x = activations.Activation("swish", name="top_activation")(x)
     x = model_assembly.classification_head(x, include_top, pooling_mode, classes, classifier_activation, weights,
                                            dropout=dropout_rate, dense_initializer=dense_kernel_initializer())
-    url = f"{_WEIGHTS_BASE}efficientnet{variant}{'' if include_top else '_notop'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    # Keras names the file after the model's name (a renamed model asks for a file of its new name).
+    url = f"{_WEIGHTS_BASE}{name}{'' if include_top else '_notop'}.h5"
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[variant][0 if include_top else 1])
 
 
 _ARGUMENTS_DOC = """

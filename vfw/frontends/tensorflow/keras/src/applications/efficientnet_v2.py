@@ -33,6 +33,14 @@ _IMAGENET_STDDEV_RGB = (0.229, 0.224, 0.225)
 _WEIGHTS_MESSAGE = model_assembly.WEIGHTS_MESSAGE + "Received: weights={weights}"
 _CLASSES_MESSAGE = 'If using `weights="imagenet"` with `include_top` as true, `classes` should be 1000'
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "efficientnet_v2/"
+# md5 digests of the ImageNet weight files (with the top, without it) per variant, as keras.utils.get_file checks.
+_WEIGHTS_HASHES = {"b0": ("21ecbf6da12460d5c40bb2f29ceb2188", "893217f2bb855e2983157299931e43ff"),
+                   "b1": ("069f0534ff22adf035c89e2d9547a9dc", "0e80663031ca32d657f9caa404b6ec37"),
+                   "b2": ("424e49f28180edbde1e94797771950a7", "1dfe2e7a5d45b6632553a8961ea609eb"),
+                   "b3": ("1f1fc43bd98a6e4fd8fdfd551e02c7a0", "f6abf7b5849ac99a89b50dd3fd532856"),
+                   "s": ("e1d88a8495beba45748fedd0cecbe016", "af0682fb74e8c54910f2d4393339c070"),
+                   "m": ("a3bf6aa3276309f4fc6a34aa114c95cd", "1b8dc055df72dde80d614482840fe342"),
+                   "l": ("27e6d408b53c7ebc868fefa357689935", "b0b66b5c863aef5b46e8608fe1711615")}
 
 # Stages: (kernel, repeats, input filters, output filters, expansion ratio, squeeze-excite ratio, stride, fused)
 _B_STAGES = (
@@ -161,8 +169,10 @@ def _efficientnet_v2(variant, include_top, weights, input_tensor, input_shape, p
     x = model_assembly.classification_head(x, include_top, pooling_mode, classes, classifier_activation, weights,
                                            dropout=_TOP_DROPOUT, dense_initializer=dense_kernel_initializer(),
                                            dense_bias_initializer=initializers.Constant(0.0))
-    url = f"{_WEIGHTS_BASE}efficientnetv2-{variant}{'' if include_top else '_notop'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    # Keras names the file after the model's name (a renamed model asks for a file of its new name).
+    url = f"{_WEIGHTS_BASE}{name}{'' if include_top else '_notop'}.h5"
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[variant][0 if include_top else 1])
 
 
 _ARGUMENTS_DOC = """

@@ -12,6 +12,8 @@ from vfw.frontends.tensorflow.keras.src.layers import activations, convolutional
 from vfw.frontends.tensorflow.keras.src.layers import pooling as pooling_layers
 
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "inception_resnet_v2/"
+# md5 digests of the ImageNet weight files (with the top, without it), as keras.utils.get_file checks.
+_WEIGHTS_HASHES = ("e693bd0210a403b3192acc6073ad2e96", "d19885ff4a710c122648d3b5c3b684e4")
 
 
 class CustomScaleLayer(Layer):
@@ -133,7 +135,8 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None, i
                                            feature_pool_names=(None, None))
     url = (f"{_WEIGHTS_BASE}inception_resnet_v2_weights_tf_dim_ordering_tf_kernels"
            f"{'' if include_top else '_notop'}.h5")
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[0 if include_top else 1])
 
 
 preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

@@ -11,6 +11,8 @@ from vfw.frontends.tensorflow.keras.src.layers import pooling as pooling_layers
 
 _WEIGHTS_MESSAGE = model_assembly.WEIGHTS_MESSAGE[:-1] + "; Received: weights={weights}"
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "inception_v3/"
+# md5 digests of the ImageNet weight files (with the top, without it), as keras.utils.get_file checks.
+_WEIGHTS_HASHES = ("9a0d58056eeedaa3f26cb7ebd46da564", "bcbd6486424b2319ff4ef7d526e38f63")
 
 
 def conv_bn(x, filters, rows, cols, strides=1, padding="same", name=None):
@@ -118,7 +120,8 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
     x = model_assembly.classification_head(x, include_top, pooling, classes, classifier_activation, weights,
                                            feature_pool_names=(None, None))
     url = f"{_WEIGHTS_BASE}inception_v3_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[0 if include_top else 1])
 
 
 preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")

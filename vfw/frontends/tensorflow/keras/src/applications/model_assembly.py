@@ -122,7 +122,7 @@ def source_inputs(tensor):
     return found
 
 
-def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, file_hash=None):
+def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, file_hash=None, fname=None):
     """The Functional model from the image input to ``outputs``, with its pretrained or file weights loaded.
 
     Parameters
@@ -138,13 +138,16 @@ def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, f
         Where the ImageNet weights of this variant (with or without its top) are downloaded from.
     file_hash : str, optional
         The md5 or sha256 digest ``keras.utils.get_file`` checks the downloaded (or cached) file against.
+    fname : str, optional
+        The name the download is cached under (default: the last part of ``weights_url``).
     """
     inputs = source_inputs(input_tensor) if input_tensor is not None else img_input
     model = Functional(inputs, outputs, name=name)
     if weights == "imagenet":
         from vfw.frontends.tensorflow.keras.src.utils.file_utils import get_file
 
-        weights = get_file(weights_url.rsplit("/", 1)[-1], weights_url, cache_subdir="models", file_hash=file_hash)
+        weights = get_file(fname or weights_url.rsplit("/", 1)[-1], weights_url, cache_subdir="models",
+                           file_hash=file_hash)
     if weights is not None and legacy_weights.is_legacy_h5(weights):
         # The released ImageNet weights (and Keras 2 saves) are legacy HDF5 files.
         legacy_weights.load_legacy_h5_weights(model, weights)

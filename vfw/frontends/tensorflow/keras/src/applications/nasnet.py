@@ -20,6 +20,11 @@ from vfw.frontends.tensorflow.keras.src.layers import (
 from vfw.frontends.tensorflow.keras.src.layers import pooling as pooling_layers
 
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "nasnet/"
+# Per variant: the names the weight files (with the top, without it) are cached under, and their md5 digests.
+_WEIGHTS_FILES = {"NASNet-mobile": (("nasnet_mobile.h5", "020fb642bf7360b370c678b08e0adf61"),
+                                    ("nasnet_mobile_no_top.h5", "1ed92395b5b598bdda52abe5c0dbfd63")),
+                  "NASNet-large": (("nasnet_large.h5", "11577c9a518f0070763c2b964a382f17"),
+                                   ("nasnet_large_no_top.h5", "d81d89dc07e6e56530c4e77faddd61b5"))}
 _CHANNEL_AXIS = -1  # NASNet is channels_last only.
 _BN_MOMENTUM = 0.9997
 _BN_EPSILON = 1e-3
@@ -169,7 +174,8 @@ def _nasnet(input_shape, penultimate_filters, num_blocks, stem_filters, skip_red
         x = model_assembly.classification_head(x, False, pooling, classes, classifier_activation, weights,
                                                feature_pool_names=(None, None))
     url = f"{_WEIGHTS_BASE}{weights_file}{'' if include_top else '-no-top'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    cached_name, file_hash = _WEIGHTS_FILES[weights_file][0 if include_top else 1]
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url, file_hash, cached_name)
 
 
 _ARGUMENTS_DOC = """

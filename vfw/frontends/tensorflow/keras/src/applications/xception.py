@@ -18,6 +18,8 @@ _WEIGHTS_MESSAGE = model_assembly.WEIGHTS_MESSAGE.replace("`imagenet`", "'imagen
 _CLASSES_MESSAGE = ("If using `weights='imagenet'` with `include_top=True`, `classes` should be 1000.  "
                     "Received classes={classes}")
 _WEIGHTS_BASE = model_assembly.WEIGHTS_ROOT + "xception/"
+# md5 digests of the ImageNet weight files (with the top, without it), as keras.utils.get_file checks.
+_WEIGHTS_HASHES = ("0a58e3b7378bc2990ea3b43d5981f1f6", "b0042744bf5b25fce3cb969f33bebb97")
 
 
 def _channel_axis():
@@ -97,7 +99,8 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     x = model_assembly.classification_head(x, include_top, pooling, classes, classifier_activation, weights,
                                            feature_pool_names=(None, None))
     url = f"{_WEIGHTS_BASE}xception_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
-    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url)
+    return model_assembly.finish_model(img_input, input_tensor, x, name, weights, url,
+                                       _WEIGHTS_HASHES[0 if include_top else 1])
 
 
 preprocess_input, decode_predictions = imagenet_utils.family_functions(__name__, "tf")
