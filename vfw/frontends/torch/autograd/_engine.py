@@ -171,6 +171,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         Keep the graph for another backward (defaults to ``create_graph``).
     create_graph : bool
         Record the backward so the result can be differentiated again.
+    is_grads_batched : bool
+        The first dimension of every ``grad_outputs`` tensor is a batch of vectors: one vector-Jacobian product
+        per batch item, stacked along a new first dimension of each result.
     allow_unused : bool, optional
         Return ``None`` for inputs the outputs do not depend on instead of raising.
     materialize_grads : bool
@@ -181,7 +184,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     tuple[Tensor or None, ...]
     """
     if is_grads_batched:
-        raise NotImplementedError("torch.autograd.grad(is_grads_batched=True) is not supported by vfw.torch")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     single = isinstance(inputs, CoreTensor)
     sources = [inputs] if single else list(inputs)
     for x in sources:
@@ -212,3 +216,42 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = _dispatch.wrap(g.array)
         result.append(g)
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one backward pass per batch item of ``grad_outputs`` (torch maps
+    them with vmap), results stacked along a new first dimension."""
+    from vfw.frontends.torch._joining import stack
+
+    tensors = [outputs] if isinstance(outputs, CoreTensor) else list(outputs)
+    batched = [grad_outputs] if grad_outputs is None or isinstance(grad_outputs, CoreTensor) else list(grad_outputs)
+    if len(batched) != len(tensors):
+        raise RuntimeError(f"grad: got {len(batched)} tensors and {len(tensors)} gradients")
+    batched = [_dispatch.to_tensor(g) if g is not None else None for g in batched]
+    for i, (t, g) in enumerate(zip(tensors, batched)):
+        if g is None and t.array.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if g is None or g.array.ndim == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is "
+                             "a Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
+        if g.array.shape[1:] != t.array.shape:  # (torch's message shows the shape past batch and first dim)
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                f"{g.shape[2:]} and output[{i}] has a shape of {t.shape}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap.")
+    sizes = {g.array.shape[0] for g in batched}
+    if len(sizes) != 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{[g.array.shape[0] for g in batched]} for the mapped dimension")
+    size = sizes.pop()
+    keep = create_graph if retain_graph is None else retain_graph
+    per_item = [grad(tensors, inputs, [g[b] for g in batched], retain_graph=keep or b < size - 1,
+                     create_graph=create_graph, allow_unused=allow_unused or materialize_grads)
+                for b in range(size)]
+    sources = [inputs] if isinstance(inputs, CoreTensor) else list(inputs)
+    # torch materialises an unused input's gradient unbatched: zeros shaped like the input itself
+    return tuple(stack(column) if column[0] is not None else
+                 _dispatch.wrap(np.zeros_like(x.array)) if materialize_grads else None
+                 for x, column in zip(sources, zip(*per_item)))
