@@ -1,3 +1,8 @@
 """tf.keras.preprocessing.sequence."""
 
-from vfw.frontends.tensorflow.keras.src.legacy.sequence import make_sampling_table, pad_sequences, skipgrams  # noqa: F401
+from vfw.frontends.tensorflow.keras.src.legacy.sequence import (  # noqa: F401
+    TimeseriesGenerator,
+    make_sampling_table,
+    pad_sequences,
+    skipgrams,
+)

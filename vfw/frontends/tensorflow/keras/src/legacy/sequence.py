@@ -1,10 +1,11 @@
-"""``tf.keras.preprocessing.sequence``: ``pad_sequences`` (keras.utils'), ``make_sampling_table`` and
-``skipgrams``."""
+"""``tf.keras.preprocessing.sequence``: ``pad_sequences`` (keras.utils'), ``make_sampling_table``,
+``skipgrams`` and ``TimeseriesGenerator``."""
 
 import random
 
 import numpy as np
 
+from vfw.frontends.tensorflow.keras.src.utils.data import PyDataset
 from vfw.frontends.tensorflow.keras.src.utils.numerical import pad_sequences  # noqa: F401  (re-exported)
 
 _EULER_GAMMA = 0.577
@@ -79,3 +80,65 @@ def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1.0, sh
             random.seed(seed)
             random.shuffle(pairs)
     return couples, labels
+
+
+class TimeseriesGenerator(PyDataset):
+    """Batches of windows of a time series and the target following each window (tf.keras' legacy API).
+
+    The sample ending at row ``i`` (exclusive) is ``data[i - length:i:sampling_rate]`` with target ``targets[i]``;
+    rows run from ``start_index + length`` to ``end_index`` (inclusive) every ``stride`` steps.
+
+    Parameters
+    ----------
+    data : indexable
+        Time steps along the first axis.
+    targets : indexable
+        Same length as ``data``.
+    length : int
+        Window length in time steps (before sampling).
+    sampling_rate : int
+    stride : int
+    start_index, end_index : int
+        First and last usable rows (``end_index`` defaults to the last row).
+    shuffle : bool
+        Each batch draws ``batch_size`` rows at random (``np.random.randint``) instead of the next rows in order.
+    reverse : bool
+        Time steps of each sample in reverse order.
+    batch_size : int
+    **kwargs
+        ``PyDataset``'s ``workers``, ``use_multiprocessing``, ``max_queue_size``.
+    """
+
+    def __init__(self, data, targets, length, sampling_rate=1, stride=1, start_index=0, end_index=None,
+                 shuffle=False, reverse=False, batch_size=128, **kwargs):
+        super().__init__(**kwargs)
+        if len(data) != len(targets):
+            raise ValueError(f"Data and targets have to be of same length. Data length is {len(data)} while target "
+                             f"length is {len(targets)}")
+        self.data = data
+        self.targets = targets
+        self.length = length
+        self.sampling_rate = sampling_rate
+        self.stride = stride
+        self.start_index = start_index + length
+        self.end_index = len(data) - 1 if end_index is None else end_index
+        self.shuffle = shuffle
+        self.reverse = reverse
+        self.batch_size = batch_size
+        if self.start_index > self.end_index:
+            raise ValueError(f"`start_index+length={self.start_index} > end_index={self.end_index}` is disallowed, as "
+                             "no part of the sequence would be left to be used as current step.")
+
+    def __len__(self):
+        rows_per_batch = self.batch_size * self.stride
+        return (self.end_index - self.start_index + rows_per_batch) // rows_per_batch
+
+    def __getitem__(self, index):
+        if self.shuffle:
+            rows = np.random.randint(self.start_index, self.end_index + 1, size=self.batch_size)
+        else:
+            first = self.start_index + self.batch_size * self.stride * index
+            rows = np.arange(first, min(first + self.batch_size * self.stride, self.end_index + 1), self.stride)
+        samples = np.array([self.data[row - self.length:row:self.sampling_rate] for row in rows])
+        targets = np.array([self.targets[row] for row in rows])
+        return (samples[:, ::-1, ...] if self.reverse else samples), targets
