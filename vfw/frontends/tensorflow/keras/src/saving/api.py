@@ -3,15 +3,16 @@
 
 Supported files: ``.keras`` archives and unzipped model directories (``zipped=False``), and
 ``.weights.h5`` weights files, in Keras 3's format (files of real Keras load in vfw and the other
-way round), and sharded weights (``max_shard_size``, ``.weights.json``).  Not supported (a clear
-error): legacy ``.h5``/``.hdf5`` models, Hugging Face (``hf://``) and Orbax checkpoints.
+way round), sharded weights (``max_shard_size``, ``.weights.json``), and Keras' legacy ``.h5``/``.hdf5``
+model and weights files (``legacy_h5.py``).  Not supported (a clear error): Hugging Face (``hf://``)
+and Orbax checkpoints.
 """
 
 import os
 import zipfile
 
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.tensorflow.keras.src.saving import archive
+from vfw.frontends.tensorflow.keras.src.saving import archive, legacy_h5
 from vfw.frontends.tensorflow.keras.src.saving.cloning import clone_model
 from vfw.frontends.tensorflow.keras.src.utils import io_utils
 
@@ -48,30 +49,40 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     ----------
     model : keras.Model
     filepath : str or pathlib.Path
-        Must end in ``.keras`` (a directory path when ``zipped=False``).
+        Ends in ``.keras`` (a directory path when ``zipped=False``), or in ``.h5``/``.hdf5`` for Keras'
+        legacy HDF5 format (logged as legacy, as Keras logs it).
     overwrite : bool
         When False and the file exists, ask on the console (Keras' prompt).
     zipped : bool, optional
         False writes an unzipped directory (default: True).
-    include_optimizer, save_format : optional keywords
-        Accepted as Keras accepts them (``save_format`` only with a ``.keras`` path).
+    include_optimizer : bool, optional (keyword)
+        Legacy HDF5 files only: save the optimizer's variables and the compile arguments (default True).
+    save_format : optional keyword
+        Deprecated: only with a ``.keras`` or ``.h5`` path (logged, as Keras logs it).
     """
-    kwargs.pop("include_optimizer", True)
+    include_optimizer = kwargs.pop("include_optimizer", True)
     save_format = kwargs.pop("save_format", False)
     path = str(filepath)
-    if save_format and not path.endswith((*_LEGACY_H5, ".keras")):
+    if save_format and path.endswith((*_LEGACY_H5, ".keras")):
+        legacy_h5.log_warning("The `save_format` argument is deprecated in Keras 3. We recommend removing this "
+                              "argument as it can be inferred from the file path. "
+                              f"Received: save_format={save_format}")
+    elif save_format:
         raise ValueError("The `save_format` argument is deprecated in Keras 3. Please remove this argument and pass a "
                          f"file path with either `.keras` or `.h5` extension.Received: save_format={save_format}")
     if kwargs:
         raise ValueError(f"The following argument(s) are not supported: {list(kwargs.keys())}")
+    if path.endswith(_LEGACY_H5):
+        legacy_h5.log_warning(legacy_h5.SAVE_WARNING)
     if path.startswith("hf://"):
         raise _unsupported("saving to the Hugging Face Hub")
     zipped = True if zipped is None else zipped
     if not _proceed_with_overwrite(path, overwrite):
         return
+    if zipped and path.endswith(_LEGACY_H5):
+        legacy_h5.save_model(model, filepath, include_optimizer=include_optimizer)
+        return
     if zipped and not path.endswith(".keras"):
-        if path.endswith(_LEGACY_H5):
-            raise _unsupported("saving models in the legacy HDF5 (`.h5`) format")
         raise ValueError("Invalid filepath extension for saving. Please add either a `.keras` extension for the "
                          "native Keras format (recommended) or a `.h5` extension. Use `model.export(filepath)` if you "
                          "want to export a SavedModel for use with TFLite/TFServing/etc. Received: "
@@ -91,7 +102,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     Parameters
     ----------
     filepath : str or pathlib.Path
-        A ``.keras`` archive or a directory saved with ``zipped=False``.
+        A ``.keras`` archive, a directory saved with ``zipped=False``, or a legacy ``.h5``/``.hdf5`` file.
     custom_objects : dict, optional
         ``{name: class or function}`` for custom objects the config names.
     compile : bool
@@ -111,7 +122,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):
     if path.startswith("hf://"):
         raise _unsupported("loading from the Hugging Face Hub")
     if path.endswith(_LEGACY_H5):
-        raise _unsupported("loading models in the legacy HDF5 (`.h5`) format")
+        return legacy_h5.load_model(path, custom_objects, compile, safe_mode)
     if path.endswith(".keras"):
         raise ValueError(f"File not found: filepath={path}. Please ensure the file is an accessible `.keras` zip file.")
     raise ValueError(f"File format not supported: filepath={path}. Keras 3 only supports V3 `.keras` files, legacy H5 "
@@ -152,7 +163,8 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs)
 
 def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     """Assign the variables of ``model`` from a ``.weights.h5`` file, sharded weights (their ``.weights.json``
-    index) or a ``.keras`` archive.
+    index), a ``.keras`` archive, or a legacy ``.h5``/``.hdf5`` file (``legacy_h5.load_weights``: by layer
+    order, or ``by_name``).
 
     Variables are matched by the model's structure (layer positions and attribute names, not
     variable names).  Objects whose saved variables do not match in number or shape raise a
@@ -166,6 +178,8 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     skip_mismatch : bool
     objects_to_skip : list, optional (keyword)
         Saveables left as they are (``.weights.h5`` files only).
+    by_name : bool, optional (keyword)
+        Legacy ``.h5`` files only: load each layer from the saved layer of its name.
     """
     path = str(filepath)
     objects_to_skip = kwargs.pop("objects_to_skip", None)
@@ -183,7 +197,9 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
             raise ValueError(f"`by_name` only supports loading legacy '.h5' or '.hdf5' files. Received: {filepath}")
         archive.load_weights(model, path, skip_mismatch=skip_mismatch, objects_to_skip=objects_to_skip)
     elif path.endswith(_LEGACY_H5):
-        raise _unsupported("legacy HDF5 (`.h5`) weights files")
+        if objects_to_skip is not None:
+            raise ValueError(f"`objects_to_skip` only supports loading '.weights.h5' files.Received: {filepath}")
+        legacy_h5.load_weights(model, path, by_name=by_name, skip_mismatch=skip_mismatch)
     else:
         raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only supports V3 `.keras` files, "
                          "`.weights.h5` files, legacy H5 format files (`.h5` extension), or Orbax checkpoints.")
