@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compat_tests.torch.harness import arrays, check, check_grad, vt
+from compat_tests.torch.harness import arrays, check, check_grad
 
 DTYPES = ["float32", "float64", "float16", "int64", "int32", "bool"]
 
@@ -304,11 +304,6 @@ def test_split_dtypes(dtype):
 ])
 def test_meshgrid(fn):
     check(_quiet(fn), arrays((3,)), arrays((4,), seed=1))
-
-
-def test_meshgrid_warns_without_indexing():
-    with pytest.warns(UserWarning, match="indexing"):  # vfw only: torch warns once per process
-        vt.meshgrid(vt.ones(2), vt.ones(3))
 
 
 @pytest.mark.parametrize("fn", [

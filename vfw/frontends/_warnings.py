@@ -48,3 +48,30 @@ def warn_for_user(message, category=UserWarning):
     warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
                            module=caller_globals.get("__name__", "<string>"),
                            registry=caller_globals.setdefault("__warningregistry__", {}))
+
+
+_warned_once = set()  # the sites (or keys) warn_once has warned for in this process
+
+
+def warn_once(message, category=UserWarning, key=None):
+    """:func:`warn_for_user`, the first time only for this call site (or ``key``) in the process.
+
+    torch emits some warnings once per process (its ``TORCH_WARN_ONCE`` sites): later calls stay silent also
+    under ``warnings.simplefilter("always")``, which re-emits every ``warnings.warn``.
+
+    Parameters
+    ----------
+    message : str or Warning
+    category : type, optional
+        A ``Warning`` subclass; ``UserWarning`` by default.
+    key : hashable, optional
+        What identifies the site when one line of vfw warns for several of torch's sites (e.g. the function
+        name); by default the calling line.
+    """
+    if key is None:
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+    if key in _warned_once:
+        return
+    _warned_once.add(key)
+    warn_for_user(message, category)

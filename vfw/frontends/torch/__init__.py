@@ -160,5 +160,6 @@ overrides.enable_protocol(Tensor)  # Tensor.__torch_function__; the dispatching 
 _autocast.install()  # last: wraps the functions on torch's autocast lists wherever they are bound
 
 from vfw.frontends.torch import _type_names, ao, fx, quantization  # noqa: E402,F401
+from vfw.frontends.torch.fx._symbolic_trace import _assert  # noqa: E402,F401  (torch._assert)
 
 _type_names.install()  # after autocast's, which finds classes by their vfw module: classes get torch's names

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import _config, _dispatch, _linalg_norms, _memory_layout, _strided
 from vfw.frontends.torch._pointwise import tensor_arg
 
@@ -17,7 +17,7 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """Deprecated ``torch.frobenius_norm``: ``torch.linalg.vector_norm(input, 2, dim, keepdim)`` over at most two
     dims (floating inputs)."""
     tensor_arg(input, "frobenius_norm")
-    warn_for_user("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in "
+    warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in "
                   "a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
     if len(dims) > 2:

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import _dispatch, _dtype
 from vfw.frontends.torch._count_samplers import binomial_draws
 from vfw.frontends.torch._pointwise import tensor_arg
@@ -33,7 +33,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) must not "
                          f"be greater than actual buffer length ({length} bytes)")
     if memoryview(buffer).readonly:
-        warn_for_user("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+        warn_once("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
                       "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
                       "may want to copy the buffer to protect its data or make it writable before converting it to a "
                       "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning)

@@ -27,8 +27,8 @@ from vfw.core.graph.trace import current_trace
 from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
-from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _dtype, _memory_layout
+from vfw.frontends._warnings import warn_once
+from vfw.frontends.torch import _dtype, _inference, _memory_layout
 
 _new = object.__new__
 _FLOATS = dt.FLOATS
@@ -44,6 +44,8 @@ def wrap(array, requires_grad=False):
     t.array = array
     t.requires_grad = requires_grad
     t.grad_node = None
+    if _tracing:  # (also while inference mode is on)
+        _inference.mark(t)
     return t
 
 
@@ -144,6 +146,8 @@ def call(op_or_type, *inputs, **attrs):
     # Outputs are new tensors: a node on one of them was recorded by this very call.
     if type(result) is tuple:
         result = tuple([as_torch(r) for r in result])
+        if _tracing:  # (also while inference mode is on)
+            _inference.mark(result)
         for r in result:
             if r is not None and r.grad_node is not None:
                 _check_saved_inputs(r.grad_node)
@@ -151,6 +155,8 @@ def call(op_or_type, *inputs, **attrs):
         return result
     if type(result) is not Tensor:
         result = as_torch(result)
+    if _tracing:  # (also while inference mode is on)
+        _inference.mark(result)
     if result.grad_node is not None:
         _check_saved_inputs(result.grad_node)
     return result
@@ -170,6 +176,7 @@ def _check_saved_inputs(node):
     else:
         count = len(edges)
         node.check_inputs = _ALL_INPUTS[count] if count < 5 else tuple(range(count))
+    _inference.check_saved(node.inputs, node.check_inputs)
 
 
 _ALL_INPUTS = [(), (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
@@ -282,7 +289,7 @@ def convert(t, np_dtype):
     refuses complex -> real), so no real-only function drops an imaginary part silently."""
     if t.array.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
         if np_dtype != np.bool_:
-            warn_for_user("Casting complex values to real discards the imaginary part", UserWarning)
+            warn_once("Casting complex values to real discards the imaginary part", UserWarning)
         t = call(op("ComplexAbs" if np_dtype == np.bool_ else "Real"), t)
     return cast(t, np_dtype)
 
@@ -397,6 +404,7 @@ def view_of(base, view):
     view._base = root
     view._version_counter = version_counter(root)
     add_alias(root, view)
+    _inference.share_mark(root, view)
     return view
 
 
@@ -470,6 +478,8 @@ def bump_version(t):
     Nodes that saved the overwritten memory as their output are marked, and the version
     counter gets a fresh stamp: backward refuses nodes that read either.
     """
+    if getattr(t, "_inference", False):
+        _inference.check_write()
     for holder in (t, getattr(t, "_base", None)):
         if holder is not None and holder.grad_node is not None:
             holder.grad_node.mark_written(holder.grad_slot)

@@ -13,7 +13,7 @@ import numpy as np
 from vfw.core.autograd import is_grad_enabled as _is_grad_enabled
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import call, can_cast, cast, finish, op, type_name, view_of
 from vfw.frontends.torch._grad_fn_names import names_grad_fn, split_name
@@ -557,7 +557,7 @@ def meshgrid(*tensors, indexing=None):
         if x.array.dtype != tensors[0].array.dtype:
             raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     if indexing is None:
-        warn_for_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+        warn_once("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning)
         indexing = "ij"
     if indexing not in ("ij", "xy"):

@@ -17,6 +17,7 @@ from vfw.core.autograd import is_grad_enabled
 from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _inference
 from vfw.frontends.torch._config import strided as _strided
 from vfw.frontends.torch._dispatch import (
     as_torch,
@@ -131,7 +132,9 @@ def _product(input, other, out, name, kernel_name="addmm_impl_cpu_"):
                 return wrap(r if type(r) is _ndarray else np.asarray(r))
             if a.ndim and b.ndim:  # the usual recorded product: nothing to cast or check first
                 return call(_MATMUL, input, other)
-        except (ValueError, RuntimeError):
+        except (ValueError, RuntimeError) as error:
+            if _inference.is_refusal(error):
+                raise
             raise _shape_error(a, b) from None
     _same_dtype(a, b)
     if dtype not in _PRODUCT_TYPES:

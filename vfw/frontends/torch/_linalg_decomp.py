@@ -14,7 +14,7 @@ import numpy as np
 
 from vfw.core.ops.linalg_decomp import LinAlgError as _EngineLinAlgError
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import return_types
 from vfw.frontends.torch._dispatch import call, cast, finish, op, type_name, wrap
 from vfw.frontends.torch._linalg import _FLOATS, _product, not_implemented, run, tensor_arg
@@ -317,7 +317,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 def cholesky(input, upper=False, *, out=None):
     """Deprecated ``torch.cholesky`` (use ``torch.linalg.cholesky``)."""
-    warn_for_user("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
                   "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand"
                   "\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
                   "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.",

@@ -11,7 +11,7 @@ complex64 and complex128 matrices are accepted.
 
 import numpy as np
 
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import _creation, _dispatch, _linalg, _linalg_decomp, return_types
 from vfw.frontends.torch._linalg_decomp import pivot_size
 from vfw.frontends.torch._pointwise import tensor_arg
@@ -168,8 +168,11 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated ``torch.lu``: ``(LU, pivots)`` (and ``info`` with ``get_infos``) as ``linalg.lu_factor(_ex)``."""
-    warn_for_user("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
-                  "removed in a future PyTorch release.", UserWarning)
+    warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+              "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+              "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+              "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+              "torch.linalg.lu_factor_ex(A, compute_pivots)", UserWarning)
     if get_infos:
         return lu_factor_ex(A, pivot=pivot)
     packed, pivots = lu_factor(A, pivot=pivot)
@@ -178,6 +181,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """Deprecated ``torch.lu_solve(b, LU_data, LU_pivots)``: ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
-    warn_for_user("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
-                  "PyTorch release.", UserWarning)
+    warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+              "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, "
+              "LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)", UserWarning)
     return linalg_lu_solve(LU_data, LU_pivots, b)

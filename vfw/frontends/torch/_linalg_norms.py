@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import _dispatch, _dtype, _layout
 from vfw.frontends.torch._dispatch import call, cast, finish, op, type_name, wrap
 from vfw.frontends.torch._linalg import (
@@ -167,7 +167,7 @@ def multi_dot(tensors, *, out=None):
 
 def chain_matmul(*matrices, out=None):
     """Deprecated product of 2-D matrices (use ``torch.linalg.multi_dot``)."""
-    warn_for_user("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    warn_once("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                   "parameters.", UserWarning)
     for t in matrices:

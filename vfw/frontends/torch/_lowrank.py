@@ -6,7 +6,7 @@ drawn with ``torch.randn`` from the default generator.
 """
 
 import vfw.frontends.torch as torch
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch._pointwise import tensor_arg
 
 __all__ = ["svd_lowrank", "pca_lowrank", "nuclear_norm"]
@@ -103,7 +103,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """Deprecated ``torch.nuclear_norm``: the sum of singular values over ``dim`` (default the last two dims);
     ``torch.linalg.matrix_norm(input, 'nuc', dim, keepdim)``."""
-    warn_for_user("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+    warn_once("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
                   "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
                   UserWarning)
     if isinstance(dim, bool):

@@ -19,7 +19,7 @@ from vfw.core.autograd import is_grad_enabled as _is_grad_enabled
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._dispatch import call, check_inplace, count_version, dims_of, op, stand_in, type_name, view_of
 from vfw.frontends.torch._grad_fn_names import names_grad_fn, squeeze_name
@@ -365,10 +365,10 @@ def t(input):
 def _T(self):  # noqa: N802  (torch's name)
     ndim = self.array.ndim
     if ndim == 0:
-        warn_for_user("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
                       UserWarning)
     elif ndim != 2:
-        warn_for_user("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
                       "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
                       "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
                       "tensor.", UserWarning)
@@ -381,7 +381,7 @@ def _H(self):  # noqa: N802
         hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}")
     if ndim == 0:
-        warn_for_user("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning)
+        warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning)
     return _conjugated(permuted(self, tuple(range(ndim - 1, -1, -1))))
 
 
@@ -394,7 +394,7 @@ def _conjugated(transposed):
 def _matrix_transpose(self, name, what):
     ndim = self.array.ndim
     if ndim == 0:
-        warn_for_user(f"{what} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning)
+        warn_once(f"{what} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, key=what)
         return permuted(self, ())
     if ndim == 1:
         raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
@@ -404,7 +404,7 @@ def _matrix_transpose(self, name, what):
 def _mT(self):  # noqa: N802
     ndim = self.array.ndim
     if ndim == 0:
-        warn_for_user("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+        warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
                       UserWarning)
         return permuted(self, ())
     return _matrix_transpose(self, "tensor.mT", "Tensor.mT")

@@ -7,7 +7,7 @@ divided by the overlap-added squared window (torch's least-squares inverse).
 
 import numpy as np
 
-from vfw.frontends._warnings import warn_for_user
+from vfw.frontends._warnings import warn_once
 from vfw.frontends.torch import fft as _fft
 from vfw.frontends.torch._complex import complex, view_as_real
 from vfw.frontends.torch._creation import ones
@@ -17,10 +17,21 @@ from vfw.frontends.torch._pointwise import tensor_arg
 __all__ = ["stft", "istft"]
 
 
+# what torch's stft / istft say after "A window was not provided. A rectangular window will be applied"
+_NO_WINDOW_ADVICE = {
+    "stft": ",which is known to cause spectral leakage. Other windows such as torch.hann_window or "
+            "torch.hamming_window are recommended to reduce spectral leakage.",
+    "istft": ".Please provide the same window used by stft to make the inversion lossless.",
+}
+
+
 def _window(window, n_fft, win_length, like, fn):
     """``window`` (default ones, with torch's warning) zero-padded on both sides to ``n_fft``."""
     if window is None:
-        warn_for_user(f"{fn}: a window was not provided. A rectangular window will be applied.", UserWarning)
+        advice = _NO_WINDOW_ADVICE[fn]
+        warn_once(f"A window was not provided. A rectangular window will be applied{advice}To suppress this warning "
+                  "and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+                  UserWarning, key=fn)
         window = ones(win_length, dtype=like.dtype)
     elif window.dim() != 1 or window.shape[0] != win_length:
         raise RuntimeError(f"{fn}: expected a 1D window tensor of size equal to win_length={win_length}, but got "
@@ -106,8 +117,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if not batched:
         spectrum = spectrum.squeeze(0)
     if not return_complex:
-        warn_for_user("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
-                      "complex tensors for all inputs, and return_complex=False will raise an error.", UserWarning)
+        warn_once("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
+                  "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
+                  "still call torch.view_as_real on the complex output to recover the old return format.",
+                  UserWarning)
         return view_as_real(spectrum)
     return spectrum
 
@@ -173,7 +186,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     start = n_fft // 2 if center else 0
     end = expected - start if length is None else start + length
     if end > expected:
-        warn_for_user("The length of signal is shorter than the length parameter. Result is being padded with zeros "
+        warn_once("The length of signal is shorter than the length parameter. Result is being padded with zeros "
                       "in the tail. Please check your center and hop_length settings.", UserWarning)
         end = expected
     signal, envelope = signal[:, start:end], envelope[:, start:end]

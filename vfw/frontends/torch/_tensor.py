@@ -12,7 +12,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _memory_layout, _traced
+from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _export_guard, _inference, _memory_layout, _traced
 from vfw.frontends.torch._grad_fn import grad_fn_of
 from vfw.frontends.torch._size import Size
 
@@ -46,7 +46,9 @@ class Tensor(CoreTensor):
     @property
     def data(self):
         """Tensor: the same memory, detached from autograd (assigning replaces the values)."""
-        return _dispatch.wrap(self.array)
+        out = _dispatch.wrap(self.array)
+        _inference.share_mark(self, out)
+        return out
 
     @data.setter
     def data(self, value):
@@ -84,10 +86,11 @@ class Tensor(CoreTensor):
     is_mps = False
     is_nested = False
     layout = _config.strided
+    _inference = False  # inference tensors set it True in their __dict__ (see _inference.py)
 
     def is_inference(self):
-        """bool: False (inference_mode makes ordinary tensors in vfw)."""
-        return False
+        """bool: whether this is an inference tensor (made inside ``torch.inference_mode()``, or a view of one)."""
+        return self._inference
 
     def is_pinned(self, device=None):
         return False
@@ -213,11 +216,15 @@ class Tensor(CoreTensor):
         if self.array.size != 1:
             what = "no values" if self.array.size == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        if _export_guard.exporting:
+            _export_guard.check(self, "bool")
         return bool(self.array.reshape(()))
 
     def _scalar(self, kind):
         if self.array.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if _export_guard.exporting:
+            _export_guard.check(self, "number")
         return kind(self.array.reshape(()))
 
     def __float__(self):
@@ -232,6 +239,8 @@ class Tensor(CoreTensor):
     def __index__(self):
         if self.array.dtype.kind not in "iub" or self.array.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
+        if _export_guard.exporting:
+            _export_guard.check(self, "number")
         return int(self.array.reshape(()))
 
     def __array__(self, dtype=None, copy=None):
@@ -426,6 +435,8 @@ class Tensor(CoreTensor):
         """Set ``requires_grad`` in place (floating point leaves only); returns self."""
         if requires_grad and not (self.array.dtype.kind in "fc" or self.array.dtype == _dtype.bfloat16.np):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")  # (torch words it so)
+        if requires_grad and self._inference and not _inference.state.enabled:
+            raise RuntimeError(_inference.REQUIRES_GRAD)
         if not requires_grad and self.grad_node is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
@@ -441,6 +452,7 @@ class Tensor(CoreTensor):
         out._version_counter = _dispatch.version_counter(self)
         root = getattr(self, "_base", None)
         _dispatch.add_alias(self if root is None else root, out)
+        _inference.share_mark(self, out)
         return out
 
     def detach_(self):

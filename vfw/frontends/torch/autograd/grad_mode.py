@@ -6,9 +6,9 @@ for ``no_grad``/``enable_grad``/``inference_mode``), as in torch.
 
 import functools
 import inspect
-import threading
 
 from vfw.core import autograd
+from vfw.frontends.torch import _inference
 
 
 class _Mode:
@@ -66,29 +66,21 @@ class enable_grad(_Mode):  # noqa: N801
         pass
 
 
-class _InferenceState(threading.local):
-    def __init__(self):
-        self.enabled = False
-
-
-_inference = _InferenceState()
-
-
 class inference_mode(_Mode):  # noqa: N801
-    """Like ``no_grad`` (vfw has no separate inference tensors); ``inference_mode(False)`` leaves grad mode alone."""
+    """Disable gradient recording and make every tensor allocated inside an inference tensor (see
+    ``Tensor.is_inference``); ``inference_mode(False)`` leaves grad mode alone and makes normal tensors."""
 
     def __init__(self, mode=True):
         self.mode = mode
 
     def __enter__(self):
         self._prev = autograd.is_grad_enabled()
-        self._prev_inference = _inference.enabled
-        _inference.enabled = bool(self.mode)
+        self._prev_inference = _inference.enter(self.mode)
         if self.mode:
             autograd.set_grad_enabled(False)
 
     def __exit__(self, *exc):
-        _inference.enabled = self._prev_inference
+        _inference.leave(self._prev_inference)
         return super().__exit__(*exc)
 
     def clone(self):
@@ -130,4 +122,4 @@ def is_grad_enabled():
 
 def is_inference_mode_enabled():
     """bool: whether an ``inference_mode()`` block is active (this thread)."""
-    return _inference.enabled
+    return _inference.state.enabled

@@ -12,6 +12,7 @@ shapes taken from each call).
 import inspect
 
 from vfw.core.graph.function import function as _graph_function
+from vfw.frontends.torch import _export_guard
 from vfw.frontends.torch._aten_names import aten_name
 from vfw.frontends.torch.export._archive import load, save
 from vfw.frontends.torch.export._program import Dim, ExportedProgram, ProgramRunner, UserError, template
@@ -127,7 +128,11 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
         return result
 
     traced = _graph_function(forward, opt_level=0 if dynamic else None)
-    concrete = traced.get_concrete_function(*state, *(t for _, t in users))
+    _export_guard.exporting.append(mod)  # Python decisions on traced tensor data raise, as in torch
+    try:
+        concrete = traced.get_concrete_function(*state, *(t for _, t in users))
+    finally:
+        _export_guard.exporting.remove(mod)
     graph_def = concrete.inference_graph()
     _mark_dynamic(graph_def, [graph_def.input[len(state) + k] for k in range(len(users))], dynamic)
     runner = ProgramRunner(graph_def, [n for n, _ in users], [tuple(t.shape) for _, t in users],

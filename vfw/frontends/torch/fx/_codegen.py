@@ -100,7 +100,8 @@ def _statement(node, names):
     """The assignment computing ``node`` (without the trailing frees)."""
     args, kwargs = node.args, node.kwargs
     if node.op == "placeholder":
-        return f"{node.name} = {node.target}" if node.name != node.target else None
+        parameter = node.target.lstrip("*")  # a *args placeholder stands for the tuple
+        return f"{node.name} = {parameter}" if node.name != parameter else None
     if node.op == "get_attr":
         return f"{node.name} = {format_target('self', node.target)}"
     if node.op == "call_module":

@@ -53,6 +53,9 @@ def _build_table():
             # One vfw function where torch has two (torch.max_pool2d, F.max_pool2d): F's is what models call.
             del table[id(value)]
         table.setdefault(id(value), (value, f"{prefix}.{name}"))
+    from vfw.frontends.torch.fx._symbolic_trace import _assert_is_none  # (that module imports this one)
+
+    table[id(_assert_is_none)] = (_assert_is_none, "torch.fx._symbolic_trace._assert_is_none")
     return table
 
 

@@ -10,7 +10,10 @@ Everything is restored when the trace ends.
 import builtins
 import functools
 import inspect
+import operator
 import sys
+import types
+import warnings
 from collections import OrderedDict
 
 from vfw.frontends.torch.fx._names import namespace_functions, public_name, refresh
@@ -19,6 +22,17 @@ from vfw.frontends.torch.fx.node import Node
 from vfw.frontends.torch.fx.proxy import Proxy, find_tracer
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "is_wrapped"]
+
+
+def _assert(condition, message):
+    """``torch._assert``: raise AssertionError(``message``) unless ``condition`` holds (traceable by fx)."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def _assert_is_none(value, msg):
+    """The check a parameter specialized to None by ``concrete_args`` gets in the traced code."""
+    assert value is None, msg
 
 # (globals dict, name) pairs registered by wrap(): patched in those globals while tracing
 _WRAPPED = []
@@ -272,7 +286,7 @@ class Tracer:
         patcher = Patcher()
         try:
             self._patch(patcher, function)
-            result = function(*bound, *args)
+            result = _varargs_as_positional(function)(*bound, *args)
         finally:
             patcher.restore()
         self.create_node("output", "output", (self.create_arg(result),), {})
@@ -291,19 +305,43 @@ class Tracer:
         return paths
 
     def _placeholders(self, function, skip, concrete_args):
-        """Proxies (or concrete values) for ``function``'s parameters after the first ``skip``."""
+        """Proxies (or concrete values) for ``function``'s parameters after the first ``skip``.
+
+        A ``*args`` parameter becomes one placeholder (target ``*args``) standing for the whole tuple.  A
+        parameter in ``concrete_args`` takes its value in the trace, and, as in torch, is still an input of
+        the graph (``name_1``) that the generated code checks against that value where it can.
+        """
         values = []
         parameters = list(inspect.signature(function).parameters.values())[skip:]
         for parameter in parameters:
-            if parameter.name in concrete_args:
-                values.append(concrete_args[parameter.name])
-                continue
-            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-                raise NotImplementedError(f"symbolic_trace: vfw does not trace *args/**kwargs parameters "
-                                          f"('{parameter.name}')")
             default = () if parameter.default is parameter.empty else (parameter.default,)
-            values.append(self.proxy(self.create_node("placeholder", parameter.name, default, {})))
+            if parameter.name in concrete_args:
+                value = concrete_args[parameter.name]
+                node = self.create_node("placeholder", f"{parameter.name}_1", default, {})
+                self._check_specialized(node, parameter.name, value)
+                values.append(value)
+            elif parameter.kind == parameter.VAR_POSITIONAL:
+                values.append(self.proxy(self.create_node("placeholder", f"*{parameter.name}", (), {},
+                                                          name=f"_{parameter.name}")))
+            elif parameter.kind in (parameter.VAR_KEYWORD, parameter.KEYWORD_ONLY):
+                raise NotImplementedError(f"symbolic_trace: vfw does not trace **kwargs or keyword-only parameters "
+                                          f"('{parameter.name}')")
+            else:
+                values.append(self.proxy(self.create_node("placeholder", parameter.name, default, {})))
         return values
+
+    def _check_specialized(self, placeholder, name, value):
+        """The nodes asserting that the input ``placeholder`` has the ``value`` the trace specialized to."""
+        message = f"{name} has been specialized to have value {value} but got another value"
+        if value is None:
+            self.create_node("call_function", _assert_is_none, (placeholder, message), {})
+        elif type(value) in (bool, int, float, str):
+            equal = self.create_node("call_function", operator.eq, (placeholder, value), {})
+            self.create_node("call_function", _assert, (equal, message), {})
+        else:
+            warnings.warn(f"Was not able to add assertion to guarantee correct input {name} to specialized "
+                          "function. It is up to the user to make sure that your inputs match the inputs you "
+                          "specialized the function with.", stacklevel=3)
 
     def _patch(self, patcher, function):
         """Swap in the recording stand-ins for the duration of the trace."""
@@ -344,6 +382,19 @@ class Tracer:
             if forward is not None and not self.is_leaf_module(module, path):
                 tables.setdefault(id(forward), forward)
         return list(tables.values())
+
+
+def _varargs_as_positional(function):
+    """``function`` with its ``*args`` parameter taken as one ordinary positional parameter (a tuple, or the
+    Proxy standing for it while tracing); ``function`` itself when it has none."""
+    code = function.__code__
+    if not code.co_flags & inspect.CO_VARARGS:
+        return function
+    # the *args name follows the positional and keyword-only names in co_varnames: it becomes the next positional
+    # (keyword-only parameters were refused by _placeholders, so nothing sits between)
+    code = code.replace(co_flags=code.co_flags & ~inspect.CO_VARARGS, co_argcount=code.co_argcount + 1)
+    return types.FunctionType(code, function.__globals__, function.__name__, function.__defaults__,
+                              function.__closure__)
 
 
 def symbolic_trace(root, concrete_args=None):
