@@ -73,3 +73,34 @@ def test_linear_under_autocast_no_grad():
     got, want = run(vt), run(real)
     assert got[0] == want[0]
     np.testing.assert_array_equal(got[1], want[1])
+
+
+SCALED = {
+    "mul": lambda lib, x: x * 3.3, "rmul": lambda lib, x: 0.37 * x, "div": lambda lib, x: x / 3.3,
+    "rdiv": lambda lib, x: 3.3 / x, "mul_0d": lambda lib, x: x * lib.tensor(3.3), "div_0d_double":
+    lambda lib, x: x / lib.tensor(3.3, dtype=lib.float64), "torch.mul": lambda lib, x: lib.mul(x, 1e-3),
+    "torch.div": lambda lib, x: lib.div(x, 7.1), "mul_": lambda lib, x: x.clone().mul_(3.3),
+    "imul": lambda lib, x: x.clone().__imul__(0.1), "itruediv": lambda lib, x: x.clone().__itruediv__(3.3),
+    "add": lambda lib, x: x + 3.3, "rsub": lambda lib, x: 0.1 - x,
+    "lerp": lambda lib, x: x.lerp(x * 2, 0.3), "lerp_far": lambda lib, x: x.lerp(x * 3, 0.7),
+}
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+@pytest.mark.parametrize("fn", sorted(SCALED))
+def test_scalar_products_round_as_torch(fn, dtype_name):
+    # torch multiplies/divides half-precision tensors in float32 by the scalar as given (not rounded to half first)
+    want = SCALED[fn](real, _values(real, dtype_name))
+    got = SCALED[fn](vt, _values(vt, dtype_name))
+    assert got.dtype == getattr(vt, dtype_name)
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+def test_scalar_product_gradient(dtype_name):
+    grads = []
+    for lib in (real, vt):
+        x = _values(lib, dtype_name).requires_grad_()
+        (x * 3.3 / 0.7).sum().backward()
+        grads.append(x.grad.float().numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])

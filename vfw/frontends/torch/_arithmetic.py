@@ -26,6 +26,7 @@ from vfw.frontends.torch._dispatch import (
     inplace,
     promoted,
     result_dtype,
+    scalar_array,
     type_name,
 )
 from vfw.frontends.torch._pointwise import (
@@ -108,7 +109,22 @@ def _sub(input, other):
 
 def _mul(input, other, fn="mul"):
     a, b, d = _binary(fn, input, other)
+    if d in _HALVES and (_scalar_like(input) or _scalar_like(other)):
+        return _scaled_in_float32("Mul", input, other, d)
     return _run(_op("And" if d == _BOOL else "Mul"), a, b)
+
+
+def _scalar_like(x):
+    """A number, or a 0-d tensor: what torch's CPU kernels read as a scalar."""
+    return not isinstance(x, CoreTensor) or x.array.ndim == 0
+
+
+def _scaled_in_float32(op_type, input, other, d):
+    """A half-precision product or quotient with a scalar: torch multiplies (divides) in float32 by the scalar as
+    given, not first rounded to ``d``, and rounds the result once to ``d``."""
+    operands = [cast(as_torch(x), _F32) if isinstance(x, CoreTensor) else scalar_array(x, _F32)
+                for x in (input, other)]
+    return cast(_run(_op(op_type), *operands), d)
 
 
 def _div(input, other, rounding_mode=None, fn="div"):
@@ -116,6 +132,8 @@ def _div(input, other, rounding_mode=None, fn="div"):
     other = operand(other, fn)
     if rounding_mode is None:
         (a, b), d = promoted(input, other, np_dtype=_float_result_dtype(input, other))
+        if d in _HALVES and (_scalar_like(input) or _scalar_like(other)):
+            return _scaled_in_float32("Div", input, other, d)
         return _run(_op("Div"), a, b)
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -137,7 +155,19 @@ def _reflected_div(other, input):
 
 
 def _times_reciprocal(other, a):
-    return np.multiply(np.reciprocal(a), other)
+    return _scaled(np.multiply, np.reciprocal(a), other)
+
+
+_SCALED_UFUNCS = (np.multiply, np.divide)
+
+
+def _scaled(ufunc, a, number, reflected=False):
+    """``ufunc(a, number)`` (``ufunc(number, a)`` when ``reflected``) for a float array and a Python number; a float16
+    array is multiplied or divided in float32 by the number as given and rounded once (torch's kernels), where
+    numpy would round the number to float16 first."""
+    if a.dtype == _F16 and ufunc in _SCALED_UFUNCS:
+        return (ufunc(number, a, dtype=_F32) if reflected else ufunc(a, number, dtype=_F32)).astype(_F16)
+    return ufunc(number, a) if reflected else ufunc(a, number)
 
 
 def _floor_divide(input, other):
@@ -276,9 +306,11 @@ def lerp(input, end, weight, *, out=None):
             y = _lerp_from_start(start, diff, w)
         else:  # 1 - w in the compute dtype, as torch (not 1 - weight in Python's float64, then rounded)
             y = _lerp_from_end(end, diff, _scalar(1, wide) - w)
-    return finish(cast(y, d), out, "lerp")
+    # the fused result rounds to the compute dtype first, then to a half-precision input's (as torch's float kernel)
+    return finish(cast(cast(y, wide), d), out, "lerp")
 
 
+_F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _HALVES = frozenset({np.dtype(np.float16), np.dtype(dt.bfloat16)})
@@ -453,7 +485,7 @@ def fast_operator(ufunc, dtypes, general, reflected=False):
         elif _scalar_ok(other):
             a = self.array
             if a.dtype in _NATIVE_FLOATS and not (self.requires_grad or _tracing):
-                r = ufunc(other, a) if reflected else ufunc(a, other)
+                r = _scaled(ufunc, a, other, reflected)
                 t = _new(Tensor)
                 t.array = r if type(r) is _ndarray else _asarray(r)
                 t.requires_grad = False
@@ -481,7 +513,10 @@ def fast_inplace(ufunc, dtypes, general, name):
                 fast = a.dtype in _NATIVE_FLOATS and _scalar_ok(other)
             if fast:
                 try:
-                    ufunc(a, b, out=a)
+                    if a.dtype == _F16 and ufunc in _SCALED_UFUNCS and type(other) is not Tensor:
+                        a[...] = _scaled(ufunc, a, b)
+                    else:
+                        ufunc(a, b, out=a)
                 except ValueError:  # a larger broadcast shape, a read-only array: the general path decides
                     pass
                 else:
