@@ -61,6 +61,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     softmax_grad,
     special_bessel,
     special_gamma,
+    special_integrals,
     special_math,
     special_polynomials,
     strings,

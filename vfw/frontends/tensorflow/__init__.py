@@ -27,6 +27,7 @@ from vfw.frontends.tensorflow import (  # noqa: F401
     ragged,
     random,
     saved_model,
+    sets,
     signal,
     sparse,
     strings,

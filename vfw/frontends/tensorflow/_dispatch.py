@@ -348,6 +348,26 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return t
 
 
+# (priority, base types, function) of tf.register_tensor_conversion_function, lowest priority first
+CONVERSION_FUNCTIONS = []
+
+
+def _registered_conversion(value, dtype):
+    """The tensor a registered conversion function makes of ``value`` (None when none takes it)."""
+    for _, base_types, conversion_func in CONVERSION_FUNCTIONS:
+        if isinstance(value, base_types):
+            t = conversion_func(value, dtype=dtype, name=None, as_ref=False)
+            if t is NotImplemented:
+                continue
+            t = tensor_of(t)
+            if dtype is not None and _dtypes.of_array(t.array) != dtype:
+                raise RuntimeError(f"Conversion function {conversion_func!r} for type {type(value)} returned "
+                                   f"incompatible dtype: requested = {dtype.name}, actual = "
+                                   f"{_dtypes.of_array(t.array).name}")
+            return t
+    return None
+
+
 def _converted(value, dtype, dtype_hint):
     """``convert_to_tensor`` beyond its direct cases."""
     if dtype is not None:
@@ -358,6 +378,10 @@ def _converted(value, dtype, dtype_hint):
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                              f"{_dtypes.of_array(t.array).name}: {t!r}")
         return t
+    if CONVERSION_FUNCTIONS:
+        t = _registered_conversion(value, dtype)
+        if t is not None:
+            return t
     if dtype is None and dtype_hint is not None:
         try:
             return _from_data(value, _dtypes.as_dtype(dtype_hint))

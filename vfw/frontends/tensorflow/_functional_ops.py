@@ -19,27 +19,31 @@ from vfw.core.graph.trace import current_trace
 from vfw.frontends.tensorflow import _array_ops, _dtypes, errors, nest
 from vfw.frontends.tensorflow._context_ops import init_scope
 from vfw.frontends.tensorflow._dispatch import callback, convert_to_tensor, is_tensor_like, op_error, pack, wrap
+from vfw.frontends.tensorflow._ragged import RaggedTensor, stack_rows
+from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._tensor_array import TensorArray
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow._traced_shapes import shape_varies
 
 
 def _elements(elems):
-    """The flat tensors of ``elems`` and their common first dim, with TF's errors."""
-    flat = [convert_to_tensor(x) for x in nest.flatten(elems)]
+    """The flat tensors (or ragged tensors) of ``elems`` and their common first dim, with TF's errors."""
+    flat = [x if isinstance(x, RaggedTensor) else convert_to_tensor(x) for x in nest.flatten(elems)]
     if not flat:
         raise ValueError("elems must be a Tensor or (possibly nested) sequence of Tensors. Got []")
     for t in flat:
+        if isinstance(t, RaggedTensor):
+            continue
         if t.array.ndim == 0:
             raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
         if shape_varies(t):
             raise ValueError("tf.map_fn/scan/foldl/foldr/vectorized_map in vfw.tensorflow unroll over the first "
                              "dim of elems while a tf.function is traced; here it follows the values of each call. "
                              "Use tf.while_loop instead.")
-    n = flat[0].array.shape[0]
+    n = len(flat[0])
     for t in flat[1:]:
-        if t.array.shape[0] != n:
-            raise ValueError(f"Dimensions {n} and {t.array.shape[0]} are not compatible")
+        if len(t) != n:
+            raise ValueError(f"Dimensions {n} and {len(t)} are not compatible")
     return flat, n
 
 
@@ -48,27 +52,61 @@ class _Rows:
 
     def __init__(self, elems, flat):
         self.elems = elems
-        self.columns = [_array_ops.unstack(t) for t in flat]
+        self.columns = [[t[i] for i in range(len(t))] if isinstance(t, RaggedTensor) else _array_ops.unstack(t)
+                        for t in flat]
 
     def __getitem__(self, i):
         return nest.pack_sequence_as(self.elems, [column[i] for column in self.columns])
 
 
 def _spec(leaf):
-    """A signature leaf (DType, TensorSpec or dtype name) as (DType, element shape or None)."""
+    """A signature leaf (DType, TensorSpec or dtype name) as (DType, element shape or None); a RaggedTensorSpec
+    as it is."""
+    if isinstance(leaf, RaggedTensorSpec):
+        return leaf
     if isinstance(leaf, TensorSpec):
         return leaf.dtype, leaf.shape
     return _dtypes.as_dtype(leaf), None
 
 
+def _element_spec(elems):
+    """The default map_fn signature leaf of ``elems``: its dtype, or the RaggedTensorSpec of a ragged row."""
+    if isinstance(elems, RaggedTensor):
+        shape = elems.shape
+        return RaggedTensorSpec(shape[1:], elems.dtype, ragged_rank=elems.ragged_rank - 1)
+    return _dtypes.of_array(elems.array)
+
+
 def _results_stacked(count, results, structure, specs, infer_shape=True):
     """Stack ``results[i]`` (flat lists, in order) into TensorArrays of ``specs``; packed like ``structure``."""
-    arrays = [TensorArray(dtype, size=count, infer_shape=infer_shape, element_shape=shape)
-              for dtype, shape in specs]
+    arrays = [_RaggedRows(spec) if isinstance(spec, RaggedTensorSpec) else
+              TensorArray(spec[0], size=count, infer_shape=infer_shape, element_shape=spec[1]) for spec in specs]
     for i, flat in results:
         for array, value in zip(arrays, flat):
             array.write(i, value)
     return nest.pack_sequence_as(structure, [array.stack() for array in arrays])
+
+
+class _RaggedRows:
+    """The results for a ``tf.RaggedTensorSpec`` of a map_fn signature: each element's result becomes a row."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.rows = []
+
+    def write(self, index, value):
+        if not isinstance(value, RaggedTensor):
+            value = convert_to_tensor(value, dtype=self.spec.dtype)
+            if value.array.ndim == 0:
+                raise op_error(f"Ragged values must have rank >= 1; encoded scalar element at index {index} has "
+                               f"values {value}", "RaggedTensorFromVariant")
+        self.rows.append(value)
+
+    def stack(self):
+        if self.rows:
+            return stack_rows(self.rows)
+        inner = [0 if d is None else d for d in self.spec.shape.as_list()[self.spec.ragged_rank + 1:]]
+        return RaggedTensor.from_row_splits(wrap(np.zeros([0] + inner, self.spec.dtype.as_numpy_dtype)), [0])
 
 
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap_memory=False, infer_shape=True,
@@ -98,7 +136,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     flat, n = _elements(elems)
     signature = fn_output_signature if fn_output_signature is not None else dtype
     if signature is None:
-        signature = nest.pack_sequence_as(elems, [_dtypes.of_array(t.array) for t in flat])
+        signature = nest.pack_sequence_as(elems, [_element_spec(t) for t in flat])
     specs = [_spec(leaf) for leaf in nest.flatten(signature)]
     rows = _Rows(elems, flat)
     results = []

@@ -52,15 +52,16 @@ class IndexedSlices:
     def _as_tensor(self):
         if self._dense_shape is None:
             raise ValueError(f"Tensor conversion requested for IndexedSlices for argument `value` without "
-                             f"dense_shape: {self!r}")
+                             f"dense_shape: {self!s}")
         return unsorted_segment_sum(self._values, self._indices, self._dense_shape[0])
 
     def __neg__(self):
         return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
-    def __repr__(self):
-        shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape}"
-        return f"IndexedSlices(indices={self._indices}, values={self._values}{shape})"
+    def __str__(self):
+        # TF's str shows the parts as tensors (its repr is object's default, as here)
+        shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape!s}"
+        return f"IndexedSlices(indices={self._indices!s}, values={self._values!s}{shape})"
 
 
 NAMESPACES = {"tf": ["IndexedSlices"]}

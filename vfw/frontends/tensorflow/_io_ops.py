@@ -1,11 +1,12 @@
 """``tf.io``: TFRecord files (``TFRecordWriter``; read by ``tf.data.TFRecordDataset``), ``tf.train.Example``
-parsing (``parse_single_example``, ``parse_example`` with ``FixedLenFeature`` / ``VarLenFeature``) and
+parsing (``parse_single_example``, ``parse_example`` with ``FixedLenFeature`` / ``VarLenFeature`` /
+``RaggedFeature`` (in ``_io_ragged``)) and
 ``serialize_tensor`` / ``parse_tensor`` (a ``TensorProto``).
 
 A TFRecord file is a sequence of records: the data's length (uint64, little-endian), the masked CRC-32C of those
 8 bytes (uint32), the data, the masked CRC-32C of the data.  Parsing and tensor (de)serialization run on the host
 (``host``: a ``tf.function`` graph or ``tf.data`` map reruns them on each call); ``VarLenFeature`` results are
-``tf.SparseTensor``s, which vfw builds eagerly only.
+``tf.SparseTensor``s and ``RaggedFeature`` results ``tf.RaggedTensor``s, which vfw builds eagerly only.
 """
 
 import base64
@@ -20,6 +21,14 @@ from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow import _protobuf as pb
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
 from vfw.frontends.tensorflow._io_example import Example
+from vfw.frontends.tensorflow._io_feature_specs import (
+    FixedLenSequenceFeature,
+    SparseFeature,
+    check_example_spec,
+    example_sequence,
+    example_sparse,
+)
+from vfw.frontends.tensorflow._io_ragged import RaggedFeature, parsed_ragged
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 from vfw.io.tfrecord import frame, masked_crc32c
@@ -132,14 +141,18 @@ _KIND_NAMES = {"bytes_list": "string", "float_list": "float", "int64_list": "int
 _PARSE_OP = "ParseExampleV2"
 
 
-def _feature_values(example, key, dtype):
-    """The values of feature ``key`` of ``example`` as a 1-D array of ``dtype`` (None when the feature is absent)."""
+def _feature_values(example, key, dtype, ragged=False):
+    """The values of feature ``key`` of ``example`` as a 1-D array of ``dtype`` (None when the feature is absent);
+    ``ragged``: TF's message for a ``RaggedFeature`` of another kind."""
     feature = example.features.feature.get(key)
     if feature is None or feature.WhichOneof("kind") is None:
         return None
     kind = feature.WhichOneof("kind")
     if kind != _PARSED_KINDS[dtype.name]:
         expected = _KIND_NAMES[_PARSED_KINDS[dtype.name]]
+        if ragged:
+            raise op_error(f"Key: {key}.  Data types don't match. Expected type: {expected}, Actual type: "
+                           f"{_KIND_NAMES[kind]}", _PARSE_OP)
         raise op_error(f"Key: {key}.  Data types don't match. Data type: {_KIND_NAMES[kind]} but expected type: "
                        f"{expected}", _PARSE_OP)
     return np.array(getattr(feature, kind).value, dtype=dtype.as_numpy_dtype).reshape(-1)
@@ -147,9 +160,12 @@ def _feature_values(example, key, dtype):
 
 def _checked_features(features):
     for key, spec in features.items():
-        if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
+        if not isinstance(spec, (FixedLenFeature, VarLenFeature, RaggedFeature, FixedLenSequenceFeature,
+                                 SparseFeature)):
             raise ValueError(f"Unsupported feature type for {key!r}: {type(spec).__name__} (vfw parses "
-                             "FixedLenFeature and VarLenFeature)")
+                             "FixedLenFeature, VarLenFeature, RaggedFeature, FixedLenSequenceFeature and "
+                             "SparseFeature)")
+        check_example_spec(key, spec)
         if _dtypes.as_dtype(spec.dtype).name not in _PARSED_KINDS:
             raise ValueError(f"Unsupported dtype {_dtypes.as_dtype(spec.dtype).name} for feature {key!r}: "
                              "expected float32, int64 or string")
@@ -211,14 +227,15 @@ def _on_stand_ins():
 def _placeholder(count, spec):
     """Zeros of the static shape of a ``FixedLenFeature`` parsed from ``count`` records."""
     dtype = _dtypes.as_dtype(spec.dtype)
-    shape = (count, *TensorShape(spec.shape).as_list())
+    rows = [0] if isinstance(spec, FixedLenSequenceFeature) else []  # no rows of a sequence feature
+    shape = (count, *rows, *TensorShape(spec.shape).as_list())
     return np.full(shape, b"", dtype=object) if dtype == _dtypes.string else np.zeros(shape, dtype.as_numpy_dtype)
 
 
 def _parsed(serialized, features, batched):
     _checked_features(features)
     serialized = convert_to_tensor(serialized, dtype=_dtypes.string)
-    dense_keys = [k for k, spec in features.items() if isinstance(spec, FixedLenFeature)]
+    dense_keys = [k for k, spec in features.items() if isinstance(spec, (FixedLenFeature, FixedLenSequenceFeature))]
 
     def examples_of(array):
         return [_example_of(record) for record in np.asarray(array).reshape(-1)]
@@ -226,7 +243,8 @@ def _parsed(serialized, features, batched):
     def dense(array):
         try:
             examples = examples_of(array)
-            results = [_dense(examples, key, features[key]) for key in dense_keys]
+            results = [_dense(examples, key, features[key]) if isinstance(features[key], FixedLenFeature) else
+                       example_sequence(examples, key, features[key], _feature_values, _PARSE_OP) for key in dense_keys]
         except errors.OpError:
             if not _on_stand_ins():
                 raise
@@ -240,7 +258,14 @@ def _parsed(serialized, features, batched):
     sparse_keys = [k for k in features if k not in dense_keys]
     if sparse_keys:
         examples = examples_of(serialized.array)
-        result.update((key, _sparse(examples, key, features[key], batched)) for key in sparse_keys)
+        for key in sparse_keys:
+            spec = features[key]
+            if isinstance(spec, SparseFeature):
+                result[key] = example_sparse(examples, spec, batched, _feature_values)
+                continue
+            result[key] = _sparse(examples, key, spec, batched) if isinstance(spec, VarLenFeature) else \
+                parsed_ragged(examples, key, spec, batched,
+                              lambda example, name, dtype: _feature_values(example, name, dtype, ragged=True))
     return {key: result[key] for key in sorted(result)}
 
 
@@ -364,5 +389,6 @@ def write_file(filename, contents, name=None):
         f.write(data.encode() if isinstance(data, str) else data)
 
 
-NAMESPACES = {"io": ["FixedLenFeature", "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "parse_example",
-                     "parse_single_example", "parse_tensor", "read_file", "serialize_tensor", "write_file"]}
+NAMESPACES = {"io": ["FixedLenFeature", "RaggedFeature", "TFRecordOptions", "TFRecordWriter", "VarLenFeature",
+                     "parse_example", "parse_single_example", "parse_tensor", "read_file", "serialize_tensor",
+                     "write_file"]}

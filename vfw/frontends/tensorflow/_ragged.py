@@ -3,10 +3,10 @@
 A ragged tensor is its ``values`` (a dense tensor, or a ragged tensor for more ragged dimensions) cut into rows
 by ``row_splits`` (int64, ``nrows + 1`` offsets into ``values``).  Here: construction (row splits, lengths, value
 row ids, nested partitions, dense tensors), ``to_list``, ``numpy``, ``to_tensor`` (padding or truncating to a
-``shape``), the partitions (``row_lengths``, ``nested_row_lengths``, ``value_rowids``, ``bounding_shape``),
-``merge_dims``, ``with_values``, indexing by ints and slices (ragged dims sliced row by row) and TF's repr.  Ragged
-math (operators, ``tf.math`` ops, reductions, ``concat``) is in ``_ragged_math``, ``tf.RaggedTensorSpec`` in
-``_ragged_spec``.
+``shape``), the partitions (``row_lengths``, ``nested_row_lengths``, ``value_rowids``, ``row_starts``...,
+``bounding_shape``), ``merge_dims``, ``with_values``, ``to_sparse``/``from_sparse``, indexing by ints and slices
+(ragged dims sliced row by row) and TF's repr.  Ragged math (operators, ``tf.math`` ops, reductions, ``concat``) is in
+``_ragged_math``, ``tf.RaggedTensorSpec`` in ``_ragged_spec``.
 """
 
 import numpy as np
@@ -171,6 +171,18 @@ class RaggedTensor:
         """The row of each of ``values`` (int64)."""
         return _dispatch.wrap(_row_ids(self.row_splits.array))
 
+    def nested_value_rowids(self, name=None):
+        """The value row ids of every ragged dimension, outermost first."""
+        return tuple(_dispatch.wrap(_row_ids(splits.array)) for splits in self.nested_row_splits)
+
+    def row_starts(self, name=None):
+        """Where each row starts in ``values`` (int64)."""
+        return _dispatch.wrap(self.row_splits.array[:-1].copy())
+
+    def row_limits(self, name=None):
+        """Where each row ends in ``values`` (int64)."""
+        return _dispatch.wrap(self.row_splits.array[1:].copy())
+
     def bounding_shape(self, axis=None, name=None, out_type=None):
         """The smallest dense shape holding this tensor: the longest row in each ragged dim (int64, or
         ``out_type``); ``axis`` picks dims."""
@@ -230,6 +242,45 @@ class RaggedTensor:
         def dense(values, *splits):
             return _padded(values, list(splits), default, target)
         return host(dense, flat, *self.nested_row_splits)
+
+    def to_sparse(self, name=None):
+        """The ``tf.SparseTensor`` of this tensor's elements: one entry per scalar of the flat values (indices in
+        row-major order, ``dense_shape`` the bounding shape); differentiable through the values."""
+        from vfw.frontends.tensorflow._array_ops import reshape
+        from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
+
+        flat = self.flat_values
+        inner = flat.array.shape[1:]
+        # the ragged coordinates of every flat value, outermost first: a value's row at each level
+        positions = np.arange(flat.array.shape[0], dtype=np.int64)
+        columns = []
+        for splits in reversed(self.nested_row_splits):
+            rows = _row_ids(splits.array)[positions]
+            columns.insert(0, positions - splits.array[rows])
+            positions = rows
+        ragged_index = np.stack([positions] + columns, axis=1)
+        dense_index = np.indices(inner, dtype=np.int64).reshape(len(inner), int(np.prod(inner))).T
+        indices = np.concatenate([np.repeat(ragged_index, len(dense_index), axis=0),
+                                  np.tile(dense_index, (len(ragged_index), 1))], axis=1)
+        return SparseTensor._from_parts(_dispatch.wrap(indices), reshape(flat, [-1]),
+                                        self.bounding_shape(out_type=_dtypes.int64))
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=_dtypes.int64):
+        """The ragged_rank-1 tensor of a 2-D right-ragged ``tf.SparseTensor`` (each row's entries in columns
+        0, 1, ...): row ``i`` holds the values of the entries in row ``i``."""
+        if st_input.indices.array.shape[1] != 2:
+            raise ValueError("rank(st_input) must be 2.")
+        indices = st_input.indices.array
+        rows, columns = indices[:, 0], indices[:, 1]
+        # right-ragged: every entry starts a row (column 0) or follows its predecessor in the same row
+        follows = np.zeros(len(rows), bool)
+        follows[1:] = (rows[1:] == rows[:-1]) & (columns[1:] == columns[:-1] + 1)
+        if not np.all((columns == 0) | follows):
+            raise op_error(f"SparseTensor is not right-ragged. SparseTensor.indices = {indices.tolist()}")
+        nrows = int(st_input.dense_shape.array[0])
+        splits = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=nrows))]).astype(np.int64)
+        return cls(st_input.values, _dispatch.wrap(splits))
 
     @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None):

@@ -4,7 +4,8 @@ TF dispatches its elementwise ops on ragged tensors to their flat values: the ra
 partitions, and a dense operand is broadcast against the ragged shape (a scalar, inner uniform dims, or for ragged
 rank 1 a ``[nrows or 1, 1 or the common row length, ...]`` tensor).  Reductions over a ragged dimension reduce
 each row's values with the unsorted segment ops (differentiable; empty rows give the ops' identities, a mean
-NaN), ``concat`` joins rows (axis 0) or the rows' values (axis 1).
+NaN), ``concat`` joins rows (axis 0) or the rows' values (axis 1), ``gather`` takes whole rows (or gathers a
+dense tensor at ragged indices).
 
 The ops reach the namespaces as wrappers of the dense functions of the other families (this family comes last in
 ``_families.FAMILIES``): a wrapper checks its arguments for a ragged tensor and otherwise calls the dense function
@@ -39,7 +40,8 @@ _ELEMENTWISE = {
 }
 _REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all"]
 
-NAMESPACES = {"tf": _ELEMENTWISE["tf"] + _REDUCTIONS + ["concat"], "math": _ELEMENTWISE["math"] + _REDUCTIONS,
+NAMESPACES = {"tf": _ELEMENTWISE["tf"] + _REDUCTIONS + ["concat", "gather"],
+              "math": _ELEMENTWISE["math"] + _REDUCTIONS,
               "nn": _ELEMENTWISE["nn"], "dtypes": _ELEMENTWISE["dtypes"], "ragged": ["range"]}
 
 
@@ -210,6 +212,33 @@ def _concat(values, axis):
     raise NotImplementedError("vfw.tensorflow concatenates ragged tensors along axis 0, or axis 1 at ragged rank 1.")
 
 
+def _gather(dense, params, indices, axis, batch_dims):
+    """``tf.gather`` with ragged ``params`` (whole rows, at dense indices of any rank: their dims become uniform
+    row partitions; a scalar index gives the row itself) or ragged ``indices`` (into dense ``params``)."""
+    if (axis not in (None, 0) or batch_dims != 0) or (params.__class__ is RaggedTensor
+                                                     and indices.__class__ is RaggedTensor):
+        raise NotImplementedError("vfw.tensorflow gathers ragged tensors along axis 0 without batch_dims, and not "
+                                  "ragged params at ragged indices.")
+    if indices.__class__ is RaggedTensor:
+        return indices.with_flat_values(dense(params, indices.flat_values))
+    from vfw.frontends.tensorflow._ragged import _take
+
+    positions = convert_to_tensor(indices)
+    if not positions.dtype.is_integer:
+        raise op_error(f"Value for attr 'Tindices' of {_dispatch.kernel_type_name(positions.dtype)} is not in the "
+                       "list of allowed values: int32, int64", "RaggedGather")
+    nrows, flat = len(params), positions.array.reshape(-1)
+    bad = np.flatnonzero((flat < 0) | (flat >= nrows))
+    if bad.size:
+        raise op_error(f"indices[{bad[0]}] = {flat[bad[0]]} is not in [0, {nrows})", "RaggedGather")
+    if positions.array.ndim == 0:
+        return params[int(flat[0])]
+    gathered = _take(params, flat.astype(np.int64))
+    for width in reversed(positions.array.shape[1:]):
+        gathered = RaggedTensor.from_uniform_row_length(gathered, width)
+    return gathered
+
+
 # -- the dispatching wrappers ------------------------------------------------------------------------------------
 def _original(name):
     """The dense function the other families give ``name`` (tf.math's first, then tf's, then tf.nn's; in each, the
@@ -241,6 +270,11 @@ def _dispatching(name):
             if isinstance(values, (list, tuple)) and any(isinstance(v, RaggedTensor) for v in values):
                 return _concat(list(values), int(axis))
             return dense(values, axis, name)
+    elif kind == "gather":
+        def fn(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+            if params.__class__ is RaggedTensor or indices.__class__ is RaggedTensor:
+                return _gather(dense, params, indices, axis, batch_dims)
+            return dense(params, indices, validate_indices, axis, batch_dims, name)
     elif kind in _REDUCTIONS:
         def fn(input_tensor, axis=None, keepdims=False, name=None):
             if input_tensor.__class__ is RaggedTensor:

@@ -36,7 +36,8 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
     deepest = _depths(pylist, 0, scalar_depths)
     if len(scalar_depths) > 1:
         raise ValueError("all scalar values must have the same nesting depth")
-    rank = scalar_depths.pop() if scalar_depths else deepest
+    # without scalars (empty lists) the nesting is as deep as ragged_rank asks
+    rank = scalar_depths.pop() if scalar_depths else max(deepest, (ragged_rank or 0) + 1)
     if ragged_rank is None:
         ragged_rank = rank - 1 if inner_shape is None else rank - 1 - len(inner_shape)
         if ragged_rank <= 0:  # nothing ragged: a plain tensor, as TF

@@ -17,6 +17,7 @@ from vfw.frontends.tensorflow import _dtypes
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, kernel_type_name, mismatch, op_error, wrap
 from vfw.frontends.tensorflow._print import format_tensor
 from vfw.frontends.tensorflow._ragged import RaggedTensor
+from vfw.frontends.tensorflow._ragged_array_ops import ragged_reduce_join
 from vfw.frontends.tensorflow._string_split import bytes_split, ngrams, split  # noqa: F401  (tf.strings names)
 
 _UNITS = ("BYTE", "UTF8_CHAR")
@@ -134,7 +135,10 @@ def join(inputs, separator="", name=None):
 
 
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
-    """The strings joined with ``separator`` along ``axis`` (all axes when None)."""
+    """The strings joined with ``separator`` along ``axis`` (all axes when None; a ragged ``inputs`` as
+    ``_ragged_array_ops.ragged_reduce_join``)."""
+    if isinstance(inputs, RaggedTensor):
+        return ragged_reduce_join(inputs, axis, keepdims, separator, reduce_join)
     t = strings_of(inputs, "ReduceJoin")
     ndim = t.array.ndim
     axes = list(range(ndim)) if axis is None else [int(a) for a in np.ravel(axis)]

@@ -25,10 +25,13 @@ from vfw.frontends.tensorflow.data import experimental  # noqa: F401
 from vfw.frontends.tensorflow.data._dataset import AUTOTUNE, Dataset
 from vfw.frontends.tensorflow.data._dataset import INFINITE as INFINITE_CARDINALITY
 from vfw.frontends.tensorflow.data._dataset import UNKNOWN as UNKNOWN_CARDINALITY
+from vfw.frontends.tensorflow.data._experimental_ops import IteratorSpec
 from vfw.frontends.tensorflow.data._files import TextLineDataset, TFRecordDataset
+from vfw.frontends.tensorflow.data._fixed_length import FixedLengthRecordDataset
 from vfw.frontends.tensorflow.data._iterator import Iterator, NumpyIterator
 from vfw.frontends.tensorflow.data._options import Options, ThreadingOptions
 from vfw.frontends.tensorflow.data._structure import DatasetSpec
 
-__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "INFINITE_CARDINALITY", "Iterator", "NumpyIterator", "Options",
+__all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "FixedLengthRecordDataset", "INFINITE_CARDINALITY", "Iterator",
+           "IteratorSpec", "NumpyIterator", "Options",
            "TFRecordDataset", "TextLineDataset", "ThreadingOptions", "UNKNOWN_CARDINALITY", "experimental"]

@@ -319,6 +319,18 @@ class Dataset:
 
         return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
 
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Batches of ``batch_size`` elements as ``tf.SparseTensor``s of dense shape ``[n, *row_shape]``."""
+        from vfw.frontends.tensorflow.data._experimental_ops import SparseBatchDataset
+
+        return SparseBatchDataset(self, batch_size, row_shape)
+
+    def fingerprint(self):
+        """A scalar uint64 hash of how the dataset is defined (vfw's own hash, not TF's graph fingerprint)."""
+        from vfw.frontends.tensorflow.data._experimental_ops import fingerprint
+
+        return fingerprint(self)
+
     def unbatch(self):
         """A dataset of the rows of each element (the inverse of ``batch``)."""
         from vfw.frontends.tensorflow.data._batching import UnbatchDataset

@@ -46,6 +46,12 @@ class OwnedIterator(Iterator):
         """The element spec of the dataset."""
         return self._dataset.element_spec
 
+    @property
+    def _type_spec(self):
+        from vfw.frontends.tensorflow.data._experimental_ops import IteratorSpec
+
+        return IteratorSpec(self._dataset.element_spec)
+
     def __iter__(self):
         return self
 

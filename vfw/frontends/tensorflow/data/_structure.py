@@ -273,6 +273,9 @@ def example_component(spec, size, fill):
         from vfw.frontends.tensorflow.data._ragged_elements import example
 
         return example(spec, size, fill)
+    if not isinstance(spec, TensorSpec):
+        raise NotImplementedError(f"vfw.tensorflow: dataset functions cannot take elements holding {spec} (sparse "
+                                  "elements of `sparse_batch` can only be iterated)")
     dims = [size] if spec.shape.rank is None else [size if d is None else d for d in spec.shape.as_list()]
     if spec.dtype == _dtypes.string:
         return np.full(dims, b"" if fill == 0 else str(fill).encode(), dtype=object)

@@ -30,8 +30,8 @@ from vfw.frontends.tensorflow.distribute import experimental
 from vfw.frontends.tensorflow.distribute._buckets import all_reduce_tensors
 from vfw.frontends.tensorflow.distribute.experimental import CommunicationOptions
 
-__all__ = ["InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp", "ReplicaContext",
-           "Strategy", "experimental", "get_replica_context", "get_strategy", "has_strategy",
+__all__ = ["InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "ReduceOp",
+           "ReplicaContext", "Strategy", "experimental", "get_replica_context", "get_strategy", "has_strategy",
            "in_cross_replica_context"]
 
 
@@ -280,6 +280,23 @@ class MirroredStrategy(_MPIStrategy):
     def __init__(self, devices=None, cross_device_ops=None):
         super().__init__()
         self.devices = tuple(devices) if devices else ("/cpu:0",)
+
+
+class OneDeviceStrategy(Strategy):
+    """Everything on one device: a single replica in this process (the default strategy's behaviour) that
+    ``scope()`` makes current, e.g. for ``model.fit``. vfw computes on the CPU whatever ``device`` names.
+
+    Parameters
+    ----------
+    device : str
+        A device string such as ``"/cpu:0"`` (parsed as ``tf.DeviceSpec.from_string``: ValueError if invalid).
+    """
+
+    def __init__(self, device):
+        from vfw.frontends.tensorflow._framework_extras import DeviceSpec
+
+        self._device = DeviceSpec.from_string(device).to_string()
+        super().__init__()
 
 
 _DEFAULT = Strategy()

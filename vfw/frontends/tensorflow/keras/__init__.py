@@ -25,6 +25,7 @@ from vfw.frontends.tensorflow.keras import (  # noqa: F401
     random,
     regularizers,
     saving,
+    tree,
     utils,
 )
 from vfw.frontends.tensorflow.keras.src import _api

@@ -9,6 +9,7 @@ import importlib
 MODULES = [
     "engine.variables", "engine.layer", "engine.input_layer", "engine.keras_tensor", "engine.model",
     "engine.sequential", "engine.naming", "engine.dtype_policy", "engine.input_spec", "engine.operation",
+    "engine.operation_utils",
     "layers.core", "layers.activations", "layers.convolutional", "layers.convolutional_depthwise", "layers.pooling",
     "layers.upsampling",
     "layers.normalization", "layers.regularization", "layers.reshaping", "layers.merging", "layers.rnn",
@@ -28,6 +29,7 @@ MODULES = [
     "saving.api", "ops", "ops.image", "ops.image_geometry", "ops.image_filters", "legacy_aliases",
     "legacy.image", "utils.model_visualization",
     "legacy.layers", "legacy.backend_math", "legacy.backend_nn", "legacy.backend_control",
+    "tree", "utils.config",
 ]
 
 
