@@ -138,11 +138,15 @@ from vfw.frontends.torch import (  # noqa: E402,F401
     distributions,
     export,
     func,
+    hub,
     library,
     mps,
     overrides,
     profiler,
+    signal,
     sparse,
+    storage,
+    types,
     xpu,
 )
 from vfw.frontends.torch._autocast import *  # noqa: E402,F401,F403

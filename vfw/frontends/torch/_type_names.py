@@ -20,6 +20,7 @@ _PACKAGE = "vfw.frontends.torch"
 _MODULES = {
     "_legacy_types": "torch", "_size": "torch", "_tensor": "torch", "_device": "torch", "_dtype": "torch",
     "_typing": "torch", "_storage": "torch.storage", "_config": "torch",
+    "serialization._safe_globals": "torch.serialization",
     "nn.modules._activation_softmax": "torch.nn.modules.activation",
     "optim._lr_base": "torch.optim.lr_scheduler", "optim._lr_cyclic": "torch.optim.lr_scheduler",
     "optim._lr_composite": "torch.optim.lr_scheduler",

@@ -6,11 +6,45 @@ uniform / normal / exponential / Cauchy draws (``Normal``, ``Uniform``, ``Expone
 ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``), ``Poisson``, ``Binomial`` and ``NegativeBinomial`` draw from
 their distributions with other numbers.  ``biject_to`` / ``transform_to`` map constraints to transforms."""
 
-from vfw.frontends.torch.distributions import (
+# kl_more registers its KL pairs; the per-family modules are torch's module names (thin re-exports)
+from vfw.frontends.torch.distributions import (  # noqa: F401
+    bernoulli,
+    beta,
+    binomial,
+    cauchy,
+    chi2,
     constraint_registry,
     constraints,
-    kl_more,  # noqa: F401  (registers its KL pairs)
+    continuous_bernoulli,
+    exp_family,
+    exponential,
+    fishersnedecor,
+    generalized_pareto,
+    geometric,
+    gumbel,
+    half_cauchy,
+    half_normal,
+    inverse_gamma,
+    kl_more,
+    kumaraswamy,
+    laplace,
+    lkj_cholesky,
+    log_normal,
+    logistic_normal,
+    lowrank_multivariate_normal,
+    mixture_same_family,
+    one_hot_categorical,
+    pareto,
+    poisson,
+    relaxed_bernoulli,
+    relaxed_categorical,
+    studentT,
+    transformed_distribution,
     transforms,
+    uniform,
+    utils,
+    weibull,
+    wishart,
 )
 from vfw.frontends.torch.distributions.categorical import Bernoulli, Categorical
 from vfw.frontends.torch.distributions.constraint_registry import biject_to, transform_to

@@ -7,11 +7,11 @@ constraints whose ``event_dim`` is positive (a simplex checks whole vectors, a C
 import vfw.frontends.torch as torch
 
 __all__ = [
-    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
-    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
-    "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
-    "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
-    "simplex", "square", "stack", "symmetric", "unit_interval",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
+    "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
+    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
+    "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite",
+    "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -258,7 +258,7 @@ class _Stack(Constraint):
         return torch.stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
 
 
-class _MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(Constraint):
     """A mixture's support: its components' support, checked with the component dim put back in."""
 
     def __init__(self, base_constraint):

@@ -148,7 +148,7 @@ class MixtureSameFamily(Distribution):
     @property
     def support(self):
         """Constraint: the components' support."""
-        return constraints._MixtureSameFamilyConstraint(self.component_distribution.support)
+        return constraints.MixtureSameFamilyConstraint(self.component_distribution.support)
 
     def _pad(self, value):
         """``value`` with a component dim before its event dims."""

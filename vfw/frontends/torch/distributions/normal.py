@@ -3,9 +3,12 @@
 import math
 
 import vfw.frontends.torch as torch
+from vfw.frontends.torch._tensor import Tensor  # noqa: F401  (torch.distributions.normal has it)
 from vfw.frontends.torch.distributions.constraints import greater_than, interval, less_than, positive, real
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, broadcast_all
 from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
+
+__all__ = ["Normal"]  # torch.distributions.normal's (Uniform is torch.distributions.uniform's)
 
 
 class Normal(ExponentialFamily):

@@ -20,9 +20,22 @@ import numpy as np
 from vfw.frontends.torch._device import device
 from vfw.frontends.torch.serialization import _archive, _storage
 from vfw.frontends.torch.serialization._pickler import CheckpointPickler
-from vfw.frontends.torch.serialization._unpickler import refused, unpickle
+from vfw.frontends.torch.serialization._safe_globals import (
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    globals_named,
+    lookup,
+    safe_globals,
+)
+from vfw.frontends.torch.serialization._unpickler import ALLOWED_NAMES, refused, unpickle
 
-__all__ = ["save", "load"]
+__all__ = [
+    "DEFAULT_PROTOCOL", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint", "load", "safe_globals", "save",
+]
+
+DEFAULT_PROTOCOL = 2  # the pickle protocol torch.save writes by default
 
 _LEGACY_MAGIC = 0x1950A86A20F9469CFC6C  # the first pickle of torch's pre-1.6 format
 _LEGACY_PROTOCOL = 1001
@@ -323,3 +336,29 @@ def _restorer(map_location):
         return restore
     raise TypeError(f"vfw.torch.load: map_location must be a string, torch.device, dict or callable, not "
                     f"{type(map_location).__name__}")
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals a checkpoint names that ``torch.load(weights_only=True)`` would refuse, read without
+    unpickling anything: neither in the default table nor listed with :func:`add_safe_globals`.
+
+    Parameters
+    ----------
+    f : str, os.PathLike or binary file
+        A zip checkpoint (the format ``torch.save`` writes).
+
+    Returns
+    -------
+    list of str
+        ``"module.name"`` of each such global.
+    """
+    if isinstance(f, (str, bytes, os.PathLike)):
+        with open(f, "rb") as stream:
+            return get_unsafe_globals_in_checkpoint(stream)
+    stream = f if getattr(f, "seekable", lambda: False)() else io.BytesIO(f.read())
+    if stream.read(4) != b"PK\x03\x04":
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    stream.seek(-4, io.SEEK_CUR)
+    pickle_bytes = _archive.ArchiveReader(stream, None).read("data.pkl")
+    return [name for name in globals_named(pickle_bytes)
+            if name not in ALLOWED_NAMES and lookup(name) is None]

@@ -3,11 +3,17 @@
 The standard pickler looks every global up by importing its module, which would need torch; this
 writer emits the opcodes itself. It uses only the opcodes of pickle protocol 2 (under the header
 of the requested protocol), the subset torch's ``weights_only`` unpickler reads, and only the
-globals that unpickler allows, so real ``torch.load(f, weights_only=True)`` reads every file.
+globals that unpickler allows, so real ``torch.load(f, weights_only=True)`` reads every file
+holding only tensors and containers. Instances of the user's own classes are written as pickle
+writes them (their class, NEWOBJ or REDUCE, their state); loading them needs the class listed
+with ``torch.serialization.add_safe_globals``, in torch as in vfw.
 """
 
+import copyreg
+import importlib
 import pickle
 import struct
+import types
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -65,6 +71,10 @@ class CheckpointPickler:
             write(obj)
         elif isinstance(obj, Tensor):
             self._tensor(obj) if obj.layout is _config.strided else self._sparse_tensor(obj)
+        elif isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+            self._named_global(obj)
+        elif not isinstance(obj, (np.ndarray, np.generic)) and not hasattr(obj, "state_dict"):
+            self._user_object(obj)
         else:
             hint = "; save module.state_dict() instead" if hasattr(obj, "state_dict") else ""
             raise TypeError(f"vfw.torch.save cannot save an object of type {type(obj).__module__}."
@@ -209,6 +219,44 @@ class CheckpointPickler:
         if not self._get(("id", id(obj))):
             self._reduce(self.builtins, "set", (list(obj),))
             self._put(("id", id(obj)), obj)
+
+    def _named_global(self, obj):
+        """A class or function, by its module and qualified name (which must lead back to it, as in pickle)."""
+        module, qualname = obj.__module__, obj.__qualname__
+        if "<locals>" in qualname:  # pickle's own error for a function or class defined inside a function
+            raise AttributeError(f"Can't pickle local object {qualname!r}")
+        try:
+            found = importlib.import_module(module)
+            for part in qualname.split("."):
+                found = getattr(found, part)
+        except (ImportError, AttributeError):
+            found = None
+        if found is not obj:
+            raise pickle.PicklingError(f"Can't pickle {obj!r}: attribute lookup {qualname} on {module} failed")
+        self._global(module, qualname)
+
+    def _user_object(self, obj):
+        """An instance of a user class, as pickle's ``__reduce_ex__`` describes it."""
+        if self._get(("id", id(obj))):
+            return
+        reduced = obj.__reduce_ex__(2)
+        if isinstance(reduced, str) or not isinstance(reduced, tuple) or len(reduced) > 5 or any(reduced[3:]):
+            raise TypeError(f"vfw.torch.save cannot save an object of type {type(obj).__module__}."
+                            f"{type(obj).__qualname__}: its __reduce_ex__ gives list/dict items or a global name")
+        function, args = reduced[:2]
+        state = reduced[2] if len(reduced) > 2 else None
+        if function is copyreg.__newobj__:  # cls.__new__(cls, *args): pickle's NEWOBJ
+            self.save(args[0])
+            self._items(args[1:], pickle.MARK, pickle.TUPLE)
+            self.out += pickle.NEWOBJ
+        else:
+            self.save(function)
+            self._items(args, pickle.MARK, pickle.TUPLE)
+            self.out += pickle.REDUCE
+        self._put(("id", id(obj)), obj)
+        if state is not None:
+            self.save(state)
+            self.out += pickle.BUILD
 
     def _size(self, obj):
         self._reduce("torch", "Size", (tuple(obj),))

@@ -4,8 +4,9 @@
 itself (decoded by ``pickletools.genops``) and resolves a global only from a fixed table: tensor,
 storage and Parameter rebuild functions, ``OrderedDict``/``Counter``, ``set``, ``bytearray``,
 ``complex``, ``torch.Size``, ``torch.device`` and the dtypes. Each callable in the table checks
-its arguments. Nothing else can be named, instantiated or given attributes, so a file cannot run
-code, whatever ``weights_only`` says.
+its arguments. Beyond it, only the classes and functions the user listed with
+``torch.serialization.add_safe_globals`` can be named, instantiated, called or given state, so a
+file cannot run code the user did not allow, whatever ``weights_only`` says.
 """
 
 import codecs
@@ -17,11 +18,12 @@ from vfw.frontends.torch import _dtype
 from vfw.frontends.torch._device import device
 from vfw.frontends.torch._size import Size
 from vfw.frontends.torch._tensor import Tensor
-from vfw.frontends.torch.serialization import _sparse_records, _storage
+from vfw.frontends.torch.serialization import _safe_globals, _sparse_records, _storage
 
 _POLICY = ("vfw.torch.load never unpickles arbitrary Python objects (weights_only=False does not change that): it "
            "rebuilds only tensors, Parameters, torch.Size, dtypes, devices, numbers, strings, bytes and plain "
-           "containers (dict, OrderedDict, Counter, list, tuple, set).")
+           "containers (dict, OrderedDict, Counter, list, tuple, set), plus the classes and functions listed with "
+           "torch.serialization.add_safe_globals.")
 
 
 def refused(detail):
@@ -111,6 +113,7 @@ def _tables():
 
 
 _ALLOWED, _CALLS = _tables()
+ALLOWED_NAMES = frozenset(f"{module}.{name}" for module, name in _ALLOWED)  # "module.name" of the default table
 _RENAMED_MODULES = {"__builtin__": "builtins"}  # Python 2 names pickle protocol 2 writes
 
 
@@ -119,7 +122,33 @@ def _global(module, name):
     try:
         return _ALLOWED[module, name]
     except (KeyError, TypeError):
-        raise refused(f"Unsupported global: GLOBAL {module}.{name} was not an allowed global by default.") from None
+        pass
+    listed = _safe_globals.lookup(f"{module}.{name}") if type(module) is str and type(name) is str else None
+    if listed is None:
+        raise refused(f"Unsupported global: GLOBAL {module}.{name} was not an allowed global by default. Please use "
+                      f"`torch.serialization.add_safe_globals([{module}.{name}])` or the "
+                      f"`torch.serialization.safe_globals([{module}.{name}])` context manager to allowlist this "
+                      f"global if you trust this class/function.")
+    return listed
+
+
+def _set_listed_state(target, state):
+    """BUILD on an instance of a user-listed class: its ``__setstate__``, else ``__dict__`` and slots."""
+    if hasattr(target, "__setstate__"):
+        target.__setstate__(state)
+        return
+    slots = None
+    if type(state) is tuple and len(state) == 2:
+        state, slots = state
+    if state is not None:
+        if type(state) is not dict:
+            raise refused(f"malformed pickle: the state of a {type(target).__name__} must be a dict")
+        target.__dict__.update(state)
+    if slots is not None:
+        if type(slots) is not dict:
+            raise refused(f"malformed pickle: the slot state of a {type(target).__name__} must be a dict")
+        for key, value in slots.items():
+            setattr(target, key, value)
 
 
 # -- the interpreter ---------------------------------------------------------------------------
@@ -232,12 +261,19 @@ class _Machine:
         elif name == "REDUCE":
             args, fn = self.pop(), self.pop()
             push(self._call(fn, args))
+        elif name in ("NEWOBJ", "NEWOBJ_EX"):
+            kwargs = self.pop() if name == "NEWOBJ_EX" else {}
+            args, cls = self.pop(), self.pop()
+            push(self._new_listed(cls, args, kwargs))
         elif name == "BUILD":
             state = self.pop()
             target = self.top()
-            if not (type(target) in (OrderedDict, Counter) or isinstance(target, Tensor)):
+            if _safe_globals.is_listed(type(target)):
+                _set_listed_state(target, state)
+            elif type(target) in (OrderedDict, Counter) or isinstance(target, Tensor):
+                _storage.set_attributes(target, state)
+            else:
                 raise refused(f"malformed pickle: cannot set the state of a {type(target).__name__}")
-            _storage.set_attributes(target, state)
         elif name in ("PERSID", "BINPERSID"):
             push(self.persistent_load(arg if name == "PERSID" else self.pop()))
         elif name == "STOP":
@@ -247,8 +283,20 @@ class _Machine:
         return None
 
     @staticmethod
+    def _new_listed(cls, args, kwargs):
+        """``cls.__new__(cls, *args, **kwargs)`` for a class the user listed (NEWOBJ / NEWOBJ_EX)."""
+        if not (isinstance(cls, type) and _safe_globals.is_listed(cls)):
+            raise refused(f"malformed pickle: cannot instantiate {getattr(cls, '__name__', type(cls).__name__)} "
+                          f"(only classes listed with torch.serialization.add_safe_globals)")
+        if type(args) is not tuple or type(kwargs) is not dict:
+            raise refused("malformed pickle: NEWOBJ arguments must be a tuple and a dict")
+        return cls.__new__(cls, *args, **kwargs)
+
+    @staticmethod
     def _call(fn, args):
         call = _CALLS.get(id(fn))  # the table keeps its objects alive, so an id match is that object
+        if call is None and _safe_globals.is_listed(fn):
+            call = fn  # the user allowed this class / function: its own code, called as the file asks
         if call is None:
             raise refused(f"malformed pickle: {type(fn).__name__} {fn!r:.60} is not callable here")
         if type(args) is not tuple:

@@ -1,0 +1,11 @@
+"""``torch.distributions.chi2``: ``Chi2``.
+
+A re-export: the classes live in vfw's family files; this module gathers them with the other names torch's
+module has."""
+
+# ruff: noqa: F401  (re-exports: torch's module has these names)
+
+from vfw.frontends.torch._tensor import Tensor
+from vfw.frontends.torch.distributions.gamma import Chi2, Gamma
+
+__all__ = ["Chi2"]

@@ -1,0 +1,12 @@
+"""``torch.distributions.exp_family``: ``ExponentialFamily``.
+
+A re-export: the classes live in vfw's family files; this module gathers them with the other names torch's
+module has."""
+
+# ruff: noqa: F401  (re-exports: torch's module has these names)
+
+from vfw.frontends.torch._tensor import Tensor
+from vfw.frontends.torch.distributions.distribution import Distribution
+from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
+
+__all__ = ["ExponentialFamily"]

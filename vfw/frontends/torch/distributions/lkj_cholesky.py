@@ -1,0 +1,13 @@
+"""``torch.distributions.lkj_cholesky``: ``LKJCholesky``.
+
+A re-export: the classes live in vfw's family files; this module gathers them with the other names torch's
+module has."""
+
+# ruff: noqa: F401  (re-exports: torch's module has these names)
+
+from vfw.frontends.torch._tensor import Tensor
+from vfw.frontends.torch.distributions.dirichlet import Beta
+from vfw.frontends.torch.distributions.distribution import Distribution, broadcast_all
+from vfw.frontends.torch.distributions.matrix_families import LKJCholesky
+
+__all__ = ["LKJCholesky"]

@@ -1,0 +1,1 @@
+"""``torch.utils.benchmark.utils``: the timer, measurements and comparison tables."""
