@@ -11,6 +11,7 @@ import contextlib
 import dis
 import sys
 
+from vfw import _child_serving
 from vfw._aliases import ALIASES, AliasFinder
 
 # The framework names a user asks for -> the served names and the vfw packages behind them.  Keras 3
@@ -150,6 +151,7 @@ def serve(*frameworks):
     _remove_served_modules(finder.aliases)
     sys.meta_path.insert(0, finder)
     finder.register_loaded()
+    _child_serving.serve_children(frameworks)  # processes started by spawning are served too
     return finder
 
 

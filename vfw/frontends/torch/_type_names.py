@@ -26,12 +26,14 @@ _MODULES = {
     "optim._lr_composite": "torch.optim.lr_scheduler",
     "distributions.transforms_structured": "torch.distributions.transforms",
     "distributed._c10d": "torch.distributed.distributed_c10d", "utils.data._iterators": "torch.utils.data.dataloader",
+    "cpu._streams": "torch.cpu",
 }
 
 # Classes torch defines elsewhere than vfw (by vfw's module path below vfw.frontends.torch, then the class name):
 # torch's module, or (module, qualname) where torch's qualname differs too.
 _CLASSES = {
     "random.Generator": "torch._C",
+    "futures.Future": "torch.jit",
     "_quantized.qscheme": "torch",
     "_quantized.QuantizedDType": ("torch", "dtype"),
     "_quantized.QuantizedTensor": ("torch", "Tensor"),  # torch's quantized tensors are torch.Tensor too

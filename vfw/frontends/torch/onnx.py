@@ -42,12 +42,18 @@ import types
 import numpy as np
 
 from vfw.frontends._warnings import warn_for_user
+from vfw.frontends.torch._onnx_symbolics import (  # noqa: F401
+    register_custom_op_symbolic,
+    select_model_mode_for_export,
+    unregister_custom_op_symbolic,
+)
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.nn.modules.module import Module
 
 __all__ = ["ExportableModule", "ONNXProgram", "OnnxExporterError", "TrainingMode", "errors", "export",
-           "is_in_onnx_export"]
+           "is_in_onnx_export", "register_custom_op_symbolic", "select_model_mode_for_export",
+           "unregister_custom_op_symbolic"]
 
 
 class TrainingMode(enum.IntEnum):

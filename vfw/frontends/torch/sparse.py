@@ -4,8 +4,10 @@ import contextlib
 
 from vfw.frontends.torch import _sparse_ops
 from vfw.frontends.torch._sparse import is_sparse
+from vfw.frontends.torch._sparse_sampled import sampled_addmm, spdiags
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "sampled_addmm", "softmax", "spdiags",
+           "sum"]
 
 
 def sum(input, dim=None, dtype=None):  # noqa: A001 (torch's name)

@@ -7,7 +7,7 @@ from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch import _dispatch, _memory_layout
 from vfw.frontends.torch._grad_fn import node_name
 from vfw.frontends.torch.autograd.anomaly_mode import state as _anomaly
 
@@ -91,13 +91,9 @@ def accumulate_grad(leaf, g, create_graph=False):
     if not create_graph and g.grad_node is not None:
         g = _dispatch.wrap(g.array)
     if prev is None:
-        arr = g.array
         # Gradients may be read-only broadcasts, views of other gradients or shared between inputs:
-        # .grad gets memory of its own, which optimizers then update in place.
-        if not arr.flags.writeable or arr.base is not None or not arr.flags.c_contiguous or arr.shape != \
-                leaf.array.shape:
-            arr = np.array(np.broadcast_to(arr, leaf.array.shape))
-            g = _dispatch.wrap(arr) if g.grad_node is None else g
+        # .grad gets memory of its own (laid out as the leaf), which optimizers then update in place.
+        arr = _memory_layout.grad_layout(g.array, leaf.array)
         leaf._grad = g if g.grad_node is not None else _dispatch.wrap(arr)
     elif create_graph or prev.grad_node is not None or not prev.array.flags.writeable:
         leaf._grad = prev + g
@@ -215,6 +211,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not create_graph and g.grad_node is not None:
                 g = _dispatch.wrap(g.array)
         result.append(g)
+    _run_queued_callbacks()
     return tuple(result)
 
 

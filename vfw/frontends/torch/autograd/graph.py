@@ -4,11 +4,20 @@ vfw's engine keeps the tensors a backward needs itself and has no pack/unpack po
 with user hooks is refused (NotImplementedError on entry) rather than silently never calling them. ``save_on_cpu``
 moves saved tensors to the CPU, where vfw's tensors already live: it changes nothing and is accepted.
 ``disable_saved_tensors_hooks`` makes entering any saved-tensor hook context raise its message, as in torch.
+
+``Node`` is the abstract class of ``grad_fn`` objects (vfw's ``grad_fn`` classes and ``AccumulateGrad`` are
+registered as its virtual subclasses), ``GradientEdge``/``get_gradient_edge`` name where a tensor's gradient
+flows, and ``register_multi_grad_hook`` calls one function per backward pass for a group of tensors.
 """
 
-from vfw.frontends.torch import _dispatch
+import abc
+from typing import Any, NamedTuple
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version"]
+from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch._grad_fn import AccumulateGrad, GradFn
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "Node",
+           "GradientEdge", "get_gradient_edge", "register_multi_grad_hook", "allow_mutation_on_saved_tensors"]
 
 _disabled_messages = []  # the messages of the open disable_saved_tensors_hooks blocks, innermost last
 
@@ -73,3 +82,128 @@ def increment_version(tensor):
     """Bump the version counter of ``tensor`` (or of each tensor of a sequence), as an in-place write does."""
     for t in (tensor,) if isinstance(tensor, _dispatch.Tensor) else tensor:
         _dispatch.bump_version(t)
+
+
+class Node(abc.ABC):
+    """The abstract class of autograd graph nodes: ``isinstance(tensor.grad_fn, Node)`` holds."""
+
+    @abc.abstractmethod
+    def name(self):
+        """str: the node's name, e.g. ``'MulBackward0'``."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self):
+        """tuple[(Node or None, int)]: the nodes the gradients of this node's inputs flow to."""
+
+
+Node.register(GradFn)
+Node.register(AccumulateGrad)
+
+
+class GradientEdge(NamedTuple):
+    """Where a gradient flows: output ``output_nr`` of the graph node ``node``."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Any | None = None
+
+
+def get_gradient_edge(tensor):
+    """The :class:`GradientEdge` of ``tensor``: its ``grad_fn`` and output number, ``AccumulateGrad`` for a leaf.
+
+    Raises
+    ------
+    RuntimeError
+        When ``tensor`` does not require gradients.
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    if tensor.grad_node is None:
+        return GradientEdge(AccumulateGrad(tensor), 0)
+    return GradientEdge(tensor.grad_fn, tensor.grad_slot)
+
+
+class _MultiHandle:
+    """The handle :func:`register_multi_grad_hook` returns: ``remove()`` unregisters the per-tensor hooks."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward pass that computes gradients of some of ``tensors``.
+
+    Parameters
+    ----------
+    tensors : sequence of Tensor
+    fn : callable
+        ``mode="all"``: ``fn(grads)`` with one entry per tensor (None for those the pass gave no gradient),
+        called when the backward pass has computed its gradients. ``mode="any"``: ``fn(grad)`` with the first
+        gradient the pass computes among ``tensors``.
+    mode : {"all", "any"}
+
+    Returns
+    -------
+    handle
+        ``handle.remove()`` unregisters the hook.
+    """
+    from vfw.frontends.torch.autograd import _engine
+
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    pass_state = {"grads": None}  # the gradients of the running backward pass, None between passes
+
+    def end_of_pass():
+        grads, pass_state["grads"] = pass_state["grads"], None
+        if mode == "all":
+            fn(grads)
+
+    def make_hook(index):
+        def hook(grad):
+            if pass_state["grads"] is None:  # the pass's first gradient among the tensors
+                pass_state["grads"] = [None] * len(tensors)
+                _engine.queue_callback(end_of_pass)
+                if mode == "any":
+                    fn(grad)
+            pass_state["grads"][index] = grad
+        return hook
+
+    return _MultiHandle(t.register_hook(make_hook(i)) for i, t in enumerate(tensors) if t.requires_grad)
+
+
+_mutation_context_open = []
+
+
+class _AllowMutationOnSavedContext:
+    """The object ``allow_mutation_on_saved_tensors()`` yields."""
+
+
+class allow_mutation_on_saved_tensors:  # noqa: N801  (torch's name; torch's is a generator context manager)
+    """Context in which torch lets in-place writes change tensors saved for backward (it clones them first).
+
+    vfw keeps its own checks: code that writes no saved tensor runs as in torch; a write into a saved tensor
+    still makes the later backward raise torch's "modified by an inplace operation" RuntimeError (never a wrong
+    gradient).  Nesting raises torch's RuntimeError.
+    """
+
+    def __enter__(self):
+        if _mutation_context_open:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        _mutation_context_open.append(True)
+        return _AllowMutationOnSavedContext()
+
+    def __exit__(self, *exc_info):
+        _mutation_context_open.pop()
+        return False

@@ -1,8 +1,10 @@
-"""torch.cpu: the CPU device module (always available) and ``torch.cpu.amp``."""
+"""torch.cpu: the CPU device module (always available), its streams and events, and ``torch.cpu.amp``."""
 
 from vfw.frontends.torch.cpu import amp  # noqa: F401
+from vfw.frontends.torch.cpu._streams import Event, Stream, StreamContext, current_stream, set_device, stream
 
-__all__ = ["current_device", "device_count", "is_available", "is_initialized", "synchronize"]
+__all__ = ["Event", "Stream", "StreamContext", "current_device", "current_stream", "device_count", "is_available",
+           "is_initialized", "set_device", "stream", "synchronize"]
 
 
 def is_available():

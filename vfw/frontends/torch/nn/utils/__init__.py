@@ -18,6 +18,10 @@ from vfw.frontends.torch.nn.utils.fusion import (  # noqa: F401
     fuse_linear_bn_weights,
 )
 from vfw.frontends.torch.nn.utils.init import skip_init  # noqa: F401,E402
+from vfw.frontends.torch.nn.utils.memory_format import (  # noqa: F401
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)
 from vfw.frontends.torch.nn.utils.weight_norm import (  # noqa: F401
     remove_spectral_norm,
     remove_weight_norm,
