@@ -104,3 +104,46 @@ def test_scalar_product_gradient(dtype_name):
         (x * 3.3 / 0.7).sum().backward()
         grads.append(x.grad.float().numpy())
     np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def _normal(lib, dtype_name, *shape):
+    lib.manual_seed(0)
+    return (lib.randn(*shape) * 3 + 1).to(getattr(lib, dtype_name))
+
+
+STEPPED = {  # torch's CPU kernels: 3-d attention in float32, bfloat16 x**3 and x**-2 rounded after each product
+    "log_softmax_middle": lambda lib, x: lib.log_softmax(x, 1),
+    "log_softmax_first": lambda lib, x: x.log_softmax(0),
+    "sdpa_3d": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(x, x * 0.5, x),
+    "sdpa_3d_causal": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(x, x * 0.5, x, is_causal=True),
+    "sdpa_3d_bool_mask": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+        x, x * 0.5, x, attn_mask=x[0, :, :1] > x[1, :, 0]),
+    "cube": lambda lib, x: x ** 3, "cube_pow": lambda lib, x: lib.pow(x, 3.0),
+    "cube_": lambda lib, x: x.clone().pow_(3),
+    "inverse_square": lambda lib, x: x ** -2, "inverse_cube": lambda lib, x: x ** -3,
+}
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+@pytest.mark.parametrize("fn", sorted(STEPPED))
+def test_stepped_rounding_as_torch(fn, dtype_name):
+    shape = (8, 25, 24)  # 25 keys: no power of two, so no count divides exactly
+    want = STEPPED[fn](real, _normal(real, dtype_name, *shape))
+    got = STEPPED[fn](vt, _normal(vt, dtype_name, *shape))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.detach().float().numpy(), want.detach().float().numpy())
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float16"])
+@pytest.mark.parametrize("fn", ["sdpa_3d", "cube"])
+def test_stepped_rounding_gradient(fn, dtype_name):
+    def run(lib):
+        x = _normal(lib, dtype_name, 8, 25, 24).requires_grad_()
+        y = STEPPED[fn](lib, x)
+        y.float().sum().backward()
+        return y.detach().float().numpy(), x.grad.float().numpy()
+    (got, got_grad), (want, want_grad) = run(vt), run(real)
+    np.testing.assert_array_equal(got, want)
+    scale = np.abs(want_grad).max()
+    # torch's backward kernels round their own steps; within a few units of the half dtype's precision
+    np.testing.assert_allclose(got_grad, want_grad, rtol=2e-2, atol=2e-2 * scale)

@@ -210,6 +210,11 @@ def _pow(input, exponent, fn="pow"):
     if d in _FLOATS or d in _ENGINE_POW_INTS or d.kind == "c":
         if d.kind == "i" and not isinstance(exponent, CoreTensor) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if d == dt.bfloat16 and isinstance(input, CoreTensor) and not isinstance(exponent, CoreTensor) \
+                and exponent in (3, -2):
+            # torch's bfloat16 kernel rounds each step of x * x * x and 1 / (x * x) (other powers round once)
+            square = _run(_op("Mul"), a, a)
+            return _run(_op("Mul"), square, a) if exponent == 3 else _run(_op("Reciprocal"), square)
         return _run(_op("Pow"), a, b)
     if not isinstance(exponent, CoreTensor) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")

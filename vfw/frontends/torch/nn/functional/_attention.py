@@ -100,6 +100,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            f"{q.ndim} key.dim: {k.ndim} and value.dim: {v.ndim} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if q.dtype.itemsize == 2:
+        # torch's CPU kernels compute 2-byte attention in float32 (masks included) and round the output once
+        float_mask = attn_mask
+        if attn_mask is not None and attn_mask.array.dtype != np.bool_:
+            float_mask = cast(_mask_bias(tensor_arg(attn_mask, "scaled_dot_product_attention", "attn_mask", 4),
+                                         q.dtype, query=query), np.float32)
+        y = scaled_dot_product_attention(*(cast(t, np.float32) for t in (query, key, value)), float_mask,
+                                         dropout_p, is_causal, scale, enable_gqa)
+        return cast(y, q.dtype)
     if enable_gqa and q.ndim >= 3 and k.ndim >= 3 and k.shape[-3] != q.shape[-3]:
         groups, rest = divmod(q.shape[-3], k.shape[-3])
         if rest or k.shape[-3] != v.shape[-3]:
