@@ -22,6 +22,7 @@ from vfw.frontends.tensorflow.keras import (  # noqa: F401
     ops,
     optimizers,
     preprocessing,
+    quantizers,
     random,
     regularizers,
     saving,

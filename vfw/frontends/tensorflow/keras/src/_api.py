@@ -30,6 +30,7 @@ MODULES = [
     "legacy.image", "utils.model_visualization",
     "legacy.layers", "legacy.backend_math", "legacy.backend_nn", "legacy.backend_control",
     "tree", "utils.config",
+    "engine.dtype_policy_quantized", "quantizers", "remat",
 ]
 
 

@@ -113,7 +113,7 @@ class DTypePolicy:
 
     @property
     def quantization_mode(self):
-        """None: vfw has no quantized policies."""
+        """None (quantized policies are in ``dtype_policy_quantized``)."""
         return self._quantization_mode
 
     def convert_input(self, x, autocast, dtype):
@@ -196,6 +196,10 @@ def get(identifier):
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
+        from vfw.frontends.tensorflow.keras.src.engine import dtype_policy_quantized as quantized
+
+        if identifier.startswith(quantized.QUANTIZATION_MODES):
+            return quantized.policy_from_string(identifier)
         return DTypePolicy(identifier)
     try:
         return DTypePolicy(standardize_dtype(identifier))
@@ -220,11 +224,13 @@ def deserialize(config, custom_objects=None):
         return DTypePolicy(config)
     if isinstance(config, DTypePolicy):
         return config
+    from vfw.frontends.tensorflow.keras.src.engine.dtype_policy_quantized import POLICY_CLASSES
+
+    policy_classes = {"DTypePolicy": DTypePolicy, "FloatDTypePolicy": FloatDTypePolicy, **POLICY_CLASSES}
     class_name = config.get("class_name") if isinstance(config, dict) else None
-    if class_name not in ("DTypePolicy", "FloatDTypePolicy"):
+    if class_name not in policy_classes:
         raise ValueError(f"Cannot deserialize a dtype policy from {config}")
-    return {"DTypePolicy": DTypePolicy, "FloatDTypePolicy": FloatDTypePolicy}[class_name].from_config(
-        config["config"])
+    return policy_classes[class_name].from_config(config["config"])
 
 
 # -- autocasting -------------------------------------------------------------------------------------------

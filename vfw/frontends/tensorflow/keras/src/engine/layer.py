@@ -470,7 +470,14 @@ class Layer(LayerLosses, LayerWeights, Operation):
 
     @property
     def quantization_mode(self):
-        return None
+        """str or None: the quantization mode of the layer's dtype policy ("int8"...)."""
+        return self._dtype_policy.quantization_mode
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Quantize the built layer's weights (``"int8"``; Dense and Embedding, see ``layers.quantization``)."""
+        from vfw.frontends.tensorflow.keras.src.layers import quantization
+
+        quantization.quantize_layer(self, mode, config, type_check)
 
     # -- configs --------------------------------------------------------------------------------------------
     @default

@@ -153,6 +153,12 @@ class Model(Trainer, Layer):
 
         return api.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
+    def quantize(self, mode=None, config=None, filters=None, **kwargs):
+        """Quantize every leaf layer that supports it (``"int8"``: Dense, Embedding), see ``layers.quantization``."""
+        from vfw.frontends.tensorflow.keras.src.layers import quantization
+
+        quantization.quantize_model(self, mode, config, filters, **kwargs)
+
     def export(self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs):
         """Export the inference endpoint ``serve`` as a SavedModel directory (vfw's format; see
         ``keras.src.export.saved_model``).  Only ``format="tf_saved_model"`` is supported."""

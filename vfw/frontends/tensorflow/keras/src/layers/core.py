@@ -19,6 +19,7 @@ from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor
 from vfw.frontends.tensorflow.keras.src.engine.layer import Layer, map_shapes
 from vfw.frontends.tensorflow.keras.src.engine.layer_call import set_keras_mask
 from vfw.frontends.tensorflow.keras.src.engine.operation import infer_output_spec
+from vfw.frontends.tensorflow.keras.src.layers import quantization
 from vfw.frontends.tensorflow.keras.src.utils import serialization
 
 
@@ -84,11 +85,15 @@ class _LoraKernel:
     def _values_to_save(self):
         if not self.built:
             return []
+        if getattr(self, "_is_quantized", False):
+            return quantization.saved_variables(self)
         return [self.kernel] + ([] if self.bias is None else [self.bias])
 
     def _variables_to_load(self):
         if not self.built:
             return []
+        if getattr(self, "_is_quantized", False):
+            return quantization.saved_variables(self)
         return [self._kernel] + ([] if self.bias is None else [self.bias])
 
     def load_own_variables(self, store):
@@ -145,9 +150,12 @@ class Dense(_LoraKernel, Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
-        self._kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.units),
-                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                       constraint=self.kernel_constraint)
+        if self.quantization_mode:  # a quantized layer being loaded: int8 kernel and scale, filled by loading
+            quantization.quantized_build(self, (input_shape[-1], self.units), config=self.quantization_config)
+        else:
+            self._kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.units),
+                                           initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                           constraint=self.kernel_constraint)
         if self.use_bias:
             self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint)
@@ -159,6 +167,8 @@ class Dense(_LoraKernel, Layer):
             self.enable_lora(self.lora_rank)
 
     def call(self, inputs, training=None):
+        if self.quantization_mode:
+            return self._output(quantization.dense_int8_call(self, inputs))
         kernel = tf.convert_to_tensor(self.kernel)
         if inputs.dtype == kernel.dtype and inputs.shape.rank == 2:
             return self._output(tf.matmul(inputs, kernel))
@@ -375,10 +385,13 @@ class Embedding(Layer):
     def build(self, input_shape=None):
         if self.built:
             return
-        self._embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
-                                           initializer=self.embeddings_initializer, name="embeddings",
-                                           regularizer=self.embeddings_regularizer,
-                                           constraint=self.embeddings_constraint, trainable=True)
+        if self.quantization_mode:  # a quantized layer being loaded: int8 embeddings and scale
+            quantization.quantized_build(self, (self.input_dim, self.output_dim), config=self.quantization_config)
+        else:
+            self._embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
+                                               initializer=self.embeddings_initializer, name="embeddings",
+                                               regularizer=self.embeddings_regularizer,
+                                               constraint=self.embeddings_constraint, trainable=True)
         self.built = True
 
     @property
@@ -389,11 +402,15 @@ class Embedding(Layer):
         return self._embeddings
 
     def _values_to_save(self):  # Keras saves only the embeddings, whatever variables a subclass adds
+        if getattr(self, "_is_quantized", False):
+            return quantization.saved_variables(self)
         return [self._embeddings] if self.built else []
 
     _variables_to_load = _values_to_save
 
     def call(self, inputs):
+        if self.quantization_mode:
+            return quantization.embedding_int8_call(self, inputs)
         if inputs.dtype.name not in ("int32", "int64"):
             inputs = tf.cast(inputs, "int32")
         return tf.cast(tf.gather(self.embeddings, inputs, axis=0), self.compute_dtype)
