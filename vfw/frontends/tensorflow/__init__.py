@@ -76,7 +76,7 @@ _families.install(Tensor)
 def __getattr__(name):
     # tf.keras, tf.data, tf.distribute, tf.experimental, tf.test and tf.compat load on first use: they import the
     # ops above, and plain tf code needs none of them.
-    if name in ("keras", "data", "distribute", "experimental", "test", "compat"):
+    if name in ("keras", "data", "distribute", "experimental", "test", "compat", "profiler"):
         import importlib
         return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
     if name in ("initializers", "losses", "metrics", "optimizers"):  # TF's lazy aliases of the tf.keras namespaces

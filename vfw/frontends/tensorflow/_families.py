@@ -62,7 +62,9 @@ from vfw.frontends.tensorflow import (
     _linear_operator_blocks,
     _linear_operator_fourier,
     _linear_operator_special,
+    _lookup_mutable,
     _lookup_ops,
+    _lookup_text,
     _math_incomplete,
     _math_ops,
     _math_sobol,
@@ -137,6 +139,7 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _moving_average, _checkpoint_utils, _io_sequence_example, _io_sequence_parse,
             _io_sparse_serialize, _io_codecs, _train_cluster, _io_feature_specs,
             _set_ops, _ragged_array_ops, _framework_extras, _sparse_count, _volume_patches, _sparse_cross,
+            _lookup_text, _lookup_mutable,
             _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 

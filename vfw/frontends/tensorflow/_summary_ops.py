@@ -65,10 +65,16 @@ class _FileWriter(SummaryWriter):
                                      flush_secs=120 if flush_millis is None else flush_millis / 1000,
                                      source_writer="tensorflow.core.util.events_writer")
 
-    def _write_summary(self, summary, step):
+    def _live_file(self):
         if self._file.closed:  # TF reopens a closed writer's resource on the next write, in a new file
             self._open()
-        self._file.add_summary(summary, step)
+        return self._file
+
+    def _write_summary(self, summary, step):
+        self._live_file().add_summary(summary, step)
+
+    def _write_event(self, event):
+        self._live_file().add_event(event)
 
     def flush(self):
         self._file.flush()
@@ -175,26 +181,36 @@ def _emit(tag, value, step, make_value):
     """Write ``make_value(array)`` (a ``Summary.Value`` without its tag) at ``step`` to the default writer; False
     (a tensor) when nothing records.  ``value`` is a tensor or a callable giving one (called only when
     recording)."""
+    def write(writer, array, step_number):
+        summary_value = make_value(array)
+        summary_value.tag = tag
+        writer._write_summary(protos.Summary(value=[summary_value]), step_number)
+
+    return record(value, step, write)
+
+
+def record(value, step, write):
+    """Call ``write(writer, array, step)`` with the default writer, the array of ``value`` (a tensor or a callable
+    giving one, called only when recording) and the step number; inside a ``tf.function`` at every run, as a
+    PyFunc op.  Returns True (a tensor), or False when nothing records."""
     if not _recording():
         return _dispatch.wrap(np.array(False))
     writer = _writers[-1]
     step = _step_tensor(step)
     tensor = value() if callable(value) else value
 
-    def write(array, step_array):
-        summary_value = make_value(array)
-        summary_value.tag = tag
-        writer._write_summary(protos.Summary(value=[summary_value]), int(step_array))
+    def run(array, step_array):
+        write(writer, array, int(step_array))
         return np.array(True)
 
     if _tracing and current_trace() is not None:
-        def traced_write(array, step_array):
+        def traced_run(array, step_array):
             if not tracing_subgraph():  # a control-flow body's tracing run writes nothing
-                write(array, step_array)
+                run(array, step_array)
             return np.array(True)
 
-        return _dispatch.callback(current_trace(), traced_write, tensor, step)[0]
-    return _dispatch.wrap(write(tensor.array, step.array))
+        return _dispatch.callback(current_trace(), traced_run, tensor, step)[0]
+    return _dispatch.wrap(run(tensor.array, step.array))
 
 
 def _metadata(plugin_name, description):

@@ -28,11 +28,28 @@ from vfw.frontends.tensorflow import _dispatch, _variables, nest
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor
 from vfw.frontends.tensorflow.distribute import experimental
 from vfw.frontends.tensorflow.distribute._buckets import all_reduce_tensors
+from vfw.frontends.tensorflow.distribute._cross_device import (
+    CrossDeviceOps,
+    HierarchicalCopyAllReduce,
+    NcclAllReduce,
+    ReductionToOneDevice,
+)
+from vfw.frontends.tensorflow.distribute._extended import StrategyExtended
+from vfw.frontends.tensorflow.distribute._values import (
+    DistributedDataset,
+    DistributedIterator,
+    DistributedValues,
+    InputOptions,
+    InputReplicationMode,
+    RunOptions,
+)
 from vfw.frontends.tensorflow.distribute.experimental import CommunicationOptions
 
-__all__ = ["InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "OneDeviceStrategy", "ReduceOp",
-           "ReplicaContext", "Strategy", "experimental", "get_replica_context", "get_strategy", "has_strategy",
-           "in_cross_replica_context"]
+__all__ = ["CrossDeviceOps", "DistributedDataset", "DistributedIterator", "DistributedValues",
+           "HierarchicalCopyAllReduce", "InputContext", "InputOptions", "InputReplicationMode", "MirroredStrategy",
+           "MultiWorkerMirroredStrategy", "NcclAllReduce", "OneDeviceStrategy", "ReduceOp", "ReductionToOneDevice",
+           "ReplicaContext", "RunOptions", "Strategy", "StrategyExtended", "experimental", "experimental_set_strategy",
+           "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]
 
 
 class ReduceOp(enum.Enum):
@@ -60,6 +77,7 @@ class _Contexts(threading.local):
     def __init__(self):
         self.scopes = []  # strategies whose scope() is open, innermost last
         self.replica = []  # ReplicaContexts of running strategy.run calls
+        self.global_scope = None  # the open scope of experimental_set_strategy's strategy
 
 
 _contexts = _Contexts()
@@ -105,8 +123,11 @@ class ReplicaContext:
 class Strategy:
     """A distribution strategy; this base class is TF's default strategy: one replica, this process."""
 
+    _has_devices = False  # the default strategy has no devices of its own (TF's extended raises for them)
+    _between_graph = False  # whether each worker runs its own program (multi-worker strategies)
+
     def __init__(self, extended=None):
-        self.extended = extended
+        self.extended = extended if extended is not None else StrategyExtended(self, self._between_graph)
 
     @property
     def num_replicas_in_sync(self):
@@ -135,7 +156,9 @@ class Strategy:
             _contexts.scopes.pop()
 
     def _create_variable(self, next_creator, **kwargs):
-        return next_creator(**kwargs)
+        variable = next_creator(**kwargs)
+        self.extended._record_created(variable)
+        return variable
 
     def run(self, fn, args=(), kwargs=None, options=None):
         """``fn(*args, **kwargs)`` on this process's replica, in a replica context."""
@@ -170,7 +193,11 @@ class Strategy:
 
     def experimental_distribute_dataset(self, dataset, options=None):
         """The dataset of this replica: each global batch's ``rank``-th slice (sizes as even as possible)."""
-        return _DistributedDataset(self, dataset)
+        return DistributedDataset(self, dataset)
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        """``value_fn(ValueContext)``: this process's replica's value."""
+        return value_fn(experimental.ValueContext(self._rank, self.num_replicas_in_sync))
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """``dataset_fn(InputContext)``'s dataset (its function shards by ``input_pipeline_id`` itself)."""
@@ -182,21 +209,10 @@ class Strategy:
         return batch
 
 
-class _DistributedDataset:
-    """Iterating yields this replica's slice of each batch of the wrapped dataset."""
-
-    def __init__(self, strategy, dataset):
-        self._strategy = strategy
-        self._dataset = dataset
-        self.element_spec = getattr(dataset, "element_spec", None)
-
-    def __iter__(self):
-        for batch in self._dataset:
-            yield self._strategy.shard_batch(batch)
-
-
 class _MPIStrategy(Strategy):
     """One replica per MPI process, all processes of the world group."""
+
+    _has_devices = True
 
     def __init__(self):
         super().__init__()
@@ -220,7 +236,7 @@ class _MPIStrategy(Strategy):
         return all_reduce_tensors(tensors, _ENGINE_REDUCTIONS[_reduce_op(reduce_op)], self._group)
 
     def _create_variable(self, next_creator, **kwargs):
-        variable = next_creator(**kwargs)
+        variable = super()._create_variable(next_creator, **kwargs)
         if self._group.size > 1 and not _tracing:  # a traced function creates its variables once, eagerly
             variable.assign(self._group.broadcast(np.array(variable.numpy(), order="C"), 0))
         return variable
@@ -266,6 +282,8 @@ class MultiWorkerMirroredStrategy(_MPIStrategy):
     communication_options : tf.distribute.experimental.CommunicationOptions, optional
     """
 
+    _between_graph = True
+
     def __init__(self, cluster_resolver=None, communication_options=None):
         if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
             raise ValueError(f"communication_options must be a tf.distribute.experimental.CommunicationOptions, got "
@@ -275,11 +293,30 @@ class MultiWorkerMirroredStrategy(_MPIStrategy):
 
 
 class MirroredStrategy(_MPIStrategy):
-    """``MirroredStrategy`` with one replica per process (``devices`` accepted: vfw runs on the CPU)."""
+    """``MirroredStrategy`` with one replica per process (``devices`` accepted: vfw runs on the CPU).
+
+    Parameters
+    ----------
+    devices : list of str, optional
+    cross_device_ops : tf.distribute.CrossDeviceOps, optional
+        How values are reduced (``ReductionToOneDevice``, ``HierarchicalCopyAllReduce``, ``NcclAllReduce``):
+        accepted, vfw reduces over the processes through MPI.
+    """
 
     def __init__(self, devices=None, cross_device_ops=None):
         super().__init__()
         self.devices = tuple(devices) if devices else ("/cpu:0",)
+        self.extended._cross_device_ops = cross_device_ops
+
+
+class CentralStorageStrategy(MirroredStrategy):
+    """``tf.distribute.experimental.CentralStorageStrategy``: variables on one device, computation on
+    ``compute_devices`` (vfw: a ``MirroredStrategy``, one replica per process on the CPU)."""
+
+    _between_graph = True
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        super().__init__(compute_devices)
 
 
 class OneDeviceStrategy(Strategy):
@@ -292,6 +329,8 @@ class OneDeviceStrategy(Strategy):
         A device string such as ``"/cpu:0"`` (parsed as ``tf.DeviceSpec.from_string``: ValueError if invalid).
     """
 
+    _has_devices = True
+
     def __init__(self, device):
         from vfw.frontends.tensorflow._framework_extras import DeviceSpec
 
@@ -300,6 +339,26 @@ class OneDeviceStrategy(Strategy):
 
 
 _DEFAULT = Strategy()
+
+
+def experimental_set_strategy(strategy):
+    """Make ``strategy`` current for the rest of the program (as if inside its scope); ``None`` restores the
+    default strategy.
+
+    Raises
+    ------
+    RuntimeError
+        When called inside a strategy's scope.
+    """
+    if _contexts.global_scope is not None:
+        _contexts.global_scope.__exit__(None, None, None)
+        _contexts.global_scope = None
+    elif _contexts.scopes:
+        raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
+    if strategy is not None:
+        scope = strategy.scope()
+        scope.__enter__()
+        _contexts.global_scope = scope
 
 
 def get_strategy():
@@ -325,3 +384,17 @@ def get_replica_context():
 def in_cross_replica_context():
     """True inside a strategy's scope but outside ``strategy.run``."""
     return has_strategy() and not _contexts.replica
+
+
+class _DeprecatedMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):
+    """``tf.distribute.experimental.MultiWorkerMirroredStrategy``: the deprecated form, whose first argument is the
+    ``communication`` implementation (a ``CommunicationImplementation``)."""
+
+    def __init__(self, communication=experimental.CommunicationImplementation.AUTO, cluster_resolver=None):
+        super().__init__(cluster_resolver, CommunicationOptions(implementation=communication))
+
+
+# tf.distribute.experimental's strategies derive from the ones above (experimental.py is imported first)
+experimental.CentralStorageStrategy = CentralStorageStrategy
+experimental.MultiWorkerMirroredStrategy = _DeprecatedMultiWorkerMirroredStrategy
+_DeprecatedMultiWorkerMirroredStrategy.__name__ = "MultiWorkerMirroredStrategy"

@@ -1,0 +1,111 @@
+"""tf.distribute's input and run options and the base types of distributed values, datasets and iterators.
+
+vfw's strategies have one replica per process, so ``strategy.run`` returns this replica's plain values (TF, on
+one device, returns plain tensors too); ``DistributedValues`` exists for ``isinstance`` checks.  A distributed
+dataset iterates this replica's slice of every global batch.
+"""
+
+import collections
+import enum
+
+__all__ = ["DistributedDataset", "DistributedIterator", "DistributedValues", "InputOptions", "InputReplicationMode",
+           "RunOptions"]
+
+
+class InputReplicationMode(enum.Enum):
+    """Whether an input pipeline serves one worker (``PER_WORKER``) or one replica (``PER_REPLICA``)."""
+
+    PER_WORKER = "PER_WORKER"
+    PER_REPLICA = "PER_REPLICA"
+
+
+_InputOptionsFields = collections.namedtuple("InputOptions", [
+    "experimental_fetch_to_device", "experimental_replication_mode", "experimental_place_dataset_on_device",
+    "experimental_per_replica_buffer_size"])
+
+
+class InputOptions(_InputOptionsFields):
+    """How ``experimental_distribute_dataset`` places and replicates its input (accepted; vfw runs on the CPU).
+
+    ``experimental_fetch_to_device`` defaults to True, as in TF.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, experimental_fetch_to_device=None, experimental_replication_mode=InputReplicationMode.PER_WORKER,
+                experimental_place_dataset_on_device=False, experimental_per_replica_buffer_size=1):
+        if experimental_fetch_to_device is None:
+            experimental_fetch_to_device = True
+        return super().__new__(cls, experimental_fetch_to_device, experimental_replication_mode,
+                               experimental_place_dataset_on_device, experimental_per_replica_buffer_size)
+
+
+_RunOptionsFields = collections.namedtuple("RunOptions", [
+    "experimental_enable_dynamic_batch_size", "experimental_bucketizing_dynamic_shape", "experimental_xla_options"])
+
+
+class RunOptions(_RunOptionsFields):
+    """Options of ``strategy.run`` (TPU compilation options in TF; accepted)."""
+
+    __slots__ = ()
+
+    def __new__(cls, experimental_enable_dynamic_batch_size=True, experimental_bucketizing_dynamic_shape=False,
+                experimental_xla_options=None):
+        return super().__new__(cls, experimental_enable_dynamic_batch_size, experimental_bucketizing_dynamic_shape,
+                               experimental_xla_options)
+
+
+class DistributedValues:
+    """Base type of values that hold one value per replica (vfw's strategies return plain values)."""
+
+
+class DistributedIterator:
+    """Iterator over a distributed dataset: ``next``, ``get_next``, ``get_next_as_optional`` and ``element_spec``."""
+
+    def __init__(self, batches, element_spec):
+        self._batches = batches
+        self.element_spec = element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    def get_next(self):
+        """The next element; ``tf.errors.OutOfRangeError`` at the end, as TF's iterator op."""
+        from vfw.frontends.tensorflow.data._dataset import out_of_range
+
+        try:
+            return next(self._batches)
+        except StopIteration:
+            raise out_of_range() from None
+
+    def get_next_as_optional(self):
+        """The next element as a ``tf.experimental.Optional`` (empty at the end)."""
+        from vfw.frontends.tensorflow.data._iterator import Optional
+
+        try:
+            return Optional.from_value(next(self._batches))
+        except StopIteration:
+            return Optional.empty(self.element_spec)
+
+
+class DistributedDataset:
+    """This replica's part of a dataset: iterating yields this replica's slice of every global batch."""
+
+    def __init__(self, strategy, dataset):
+        self._strategy = strategy
+        self._dataset = dataset
+        self.element_spec = getattr(dataset, "element_spec", None)
+
+    def __iter__(self):
+        batches = (self._strategy.shard_batch(batch) for batch in self._dataset)
+        return DistributedIterator(batches, self.element_spec)
+
+    def reduce(self, initial_state, reduce_func):
+        """``reduce_func(state, element)`` folded over the elements from ``initial_state``."""
+        state = initial_state
+        for element in self:
+            state = reduce_func(state, element)
+        return state
