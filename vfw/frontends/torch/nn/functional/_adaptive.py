@@ -19,6 +19,7 @@ from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _random, _shape
 from vfw.frontends.torch._dispatch import call, op, type_name
 from vfw.frontends.torch._pointwise import tensor_arg
+from vfw.frontends.torch.nn.functional._conv_layout import keep_layout
 from vfw.frontends.torch.nn.functional._spatial import batched, ints, is_int, unbatched
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -108,7 +109,7 @@ def adaptive_avg_pool(input, sizes, nd, fn):
 def _adaptive_avg(fn, nd, input, output_size):
     tensor_arg(input, fn)
     sizes = _output_size(fn, nd, output_size, input.array.shape[-nd:])
-    return adaptive_avg_pool(input, sizes, nd, fn)
+    return keep_layout(input, adaptive_avg_pool(input, sizes, nd, fn))
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -151,7 +152,7 @@ def _adaptive_max(fn, nd, input, output_size, return_indices):
     else:
         y, flat = call(op("AdaptiveMaxPool", output_size=tuple(sizes)), x4)
     y = unbatched(y, added)
-    return (y, unbatched(flat, added)) if return_indices else y
+    return keep_layout(input, (y, unbatched(flat, added)) if return_indices else y)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):

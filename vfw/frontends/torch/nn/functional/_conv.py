@@ -1,11 +1,14 @@
 """Convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d and conv_tbc over the engine's Conv / ConvTranspose."""
 
+import functools
+
 import numpy as np
 
 from vfw.core.dtypes import FLOATS
 from vfw.frontends.torch import _shape
 from vfw.frontends.torch._dispatch import call, cast, op, type_name
 from vfw.frontends.torch._pointwise import tensor_arg
+from vfw.frontends.torch.nn.functional import _conv_layout
 from vfw.frontends.torch.nn.functional._spatial import CallCache, batched, ints, operand_key, size_text, unbatched
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc"]
@@ -78,15 +81,24 @@ def _groups_arg(groups, fn):
 
 
 def _cached(plan, fn, nd, input, weight, bias, *args):
-    """Run ``plan``'s bound op on the operands; ``plan(...) -> (bound op, batch dim added)`` runs (and checks the
-    arguments) once per combination of arguments and operand shapes."""
+    """Run ``plan``'s bound op on the operands; ``plan(...) -> (bound op, batch dim added, channels-last runner)``
+    runs (and checks the arguments) once per combination of arguments and operand shapes.
+
+    A float convolution whose input or weight is channels-last runs in that layout (the runner, see
+    ``_conv_layout``), or, where no runner fits, has its result laid out so, as torch's.
+    """
     operands = operand_key(input, weight, bias)
     key = None if operands is None else (fn, operands) + args
     hit = _CALLS.get(key)
     if hit is None:
         hit = _CALLS.put(key, plan(fn, nd, input, weight, bias, *args))
-    bound, added = hit
+    bound, added, channels_last = hit
     x = _shape.reshape_to(input, (1,) + input.array.shape) if added else input
+    layout = _conv_layout.conv_format(nd, x, weight)
+    if layout is not None:
+        if channels_last is not None:
+            return unbatched(channels_last(x, weight, bias), added)
+        return unbatched(_conv_layout.laid_out(_run(bound, x, weight, bias), layout), added)
     return unbatched(_run(bound, x, weight, bias), added)
 
 
@@ -122,7 +134,10 @@ def _convolution(fn, nd, input, weight, bias, stride, padding, dilation, groups)
     if any(p < k for p, k in zip(padded, extent)):
         raise RuntimeError(f"Calculated padded input size per channel: {size_text(padded, ' x ')}. Kernel size: "
                            f"{size_text(extent, ' x ')}. Kernel size can't be greater than actual input size")
-    return op("Conv", strides=stride, pads=tuple(begins) + tuple(ends), dilations=dilation, group=groups), added
+    pads = tuple(begins) + tuple(ends)
+    channels_last = functools.partial(_conv_layout.conv_channels_last,
+                                      _conv_layout.conv_op(stride, pads, dilation, groups), nd)
+    return op("Conv", strides=stride, pads=pads, dilations=dilation, group=groups), added, channels_last
 
 
 def _transposed(fn, nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
@@ -152,8 +167,13 @@ def _transposed(fn, nd, input, weight, bias, stride, padding, output_padding, gr
     if any(o <= 0 for o in out):
         raise RuntimeError(f"Given input size per channel: {size_text(x.shape[2:], ' x ')}. Calculated output size "
                            f"per channel: {size_text(out, ' x ')}. Output size is too small")
+    channels_last = None
+    if all(a < s for a, s in zip(output_padding, stride)):  # else no convolution maps the result back to x's sizes
+        channels_last = functools.partial(_conv_layout.conv_transpose_channels_last,
+                                          _conv_layout.transposed_op(stride, padding, dilation, groups), nd,
+                                          tuple(out), w.shape[1] * groups)
     return op("ConvTranspose", strides=stride, pads=padding * 2, dilations=dilation, group=groups,
-              output_padding=output_padding), added
+              output_padding=output_padding), added, channels_last
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

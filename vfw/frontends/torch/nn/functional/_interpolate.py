@@ -20,6 +20,7 @@ from vfw.frontends.torch._grad_fn_names import interpolate_name, names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch.nn.functional import _filters
 from vfw.frontends.torch.nn.functional._adaptive import adaptive_avg_pool
+from vfw.frontends.torch.nn.functional._conv_layout import keep_layout
 from vfw.frontends.torch.nn.functional._spatial import is_int
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
@@ -242,10 +243,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out_sizes = [math.floor(n * s) for n, s in zip(x.shape[2:], scales)]
     _check_sizes(x.shape[2:], out_sizes)
     if mode == "area":
-        return adaptive_avg_pool(input, out_sizes, dim, f"adaptive_avg_pool{dim}d")
+        return keep_layout(input, adaptive_avg_pool(input, out_sizes, dim, f"adaptive_avg_pool{dim}d"))
     if mode in _NEAREST_MODES:
-        return _nearest(input, out_sizes, scales, mode == "nearest-exact")
-    return _linear_modes(input, out_sizes, scales, mode, align_corners, antialias)
+        return keep_layout(input, _nearest(input, out_sizes, scales, mode == "nearest-exact"))
+    return keep_layout(input, _linear_modes(input, out_sizes, scales, mode, align_corners, antialias))
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -27,6 +27,7 @@ from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _arithmetic, _dispatch, _dtype, _joining, _layout
 from vfw.frontends.torch._dispatch import call, cast, op, type_name
 from vfw.frontends.torch._pointwise import tensor_arg
+from vfw.frontends.torch.nn.functional._conv_layout import keep_layout
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm", "rms_norm", "normalize"]
 
@@ -242,7 +243,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.array.ndim}")
     pdt = _param_dtype(fn, input, (weight, bias, running_mean, running_var))
     _check_statistics_need_no_grad(running_mean, running_var)
-    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, pdt)
+    return keep_layout(input, _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, pdt))
 
 
 def _batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps, pdt):
@@ -459,7 +460,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     pdt = _param_dtype("GroupNormKernelImpl", input, (weight, bias))
     bound = op("GroupNormalization", num_groups=groups, epsilon=eps)
     scale, shift = _vector(weight, c, pdt, 1.0), _vector(bias, c, pdt, 0.0)
-    return _in_dtype(input, pdt, lambda x: call(bound, x, scale, shift))
+    return keep_layout(input, _in_dtype(input, pdt, lambda x: call(bound, x, scale, shift)))
 
 
 # -- local_response_norm / normalize --------------------------------------------------------------------------

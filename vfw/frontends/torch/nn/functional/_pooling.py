@@ -30,6 +30,7 @@ from vfw.frontends.torch.nn.functional._adaptive import (
     max_unpool3d,
     plane_indices,
 )
+from vfw.frontends.torch.nn.functional._conv_layout import keep_layout
 from vfw.frontends.torch.nn.functional._spatial import CallCache, batched, ints, operand_key, size_text, unbatched
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
@@ -116,7 +117,7 @@ def _pooled(plan, fn, nd, input, *args):
     run = _CALLS.get(key)
     if run is None:
         run = _CALLS.put(key, plan(fn, nd, input, *args))
-    return run(input)
+    return keep_layout(input, run(input))
 
 
 def _in_batch(input, added):

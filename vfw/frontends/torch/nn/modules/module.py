@@ -420,11 +420,16 @@ class Module(StateDictMixin):
         return self
 
     def to(self, *args, **kwargs):
-        """Convert floating point parameters and buffers: ``to(dtype)``, ``to(device)``, ``to(tensor)``..."""
+        """Convert floating point parameters and buffers: ``to(dtype)``, ``to(device)``, ``to(tensor)``...; with
+        ``memory_format=`` (e.g. ``torch.channels_last``) every 4-d and 5-d parameter and buffer is laid out so."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
+        if memory_format is not None and not isinstance(memory_format, _config.memory_format):
+            raise TypeError(f"to() received an invalid combination of arguments - got (memory_format="
+                            f"{type(memory_format).__name__}, ), but expected memory_format to be a "
+                            f"torch.memory_format")
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
                             f"'{next(iter(kwargs))}'")
@@ -438,12 +443,20 @@ class Module(StateDictMixin):
             elif not isinstance(a, bool):
                 raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
         _device.check(device)
-        if dtype is not None:
-            if not (dtype.is_floating_point or dtype.is_complex):
-                raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                                f"dtype={dtype}")
-            return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
-        return self
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype}")
+        if dtype is None and memory_format is None:
+            return self
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                t = t.to(dtype)
+            if memory_format is not None and t.dim() in (4, 5):
+                t = t.to(memory_format=memory_format)
+            return t
+
+        return self._apply(convert)
 
     def _cast_floats(self, method):
         return self._apply(lambda t: getattr(t, method)() if t.is_floating_point() else t)
