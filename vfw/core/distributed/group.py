@@ -139,6 +139,17 @@ class ProcessGroup:
         self._check_live("barrier")
         self._guarded("barrier", self.comm.Barrier)
 
+    def barrier_within(self, seconds):
+        """A barrier that gives up after ``seconds``: whether every process reached it in time."""
+        self._check_live("barrier_within")
+        request = self.comm.Ibarrier()
+        deadline = time.monotonic() + seconds
+        while not request.Test():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        return True
+
     def all_reduce(self, array, op="sum", out=None):
         """Reduce ``array`` elementwise over all processes; every process gets the result.
 
@@ -221,6 +232,91 @@ class ProcessGroup:
         self._check_rank(root, "broadcast_object", "src")
         return self._guarded(f"broadcast_object from rank {root}", self.comm.bcast, obj, root)
 
+    def gather(self, array, root=0):
+        """Every process's ``array`` stacked (rank order) on process ``root``; ``None`` on the others."""
+        self._check_live("gather")
+        self._check_rank(root, "gather", "dst")
+        source = np.ascontiguousarray(array)
+        result = np.empty((self.size,) + array.shape, array.dtype) if self.rank == root else None
+        self._guarded(f"gather to rank {root} of {array.shape} {array.dtype}", self.comm.Gather, _bytes(source),
+                      None if result is None else _bytes(result), root)
+        return result
+
+    def scatter(self, stacked, out, root=0):
+        """Row ``r`` of process ``root``'s ``stacked`` (leading dim ``size``) into ``out`` on process ``r``."""
+        self._check_live("scatter")
+        self._check_rank(root, "scatter", "src")
+        buffer = out if out.flags.c_contiguous else np.empty_like(out, order="C")
+        source = None if stacked is None else _bytes(np.ascontiguousarray(stacked, dtype=out.dtype))
+        self._guarded(f"scatter from rank {root} of {out.shape} {out.dtype}", self.comm.Scatter, source,
+                      _bytes(buffer), root)
+        if buffer is not out:
+            np.copyto(out, buffer)
+        return out
+
+    def all_to_all(self, send, send_counts, recv, recv_counts):
+        """Process ``r`` sends the ``send_counts[r']``-element block ``r'`` of flat ``send`` to process ``r'``,
+        which receives it as block ``r`` (``recv_counts[r]`` elements) of flat ``recv``; same dtype everywhere."""
+        self._check_live("all_to_all")
+        itemsize = send.dtype.itemsize
+        send_bytes = [int(c) * itemsize for c in send_counts]
+        recv_bytes = [int(c) * itemsize for c in recv_counts]
+        buffer = recv if recv.flags.c_contiguous else np.empty_like(recv, order="C")
+        self._guarded(f"all_to_all of {send.shape} {send.dtype}", self.comm.Alltoallv,
+                      [_bytes(np.ascontiguousarray(send)), (send_bytes, _displacements(send_bytes))],
+                      [_bytes(buffer), (recv_bytes, _displacements(recv_bytes))])
+        if buffer is not recv:
+            np.copyto(recv, buffer)
+        return recv
+
+    def exchange(self, transfers):
+        """Run point-to-point ``transfers`` concurrently: ``(is_send, array, peer, tag)`` each (received arrays are
+        written in place); safe in any order, as every send and receive is posted before any is waited on."""
+        self._check_live("exchange")
+        requests, copies, outgoing = [], [], []  # outgoing: send buffers, alive until the sends complete
+        for is_send, array, peer, tag in transfers:
+            self._check_rank(peer, "exchange", "peer")
+            if is_send:
+                outgoing.append(_bytes(np.ascontiguousarray(array)))
+                requests.append(self.comm.Isend(outgoing[-1], peer, tag))
+                continue
+            buffer = array if array.flags.c_contiguous else np.empty_like(array, order="C")
+            if buffer is not array:
+                copies.append((array, buffer))
+            requests.append(self.comm.Irecv(_bytes(buffer), peer, tag))
+        self._guarded(f"{len(requests)} batched sends/receives", self.MPI.Request.Waitall, requests)
+        for array, buffer in copies:
+            np.copyto(array, buffer)
+
+    def gather_object(self, obj, root=0):
+        """Every process's picklable ``obj`` as a list (rank order) on process ``root``; ``None`` elsewhere."""
+        self._check_live("gather_object")
+        self._check_rank(root, "gather_object", "dst")
+        return self._guarded(f"gather_object to rank {root}", self.comm.gather, obj, root)
+
+    def scatter_object(self, objects, root=0):
+        """Entry ``r`` of process ``root``'s list ``objects`` (``size`` picklable entries), on process ``r``."""
+        self._check_live("scatter_object")
+        self._check_rank(root, "scatter_object", "src")
+        return self._guarded(f"scatter_object from rank {root}", self.comm.scatter, objects, root)
+
+    def send_object(self, obj, dst, tag=0):
+        """Send a picklable ``obj`` to process ``dst``."""
+        self._check_live("send_object")
+        self._check_rank(dst, "send_object", "dst")
+        self._guarded(f"send_object to rank {dst}", self.comm.send, obj, dst, tag)
+
+    def recv_object(self, src=None, tag=None):
+        """``(obj, sender)``: a picklable object received from process ``src`` (any process when ``None``)."""
+        self._check_live("recv_object")
+        if src is not None:
+            self._check_rank(src, "recv_object", "src")
+        status = self.MPI.Status()
+        obj = self._guarded(f"recv_object from rank {src}", self.comm.recv, None,
+                            self.MPI.ANY_SOURCE if src is None else src, self.MPI.ANY_TAG if tag is None else tag,
+                            status)
+        return obj, status.Get_source()
+
     def send(self, array, dst, tag=0):
         """Send ``array`` to process ``dst`` (blocks until the message is handed over)."""
         self._check_live("send")
@@ -288,3 +384,8 @@ class ProcessGroup:
 def _bytes(array):
     """``array``'s memory as an MPI byte buffer: data movement needs no MPI datatype for the dtype."""
     return array.reshape(-1).view(np.uint8)
+
+
+def _displacements(counts):
+    """Where each of consecutive blocks of ``counts`` starts."""
+    return np.concatenate([[0], np.cumsum(counts[:-1], dtype=np.int64)]).astype(int).tolist()

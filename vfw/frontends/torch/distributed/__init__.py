@@ -69,6 +69,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         ``VFW_DISTRIBUTED_TIMEOUT`` seconds).
     world_size, rank : int
         When given (or set in the environment), they must match what MPI started.
+    store : Store, optional
+        Accepted with ``rank`` and ``world_size`` (both required, as in torch); MPI does the rendezvous.
     """
     import os
 
@@ -77,6 +79,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     name = Backend(backend or "gloo")
     if store is not None and init_method is not None:
         raise ValueError("Cannot specify both init_method and store.")
+    if store is not None:  # torch's checks; MPI still does the rendezvous, the store stays the caller's
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
     if init_method is None or init_method.startswith("env://"):
         world_size = int(os.environ["WORLD_SIZE"]) if world_size == -1 and "WORLD_SIZE" in os.environ else world_size
         rank = int(os.environ["RANK"]) if rank == -1 and "RANK" in os.environ else rank
@@ -297,5 +304,21 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     object_list[:] = pg.engine.broadcast_object(list(object_list), root)
 
 
-# torch.distributed.group (``group.WORLD``); bound last, as the collectives' ``group`` parameters shadow it.
+# torch.distributed.group (``group.WORLD``), and the rest of torch.distributed (imported last: they use the helpers
+# above).
+from vfw.frontends.torch.distributed import (  # noqa: E402,F401  (algorithms: torch.distributed.algorithms)
+    _collectives_more,
+    _grad_bucket,
+    _groups,
+    _store,
+    algorithms,
+    device_mesh,
+)
 from vfw.frontends.torch.distributed._c10d import group  # noqa: E402
+from vfw.frontends.torch.distributed._collectives_more import *  # noqa: E402,F401,F403
+from vfw.frontends.torch.distributed._grad_bucket import GradBucket  # noqa: E402,F401
+from vfw.frontends.torch.distributed._groups import *  # noqa: E402,F401,F403
+from vfw.frontends.torch.distributed._store import *  # noqa: E402,F401,F403
+from vfw.frontends.torch.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: E402,F401
+
+__all__ += _collectives_more.__all__ + _grad_bucket.__all__ + _groups.__all__ + _store.__all__ + device_mesh.__all__

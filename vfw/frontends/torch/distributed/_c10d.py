@@ -94,6 +94,14 @@ class Work:
     def exception(self):
         return None
 
+    def get_future(self):
+        """A completed ``torch.futures.Future`` whose value is the list of tensors the collective wrote."""
+        from vfw.frontends.torch.futures import Future
+
+        future = Future()
+        future.set_result(list(self._tensors))
+        return future
+
 
 class ProcessGroup:
     """A process group handle: the engine's :class:`~vfw.core.distributed.ProcessGroup` and the backend name."""

@@ -84,6 +84,7 @@ class DistributedDataParallel(Module):
             states = list(module.parameters()) + buffers
             self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states)
         self._reduction_queued = False
+        self._comm_hook = None  # (state, hook) from register_comm_hook
         for p in self._trained:
             p.register_hook(self._on_gradient)
 
@@ -109,6 +110,22 @@ class DistributedDataParallel(Module):
         finally:
             self.require_backward_grad_sync = previous
 
+    def register_comm_hook(self, state, hook):
+        """Reduce each gradient bucket with ``hook(state, bucket)`` instead of averaging it.
+
+        ``bucket`` is a :class:`torch.distributed.GradBucket` holding this process's gradients (flat, not yet
+        reduced); the hook returns a ``torch.futures.Future`` whose tensor becomes the bucket's gradients (e.g.
+        ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks.allreduce_hook`` with ``state`` a process
+        group or ``None``). Only one hook may be registered.
+        """
+        if not callable(hook):
+            raise TypeError("Communication hook must be callable.")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        if getattr(hook, "__qualname__", None) == "bf16_compress_hook":  # torch allows it on CUDA/XPU devices only
+            raise TypeError("BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+ or XPU and XCCL")
+        self._comm_hook = (state, hook)
+
     def _on_gradient(self, grad):
         # A parameter's gradient arrived: average them all once this backward has accumulated every one.
         if self.require_backward_grad_sync and not self._reduction_queued:
@@ -124,6 +141,12 @@ class DistributedDataParallel(Module):
             engine.all_reduce(used, "max", out=used)
         elif not used.all():
             raise RuntimeError(_UNUSED_PARAMETERS.format(rank=engine.rank, indices=np.flatnonzero(used == 0).tolist()))
+        if self._comm_hook is not None:
+            from vfw.frontends.torch.distributed._grad_bucket import reduce_with_hook
+
+            reduce_with_hook(self._comm_hook[1], self._comm_hook[0], self._gradient_buckets, self._trained, grads,
+                             used)
+            return
         for bucket in self._gradient_buckets.buckets:
             if len(bucket.indices) == 1:
                 self._average_in_place(engine, bucket.indices[0], grads[bucket.indices[0]], used)

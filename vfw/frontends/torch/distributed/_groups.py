@@ -1,0 +1,168 @@
+"""torch.distributed's group and environment utilities, debug levels and exception classes.
+
+Every process group here is the world group (``new_group`` accepts only all ranks), so a group rank is the
+global rank; subgroups of fewer ranks raise a ValueError saying so.
+"""
+
+import datetime
+import enum
+import os
+
+from vfw.frontends.torch.distributed._c10d import Backend, GroupMember, resolve_group
+
+__all__ = ["DebugLevel", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "QueueEmptyError",
+           "default_pg_timeout", "get_backend_config", "get_debug_level", "get_default_backend_for_device",
+           "get_global_rank", "get_group_rank", "get_node_local_rank", "get_pg_count", "get_process_group_ranks",
+           "is_backend_available", "is_torchelastic_launched", "is_ucc_available", "is_xccl_available",
+           "new_subgroups", "new_subgroups_by_enumeration", "set_debug_level", "set_debug_level_from_env"]
+
+default_pg_timeout = datetime.timedelta(seconds=1800)
+"""The default timeout of a process group's collectives (30 minutes)."""
+
+
+class DistError(RuntimeError):
+    """A failure in torch.distributed."""
+
+
+class DistBackendError(DistError):
+    """A failure of a collective backend."""
+
+
+class DistNetworkError(DistError):
+    """A network failure."""
+
+
+class DistStoreError(DistError):
+    """A store failure (e.g. a wait that timed out)."""
+
+
+class QueueEmptyError(DistStoreError):
+    """``queue_pop`` on an empty store queue that did not fill in time."""
+
+
+class DebugLevel(enum.Enum):
+    """torch.distributed's debug levels (``TORCH_DISTRIBUTED_DEBUG``)."""
+
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+
+_debug = {"level": DebugLevel.OFF}
+
+
+def get_debug_level():
+    """The current :class:`DebugLevel`."""
+    return _debug["level"]
+
+
+def set_debug_level(level):
+    """Set the :class:`DebugLevel`."""
+    if not isinstance(level, DebugLevel):
+        raise TypeError(f"set_debug_level(): expected a DebugLevel, got {type(level).__name__}")
+    _debug["level"] = level
+
+
+def set_debug_level_from_env():
+    """Set the debug level from ``TORCH_DISTRIBUTED_DEBUG`` (OFF, INFO or DETAIL; OFF when unset)."""
+    value = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper()
+    if value not in DebugLevel.__members__:
+        raise ValueError(f"The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL, but got {value!r}")
+    _debug["level"] = DebugLevel[value]
+
+
+def get_process_group_ranks(group):
+    """The global ranks of ``group``'s members, in group-rank order."""
+    return list(range(resolve_group(group, "get_process_group_ranks").size()))
+
+
+def get_global_rank(group, group_rank):
+    """The global rank of ``group``'s rank ``group_rank`` (the same number: every group is the world)."""
+    resolve_group(group, "get_global_rank")
+    return group_rank
+
+
+def get_group_rank(group, global_rank):
+    """``global_rank``'s rank within ``group`` (the same number: every group is the world)."""
+    resolve_group(group, "get_group_rank")
+    return global_rank
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its machine (``LOCAL_RANK``), else ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context and "
+                       "want the code to run locally instead.")
+
+
+def is_torchelastic_launched():
+    """Whether torchelastic (torchrun) started this process (it sets ``TORCHELASTIC_RUN_ID``)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def is_backend_available(backend):
+    """Whether ``backend`` can serve process groups here (``gloo``/``mpi``, when mpi4py is installed)."""
+    from vfw.core import distributed as engine
+
+    return backend.lower() in Backend._SERVED and engine.available()
+
+
+def is_ucc_available():
+    """False: vfw's backends are served by MPI."""
+    return False
+
+
+is_xccl_available = is_ucc_available
+
+
+def get_pg_count():
+    """How many process groups this process created (0 or 1: the default group)."""
+    return 0 if GroupMember.WORLD is None else 1
+
+
+def get_backend_config(group=None):
+    """The group's backend per device type, as torch writes it (``"cpu:gloo,cuda:gloo"``)."""
+    backend = resolve_group(group, "get_backend_config").backend
+    return f"cpu:{backend},cuda:{backend}"
+
+
+def get_default_backend_for_device(device):
+    """The default backend for ``device``'s type: ``"gloo"`` for the CPU (CUDA's ``"nccl"`` needs devices)."""
+    kind = str(getattr(device, "type", device)).split(":")[0]
+    defaults = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo", "meta": "gloo"}
+    if kind not in defaults:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return defaults[kind]
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """``(this rank's subgroup, every subgroup)`` of consecutive ranks, ``group_size`` each. Only the whole world is a
+    group here, so ``group_size`` must be the world size (torch's default, one machine's GPUs, needs CUDA)."""
+    pg = resolve_group(group, "new_subgroups")
+    if group_size is None:
+        raise ValueError("Default group size only takes effect when CUDA is available.If your subgroup using a "
+                         "backend that does not depend on CUDA,please pass in 'group_size' correctly.")
+    size = group_size
+    if size <= 0:
+        raise ValueError(f"The arg 'group_size' ({size}) must be positive")
+    if size > pg.size():
+        raise ValueError(f"The arg 'group_size' ({size}) must not exceed the world size ({pg.size()})")
+    if pg.size() % size:
+        raise ValueError("The world size must be divisible by 'group_size'")
+    return new_subgroups_by_enumeration([list(range(start, start + size)) for start in range(0, pg.size(), size)],
+                                        timeout, backend, pg_options, group_desc)
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None,
+                                 group_desc=None):
+    """``(this rank's subgroup, every subgroup)`` for the listed rank sets; only all ranks form a group here."""
+    from vfw.frontends.torch.distributed import new_group
+
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    subgroups = [new_group(ranks) for ranks in ranks_per_subgroup_list]
+    return subgroups[0], subgroups
