@@ -22,7 +22,7 @@ from vfw.core import dtypes as dt
 from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _dtype
+from vfw.frontends.torch import _dtype, _half_steps
 from vfw.frontends.torch._dispatch import (
     as_torch,
     call,
@@ -485,7 +485,13 @@ def _softmax(op_type, fn):
         if ndim == 0:  # one element along the only "dim": run it as shape (1,)
             one = _run(_op("Reshape"), x, np.ones(1, np.int64))
             return _run(_op("Reshape"), _run(_op(op_type, axis=0), one), np.zeros(0, np.int64))
-        return _run(_op(op_type, axis=int(dim) % ndim), x)
+        axis = int(dim) % ndim
+        if _half_steps.applies(x):  # torch's kernels round some steps to half
+            if op_type == "LogSoftmax" and axis == ndim - 1:
+                return _half_steps.log_softmax_last_dim(x)
+            if op_type == "Softmax" and axis != ndim - 1:
+                return _half_steps.softmax_inner_dim(x, axis)
+        return _run(_op(op_type, axis=axis), x)
 
     return _public(compute, fn, f"``{fn}`` along ``dim`` (computed in ``dtype`` when given).")
 

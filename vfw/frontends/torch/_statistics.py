@@ -12,7 +12,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _dispatch, _dtype
+from vfw.frontends.torch import _dispatch, _dtype, _half_steps
 from vfw.frontends.torch._dispatch import call, cast, finish, type_name
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._reduction import (
@@ -148,6 +148,9 @@ def logsumexp(input, dim=None, keepdim=False, *, out=None, **aliases):
     if out is not None and isinstance(out, CoreTensor) and out.array.dtype not in _FLOATS:
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
                            f"{type_name(out.array.dtype)}")
+    if x.array.ndim and _half_steps.applies(x):  # torch rounds each step to half
+        dims = reduced_dims(x, dim, "logsumexp")
+        return finish(_half_steps.logsumexp(x, dims, keepdim), out, "logsumexp")
     return finish(reduce_over("ReduceLogSumExp", x, dim, keepdim, "logsumexp"), out, "logsumexp")
 
 

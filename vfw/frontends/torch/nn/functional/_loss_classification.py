@@ -10,8 +10,9 @@ import numpy as np
 
 from vfw.core import dtypes as dt
 from vfw.frontends.torch._dispatch import as_torch, cast, promoted, type_name
+from vfw.frontends.torch._half_steps import applies as half_steps_apply
 from vfw.frontends.torch._linalg import run
-from vfw.frontends.torch._pointwise import _op, not_implemented, tensor_arg
+from vfw.frontends.torch._pointwise import _op, log_softmax, not_implemented, tensor_arg
 from vfw.frontends.torch.nn.functional._loss import const, constant_argument, reduce_loss, reduction_of
 
 __all__ = ["nll_loss", "cross_entropy", "multi_margin_loss", "multilabel_margin_loss"]
@@ -135,16 +136,23 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     x, labels, w, unbatched = _class_indices(input, target, weight, "log_softmax_lastdim_kernel_impl")
     if label_smoothing > 0:
         loss = _smoothed_cross_entropy(x, labels, w, ignore_index, reduction, label_smoothing)
+    elif half_steps_apply(x):  # torch's log_softmax rounds some steps to half, then nll_loss reads it
+        loss = _engine_loss("NegativeLogLikelihoodLoss", _log_softmax(x, 1), labels, w, ignore_index, reduction)
     else:
         loss = _engine_loss("SoftmaxCrossEntropyLoss", x, labels, w, ignore_index, reduction)[0]
     return _finish(loss, reduction, unbatched)
+
+
+def _log_softmax(x, axis):
+    """``log_softmax`` along ``axis`` (half inputs with torch's rounding steps, see ``_half_steps``)."""
+    return log_softmax(x, axis) if half_steps_apply(x) else run(_op("LogSoftmax", axis=axis), x)
 
 
 def _smoothed_cross_entropy(x, labels, w, ignore_index, reduction, smoothing):
     """``(1 - s) * nll + s / C * (-sum_c w_c * logp_c)``, the second term reduced like the first."""
     c = x.array.shape[1]
     d = x.array.dtype
-    logp = run(_op("LogSoftmax", axis=1), x)
+    logp = _log_softmax(x, 1)
     nll = _engine_loss("NegativeLogLikelihoodLoss", logp, labels, w, ignore_index, reduction)
     if w is not None:
         logp = run(_op("Mul"), logp, run(_op("Reshape"), w, np.array((c,) + (1,) * (x.array.ndim - 2), np.int64)))
@@ -174,7 +182,7 @@ def _cross_entropy_probabilities(input, target, weight, ignore_index, reduction,
         raise not_implemented("log_softmax_lastdim_kernel_impl", x.dtype)
     class_dim = 0 if x.ndim == 1 else 1
     c = x.shape[class_dim]
-    logp = run(_op("LogSoftmax", axis=class_dim), input)
+    logp = _log_softmax(input, class_dim)
     tensors = [logp, target]
     if weight is not None:
         tensor_arg(weight, "cross_entropy_loss", "weight", 3)

@@ -24,7 +24,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _arithmetic, _dispatch, _dtype, _joining, _layout
+from vfw.frontends.torch import _arithmetic, _dispatch, _dtype, _half_steps, _joining, _layout
 from vfw.frontends.torch._dispatch import call, cast, op, type_name
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch.nn.functional._conv_layout import keep_layout
@@ -256,6 +256,8 @@ def _batch_norm(x, running_mean, running_var, weight, bias, training, momentum, 
     sdt = _F64 if pdt == _F64 else _F32
     y, mean, var = call(op("BatchNormalization", epsilon=eps, momentum=0.0, training_mode=1), x, scale, shift,
                         np.zeros(c, sdt), np.ones(c, sdt))
+    if pdt in _HALVES and _half_steps.applies(x):  # torch rounds the statistics to half first
+        y = _half_steps.batch_norm_training(x, weight, bias, eps)
     count = x.array.size // max(c, 1)
     if running_mean is not None and count:  # an empty batch leaves the statistics as they are, as in torch
         _update_running(running_mean, mean, momentum)
