@@ -24,11 +24,9 @@ defines their derivatives).
 
 import numpy as np
 
-from vfw.core import dtypes as dt
 from vfw.core.autograd import not_differentiable, register_gradient
-from vfw.core.ops._common import execute, same_as_first, scalar
-from vfw.core.ops.special_math import float64_kernel
-from vfw.core.registry import defop
+from vfw.core.ops._common import execute, scalar
+from vfw.core.ops.special_math import define_float64_unaries
 
 _SERIES_LIMIT = 30.0
 _TRAPEZOID_LIMIT = 50.0
@@ -216,16 +214,7 @@ _FUNCTIONS = {
 }
 
 
-def _define(op_type, fn, doc):
-    def factory():
-        return float64_kernel(fn)
-
-    factory.__doc__ = doc
-    defop(op_type, inputs="input:T", outputs="output:T", types={"T": dt.FLOATS}, infer=same_as_first)(factory)
-
-
-for _op_type, (_fn, _doc) in _FUNCTIONS.items():
-    _define(_op_type, _fn, _doc)
+define_float64_unaries(_FUNCTIONS)
 
 
 # -- gradients ----------------------------------------------------------------------------------------

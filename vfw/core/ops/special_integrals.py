@@ -26,11 +26,9 @@ import math
 
 import numpy as np
 
-from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
-from vfw.core.ops._common import execute, same_as_first, scalar
-from vfw.core.ops.special_math import float64_kernel
-from vfw.core.registry import defop
+from vfw.core.ops._common import execute, scalar
+from vfw.core.ops.special_math import define_float64_unaries
 
 _EULER_GAMMA = 0.5772156649015329
 _DAWSON_SERIES_LIMIT = 7.0
@@ -188,16 +186,7 @@ _FUNCTIONS = {
 }
 
 
-def _define(op_type, fn, doc):
-    def factory():
-        return float64_kernel(fn)
-
-    factory.__doc__ = doc
-    defop(op_type, inputs="input:T", outputs="output:T", types={"T": dt.FLOATS}, infer=same_as_first)(factory)
-
-
-for _op_type, (_fn, _doc) in _FUNCTIONS.items():
-    _define(_op_type, _fn, _doc)
+define_float64_unaries(_FUNCTIONS)
 
 
 # -- gradients ----------------------------------------------------------------------------------------------

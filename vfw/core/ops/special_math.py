@@ -83,6 +83,19 @@ def float64_kernel(fn):
     return kernel
 
 
+def define_float64_unaries(functions):
+    """Defines one float unary op per ``{op_type: (fn, doc)}`` item, its kernel ``float64_kernel(fn)``."""
+    for op_type, (fn, doc) in functions.items():
+        _unary(op_type, _float64_factory(fn), doc)
+
+
+def _float64_factory(fn):
+    def factory():
+        return float64_kernel(fn)
+
+    return factory
+
+
 def _nearest_integer_offset(x):
     """``x - round(x)`` in [-0.5, 0.5]: the argument for sin/cot(pi x) without the error of pi * x."""
     return x - np.round(x)

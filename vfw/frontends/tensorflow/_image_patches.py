@@ -15,25 +15,74 @@ from vfw.frontends.tensorflow._op_support import OpTypes
 _TYPES = OpTypes("ExtractImagePatches", "F bfloat16 I U complex64 complex128 bool", "F bfloat16 I U complex64 "
                  "complex128")
 _OP = "ExtractImagePatches"
-_KERNEL = "{{function_node __wrapped__ExtractImagePatches_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
 
 
-def _attr(values, name):
-    values = [int(v) for v in values]
-    if len(values) < 4:
-        raise op_error(f"Length for attr '{name}' of {len(values)} must be at least minimum 4\n\t; NodeDef: "
-                       f"{{{{node {_OP}}}}}", _OP)
+def kernel_prefix(op):
+    """The prefix of the messages of ``op``'s kernel errors."""
+    return f"{{{{function_node __wrapped__{op}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
+
+
+def checked_arguments(op, types, rank, input, padding, **attrs):  # noqa: A002  (TF's argument name)
+    """The window attributes ``attrs`` (``ksizes``, ``strides``...: ``[1, ..., 1]`` of length ``rank``) as lists of
+    ints, checked with ``op``'s errors in TF's order: the attributes' lengths, ``padding``, ``input``'s dtype
+    (``types``), windows only across space, then ``input``'s rank."""
+    values = []
+    for name, value in attrs.items():
+        value = [int(v) for v in value]
+        if len(value) < rank:
+            raise op_error(f"Length for attr '{name}' of {len(value)} must be at least minimum {rank}\n\t; NodeDef: "
+                           f"{{{{node {op}}}}}", op)
+        values.append(value)
+    if padding not in ("SAME", "VALID"):
+        raise op_error(f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: \"SAME\", "
+                       f"\"VALID\"\n\t; NodeDef: {{{{node {op}}}}}", op)
+    types.check(input.array.dtype)
+    for value, name in zip(values, attrs):
+        if len(value) != rank or value[0] != 1 or value[-1] != 1:
+            raise op_error(f"{kernel_prefix(op)}Only support {name} across space.", op, tf.errors.UnimplementedError)
+    if input.shape.rank != rank:
+        dims = ",".join(str(d) for d in input.shape)
+        raise op_error(f"{kernel_prefix(op)}input must be {rank}-dimensional[{dims}]", op)
     return values
+
+
+def valid_count(size, extent, stride, op):
+    """The number of VALID windows of ``extent`` along a dim of ``size`` (``op``'s error when negative)."""
+    count = (size - extent + stride) // stride
+    if count < 0:
+        raise op_error(f"{kernel_prefix(op)}Computed output size would be negative: {count} [input_size: {size}, "
+                       f"effective_filter_size: {extent}, stride: {stride}]", op)
+    return count
+
+
+def gather_windows(input, taps, pads):  # noqa: A002  (TF's argument name)
+    """The windows of ``input`` ``[batch, *spatial, depth]`` as ``[batch, *counts, taps * depth]``.
+
+    ``taps[i]`` (``[count_i, taps_i]``) holds the position of every tap of every window along spatial dim ``i`` of
+    ``input`` padded with ``pads[i] = (before, after)`` zeros; a window's taps come dim by dim (the last fastest),
+    a tap's channels together.  One gather of the flat tap indices into the padded input.
+    """
+    spatial, depth = input.shape.as_list()[1:-1], input.shape[-1]
+    padded_sizes = [size + before + after for size, (before, after) in zip(spatial, pads)]
+    padded = tf.pad(input, [[0, 0], *[list(p) for p in pads], [0, 0]]) if any(sum(p) for p in pads) else input
+    # flat index into the padded spatial dims of [*counts, *taps]
+    dims = len(taps)
+    flat = np.zeros([1] * 2 * dims, np.int64)
+    for axis, positions in enumerate(taps):
+        shape = [1] * 2 * dims
+        shape[axis], shape[dims + axis] = positions.shape
+        flat = flat * padded_sizes[axis] + positions.reshape(shape)
+    batch = tf.shape(input)[:1]
+    cells = tf.reshape(padded, tf.concat([batch, [int(np.prod(padded_sizes)), depth]], axis=0))
+    gathered = tf.gather(cells, flat.reshape(-1).astype(np.int32), axis=1)
+    out_shape = list(flat.shape[:dims]) + [int(np.prod(flat.shape[dims:])) * depth]
+    return tf.reshape(gathered, tf.concat([batch, out_shape], axis=0))
 
 
 def _window_starts(size, extent, stride, padding):
     """(number of output positions, padding before) along one spatial dim, as TF's ``GetWindowedOutputSize``."""
     if padding == "VALID":
-        count = (size - extent + stride) // stride
-        if count < 0:
-            raise op_error(f"{_KERNEL}Computed output size would be negative: {count} [input_size: {size}, "
-                           f"effective_filter_size: {extent}, stride: {stride}]", _OP)
-        return count, 0
+        return valid_count(size, extent, stride, _OP), 0
     count = -(-size // stride)
     return count, max((count - 1) * stride + extent - size, 0) // 2
 
@@ -60,38 +109,16 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
         its window row by row, a pixel's channels together.
     """
     images = convert_to_tensor(images)
-    sizes, strides, rates = _attr(sizes, "ksizes"), _attr(strides, "strides"), _attr(rates, "rates")
-    if padding not in ("SAME", "VALID"):
-        raise op_error(f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: \"SAME\", "
-                       f"\"VALID\"\n\t; NodeDef: {{{{node {_OP}}}}}", _OP)
-    _TYPES.check(images.array.dtype)
-    for values, what in ((sizes, "ksizes"), (strides, "strides"), (rates, "rates")):
-        if len(values) != 4 or values[0] != 1 or values[3] != 1:
-            raise op_error(f"{_KERNEL}Only support {what} across space.", _OP, tf.errors.UnimplementedError)
-    if images.shape.rank != 4:
-        dims = ",".join(str(d) for d in images.shape)
-        raise op_error(f"{_KERNEL}input must be 4-dimensional[{dims}]", _OP)
-    batch = tf.shape(images)[:1]
-    rows, cols, depth = images.shape[1], images.shape[2], images.shape[3]
-    windows = []
-    pads = []
-    for size, extent_taps, stride, rate in ((rows, sizes[1], strides[1], rates[1]),
-                                            (cols, sizes[2], strides[2], rates[2])):
+    sizes, strides, rates = checked_arguments(_OP, _TYPES, 4, images, padding, ksizes=sizes, strides=strides,
+                                              rates=rates)
+    taps, pads = [], []
+    for size, extent_taps, stride, rate in zip(images.shape[1:3], sizes[1:3], strides[1:3], rates[1:3]):
         extent = (extent_taps - 1) * rate + 1
         count, before = _window_starts(size, extent, stride, padding)
-        after = max((count - 1) * stride + extent - size - before, 0)
-        # Position of each tap of each window in the padded dimension: [count, taps].
-        windows.append(np.arange(count)[:, None] * stride + np.arange(extent_taps)[None, :] * rate)
-        pads.append((before, after, size + before + after))
-    (row_taps, col_taps), ((top, bottom, padded_rows), (left, right, padded_cols)) = windows, pads
-    padded = tf.pad(images, [[0, 0], [top, bottom], [left, right], [0, 0]]) if top + bottom + left + right else images
-    # Flat index into padded_rows * padded_cols for [out_rows, out_cols, taps_rows, taps_cols].
-    flat = row_taps[:, None, :, None] * padded_cols + col_taps[None, :, None, :]
-    out_rows, out_cols = flat.shape[0], flat.shape[1]
-    pixels = tf.reshape(padded, tf.concat([batch, [padded_rows * padded_cols, depth]], axis=0))
-    gathered = tf.gather(pixels, flat.reshape(-1).astype(np.int32), axis=1)
-    return tf.reshape(gathered, tf.concat([batch, [out_rows, out_cols, sizes[1] * sizes[2] * depth]],
-                                          axis=0))
+        # position of each tap of each window in the padded dimension: [count, taps]
+        taps.append(np.arange(count)[:, None] * stride + np.arange(extent_taps)[None, :] * rate)
+        pads.append((before, max((count - 1) * stride + extent - size - before, 0)))
+    return gather_windows(images, taps, pads)
 
 
 NAMESPACES = {"image": ["extract_patches"]}

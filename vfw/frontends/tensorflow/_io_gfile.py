@@ -193,9 +193,15 @@ def rmtree(path):
         os.remove(path)
 
 
-def _check_target(dst, overwrite):
+def _source_and_target(src, dst, overwrite):
+    """``(src, dst)`` as paths, checked as TF's rename and copy do: ``dst`` first (AlreadyExistsError unless
+    ``overwrite``), then ``src`` (NotFoundError)."""
+    src, dst = _path(src), _path(dst)
     if not overwrite and os.path.exists(dst):
         raise errors.AlreadyExistsError(None, None, "file already exists")
+    if not os.path.exists(src):
+        raise _not_found(src)
+    return src, dst
 
 
 def rename(src, dst, overwrite=False):
@@ -208,10 +214,7 @@ def rename(src, dst, overwrite=False):
     AlreadyExistsError
         When ``dst`` exists and ``overwrite`` is False.
     """
-    src, dst = _path(src), _path(dst)
-    _check_target(dst, overwrite)
-    if not os.path.exists(src):
-        raise _not_found(src)
+    src, dst = _source_and_target(src, dst, overwrite)
     try:
         if os.path.isdir(dst) and not os.path.isdir(src):
             os.rmdir(dst)  # TF's local file system replaces an empty directory by a file
@@ -232,10 +235,7 @@ def copy(src, dst, overwrite=False):
     AlreadyExistsError
         When ``dst`` exists and ``overwrite`` is False.
     """
-    src, dst = _path(src), _path(dst)
-    _check_target(dst, overwrite)
-    if not os.path.exists(src):
-        raise _not_found(src)
+    src, dst = _source_and_target(src, dst, overwrite)
     try:
         if os.path.isdir(src):  # TF creates the target, then fails to copy a directory's bytes into it
             open(dst, "wb").close()

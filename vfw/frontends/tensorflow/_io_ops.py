@@ -306,26 +306,28 @@ _BY_ENUM = {d.as_datatype_enum: d for d in (_dtypes.float16, _dtypes.float32, _d
                                             _dtypes.string, _dtypes.complex64, _dtypes.complex128)}
 
 
-def _tensor_proto(array):
+def tensor_proto(array, strings_in_content=False):
+    """A serialized ``TensorProto`` of ``array``: its dtype, shape and little-endian ``tensor_content``; strings
+    as ``string_val`` entries, or with ``strings_in_content`` (TF's ``AsProtoTensorContent``) in ``tensor_content``:
+    the varint lengths of all strings, then their bytes."""
     dtype = _dtypes.of_array(array)
     shape = b"".join(pb.field(2, pb.LENGTH, pb.field(1, pb.VARINT, pb.varint(n)) if n else b"")
                      for n in array.shape)
     out = pb.field(1, pb.VARINT, pb.varint(dtype.as_datatype_enum)) + pb.field(2, pb.LENGTH, shape)
     if dtype == _dtypes.string:
-        return out + b"".join(pb.field(8, pb.LENGTH, bytes(s)) for s in array.reshape(-1))
-    content = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
+        items = [bytes(s) for s in array.reshape(-1)]
+        if not strings_in_content:
+            return out + b"".join(pb.field(8, pb.LENGTH, item) for item in items)
+        content = b"".join(pb.varint(len(item)) for item in items) + b"".join(items)
+    else:
+        content = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
     return out + (pb.field(4, pb.LENGTH, content) if content else b"")
 
 
-def serialize_tensor(tensor, name=None):
-    """``tensor`` as a serialized ``TensorProto`` (a scalar string): dtype, shape and the raw little-endian
-    content (``string_val`` entries for strings)."""
-    t = convert_to_tensor(tensor)
-    return host(lambda array: np.array(_tensor_proto(array), dtype=object), t)
-
-
-def _array_of_proto(data, out_type):
-    dtype_enum, dims, content, strings = 0, [], None, []
+def tensor_proto_parts(data):
+    """``(dtype enum, dims, tensor_content, string_val entries)`` of a serialized ``TensorProto`` (``pb.DecodeError``
+    when it does not parse)."""
+    dtype_enum, dims, content, strings = 0, [], b"", []
     for number, _, value in pb.fields(data):
         if number == 1:
             dtype_enum = value
@@ -335,14 +337,31 @@ def _array_of_proto(data, out_type):
             content = value
         elif number == 8:
             strings.append(value)
+    return dtype_enum, dims, content, strings
+
+
+def numeric_array(dtype, content, dims):
+    """The ``dims``-shaped array of non-string ``dtype`` whose little-endian bytes are ``content``."""
+    np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
+    return np.frombuffer(content, dtype=np_dtype).astype(np_dtype.newbyteorder("=")).reshape(dims)
+
+
+def serialize_tensor(tensor, name=None):
+    """``tensor`` as a serialized ``TensorProto`` (a scalar string): dtype, shape and the raw little-endian
+    content (``string_val`` entries for strings)."""
+    t = convert_to_tensor(tensor)
+    return host(lambda array: np.array(tensor_proto(array), dtype=object), t)
+
+
+def _array_of_proto(data, out_type):
+    dtype_enum, dims, content, strings = tensor_proto_parts(data)
     dtype = _BY_ENUM.get(dtype_enum)
     if dtype != out_type:
         raise op_error(f"Type mismatch between parsed tensor ({dtype.name if dtype else dtype_enum}) and dtype "
                        f"({out_type.name})", "ParseTensor")
     if dtype == _dtypes.string:
         return np.array(strings, dtype=object).reshape(dims)
-    np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
-    return np.frombuffer(content or b"", dtype=np_dtype).astype(np_dtype.newbyteorder("=")).reshape(dims)
+    return numeric_array(dtype, content, dims)
 
 
 def parse_tensor(serialized, out_type, name=None):

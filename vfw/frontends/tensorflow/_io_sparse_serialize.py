@@ -13,22 +13,14 @@ import numpy as np
 from vfw.frontends.tensorflow import _dtypes
 from vfw.frontends.tensorflow import _protobuf as pb
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, kernel_type_name, op_error, wrap
-from vfw.frontends.tensorflow._io_ops import _BY_ENUM
+from vfw.frontends.tensorflow._io_ops import _BY_ENUM, numeric_array, tensor_proto, tensor_proto_parts
 from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 
 
 def _proto(array):
-    """A ``TensorProto`` of ``array`` with its data in ``tensor_content``, as TF's ``AsProtoTensorContent``."""
-    dtype = _dtypes.of_array(array)
-    shape = b"".join(pb.field(2, pb.LENGTH, pb.field(1, pb.VARINT, pb.varint(n)) if n else b"")
-                     for n in array.shape)
-    out = pb.field(1, pb.VARINT, pb.varint(dtype.as_datatype_enum)) + pb.field(2, pb.LENGTH, shape)
-    if dtype == _dtypes.string:
-        items = [bytes(s) for s in array.reshape(-1)]
-        content = b"".join(pb.varint(len(s)) for s in items) + b"".join(items)
-    else:
-        content = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
-    return out + (pb.field(4, pb.LENGTH, content) if content else b"")
+    """A serialized ``TensorProto`` of ``array`` with its data in ``tensor_content``, as TF's
+    ``AsProtoTensorContent``."""
+    return tensor_proto(array, strings_in_content=True)
 
 
 def _strings_of_content(content, count):
@@ -45,18 +37,8 @@ def _strings_of_content(content, count):
 
 def _array_of(data, tf_op):
     """``(dtype, array)`` of a serialized ``TensorProto`` (``tensor_content`` or ``*_val`` string entries)."""
-    dtype_enum, dims, content, strings = 0, [], b"", []
     try:
-        for number, _, value in pb.fields(data):
-            if number == 1:
-                dtype_enum = value
-            elif number == 2:
-                dims = [next((v for n, _, v in pb.fields(dim) if n == 1), 0)
-                        for n, _, dim in pb.fields(value) if n == 2]
-            elif number == 4:
-                content = value
-            elif number == 8:
-                strings.append(value)
+        dtype_enum, dims, content, strings = tensor_proto_parts(data)
     except pb.DecodeError:
         raise op_error("Could not parse serialized proto", tf_op) from None
     dtype = _BY_ENUM.get(dtype_enum)
@@ -66,8 +48,7 @@ def _array_of(data, tf_op):
     if dtype == _dtypes.string:
         items = strings if strings or not content else _strings_of_content(content, count)
         return dtype, np.array(items, dtype=object).reshape(dims)
-    np_dtype = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
-    return dtype, np.frombuffer(content, dtype=np_dtype).astype(np_dtype.newbyteorder("=")).reshape(dims)
+    return dtype, numeric_array(dtype, content, dims)
 
 
 def _checked_out_type(out_type):

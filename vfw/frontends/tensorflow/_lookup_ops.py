@@ -16,7 +16,21 @@ from vfw.frontends.tensorflow._farmhash import fingerprint64
 from vfw.frontends.tensorflow._ragged import RaggedTensor
 
 
-class KeyValueTensorInitializer:
+class TableInitializerBase:
+    """What fills a static table: its keys ``_keys`` and values ``_values`` (tensors, set by the subclass)."""
+
+    @property
+    def key_dtype(self):
+        """The keys' DType."""
+        return self._keys.dtype
+
+    @property
+    def value_dtype(self):
+        """The values' DType."""
+        return self._values.dtype
+
+
+class KeyValueTensorInitializer(TableInitializerBase):
     """The keys and values a static table is filled with.
 
     Parameters
@@ -31,16 +45,6 @@ class KeyValueTensorInitializer:
         self._keys = convert_to_tensor(keys, dtype=key_dtype)
         self._values = convert_to_tensor(values, dtype=value_dtype)
         self._name = name
-
-    @property
-    def key_dtype(self):
-        """The keys' DType."""
-        return self._keys.dtype
-
-    @property
-    def value_dtype(self):
-        """The values' DType."""
-        return self._values.dtype
 
 
 class _SortedTable:

@@ -10,6 +10,7 @@ import numpy as np
 
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import op_error, wrap
+from vfw.frontends.tensorflow._lookup_ops import TableInitializerBase
 
 _OP = "InitializeTableFromTextFileV2"
 
@@ -58,7 +59,7 @@ def _check_index(index, dtype, label):
                          f"received: {dtype}")
 
 
-class TextFileInitializer:
+class TextFileInitializer(TableInitializerBase):
     """Keys and values of a table from the lines of a text file.
 
     Parameters
@@ -112,16 +113,6 @@ class TextFileInitializer:
                 raise op_error(f"Invalid vocab_size in {filename}: expected {vocab_size} but got {len(lines)}", _OP)
             lines = lines[:vocab_size]
         return lines
-
-    @property
-    def key_dtype(self):
-        """The keys' DType."""
-        return self._keys.dtype
-
-    @property
-    def value_dtype(self):
-        """The values' DType."""
-        return self._values.dtype
 
 
 NAMESPACES = {"lookup": ["TextFileIndex", "TextFileInitializer"]}

@@ -18,8 +18,14 @@ def _names(value):
     return [name.decode() if isinstance(name, bytes) else str(name) for name in array.reshape(-1)]
 
 
-def _lines(path, compression):
-    """The lines of a file as bytes, without their line ends (``\\n``, and a ``\\r`` before it)."""
+def file_content(path, compression):
+    """The bytes of a file, decompressed by ``compression`` ("GZIP", "ZLIB" or "" for none).
+
+    Raises
+    ------
+    NotFoundError
+        When there is no file ``path`` (TF's error of the iterator reading it).
+    """
     try:
         with open(path, "rb") as f:
             content = f.read()
@@ -27,10 +33,15 @@ def _lines(path, compression):
         raise _dispatch.op_error(f"{path}; No such file or directory", "IteratorGetNext",
                                  errors.NotFoundError) from None
     if compression == "GZIP":
-        content = gzip.decompress(content)
-    elif compression == "ZLIB":
-        content = zlib.decompress(content)
-    lines = content.split(b"\n")
+        return gzip.decompress(content)
+    if compression == "ZLIB":
+        return zlib.decompress(content)
+    return content
+
+
+def _lines(path, compression):
+    """The lines of a file as bytes, without their line ends (``\\n``, and a ``\\r`` before it)."""
+    lines = file_content(path, compression).split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     return [line[:-1] if line.endswith(b"\r") else line for line in lines]

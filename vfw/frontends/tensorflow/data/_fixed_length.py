@@ -1,13 +1,10 @@
 """``tf.data.FixedLengthRecordDataset``: the fixed-size records of binary files."""
 
-import gzip
-import zlib
-
 import numpy as np
 
 from vfw.frontends.tensorflow import _dispatch, errors
 from vfw.frontends.tensorflow.data._dataset import int64_argument
-from vfw.frontends.tensorflow.data._files import TextLineDataset
+from vfw.frontends.tensorflow.data._files import TextLineDataset, file_content
 
 
 class FixedLengthRecordDataset(TextLineDataset):
@@ -35,16 +32,7 @@ class FixedLengthRecordDataset(TextLineDataset):
         super().__init__(filenames, compression_type, buffer_size, num_parallel_reads, name)
 
     def _one_file(self, path):
-        try:
-            with open(path, "rb") as f:
-                content = f.read()
-        except FileNotFoundError:
-            raise _dispatch.op_error(f"{path}; No such file or directory", "IteratorGetNext",
-                                     errors.NotFoundError) from None
-        if self._compression == "GZIP":
-            content = gzip.decompress(content)
-        elif self._compression == "ZLIB":
-            content = zlib.decompress(content)
+        content = file_content(path, self._compression)
         body = content[self._header:len(content) - self._footer]
         # TF checks an uncompressed file's size before reading (InvalidArgumentError); a compressed stream's size is
         # found at its end, after the whole records (DataLossError)

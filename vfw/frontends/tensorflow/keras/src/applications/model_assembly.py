@@ -7,12 +7,14 @@ then calls :func:`finish_model`.
 
 import os
 
-from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils, legacy_weights
+from vfw.frontends.tensorflow.keras.src.applications import imagenet_utils
 from vfw.frontends.tensorflow.keras.src.backend import image_data_format
 from vfw.frontends.tensorflow.keras.src.engine.functional import Functional
 from vfw.frontends.tensorflow.keras.src.engine.input_layer import Input
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import is_keras_tensor
+from vfw.frontends.tensorflow.keras.src.engine.operation_utils import get_source_inputs
 from vfw.frontends.tensorflow.keras.src.layers import core, pooling, regularization
+from vfw.frontends.tensorflow.keras.src.saving import legacy_h5
 
 WEIGHTS_ROOT = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
@@ -105,21 +107,10 @@ def classification_head(x, include_top, pooling_mode, classes, classifier_activa
     return x
 
 
-def source_inputs(tensor):
-    """The Input tensors ``tensor`` was computed from (``keras.utils.get_source_inputs``), in graph order."""
-    history = getattr(tensor, "_keras_history", None)
-    operation = history[0] if history else None
-    if operation is None or not operation._inbound_nodes:
-        return [tensor]
-    node = operation._inbound_nodes[history[1]]
-    if not node.input_tensors:
-        return [tensor]
-    found = []
-    for parent in node.input_tensors:
-        for source in source_inputs(parent):
-            if not any(source is seen for seen in found):
-                found.append(source)
-    return found
+def _is_legacy_h5(path):
+    """Whether ``path`` names a legacy ``.h5`` weights file (not Keras 3's ``.weights.h5``)."""
+    path = str(path)
+    return path.endswith((".h5", ".hdf5")) and not path.endswith(".weights.h5")
 
 
 def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, file_hash=None, fname=None):
@@ -141,16 +132,16 @@ def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, f
     fname : str, optional
         The name the download is cached under (default: the last part of ``weights_url``).
     """
-    inputs = source_inputs(input_tensor) if input_tensor is not None else img_input
+    inputs = get_source_inputs(input_tensor) if input_tensor is not None else img_input
     model = Functional(inputs, outputs, name=name)
     if weights == "imagenet":
         from vfw.frontends.tensorflow.keras.src.utils.file_utils import get_file
 
         weights = get_file(fname or weights_url.rsplit("/", 1)[-1], weights_url, cache_subdir="models",
                            file_hash=file_hash)
-    if weights is not None and legacy_weights.is_legacy_h5(weights):
-        # The released ImageNet weights (and Keras 2 saves) are legacy HDF5 files.
-        legacy_weights.load_legacy_h5_weights(model, weights)
+    if weights is not None and _is_legacy_h5(weights):
+        # The released ImageNet weights (and Keras 2 saves) are legacy HDF5 files, loaded layer by layer name.
+        legacy_h5.load_weights(model, weights, by_name=True)
     elif weights is not None:
         model.load_weights(weights)
     return model

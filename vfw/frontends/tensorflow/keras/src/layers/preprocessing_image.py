@@ -15,12 +15,12 @@ import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow import _image_ops
 from vfw.frontends.tensorflow.keras.src import backend, random
 from vfw.frontends.tensorflow.keras.src.layers.preprocessing import _DataLayer
-from vfw.frontends.tensorflow.keras.src.layers.upsampling import RESIZE_INTERPOLATIONS
 
 API = {"layers": ["Resizing", "CenterCrop", "RandomCrop", "RandomFlip", "RandomRotation", "RandomZoom",
                   "RandomTranslation", "RandomContrast", "RandomBrightness"]}
 
 _AFFINE_INTERPOLATIONS = ("nearest", "bilinear")
+RESIZE_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 
 
 class _ImageLayer(_DataLayer):

@@ -14,16 +14,8 @@ from vfw.frontends.tensorflow.keras.src.layers.preprocessing_image import (
     check_resize_interpolation,
 )
 from vfw.frontends.tensorflow.keras.src.layers.preprocessing_image_color import rgb_to_grayscale as _grayscale
-from vfw.frontends.tensorflow.keras.src.ops._common import convert_to_tensor, keras_op
-
-
-def _checked_images(images):
-    """``images`` as a tensor of rank 3 or 4 (Keras' ValueError otherwise)."""
-    images = convert_to_tensor(images)
-    if images.shape.rank not in (3, 4):
-        raise ValueError(f"Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
-                         f"Received input with shape: images.shape={tuple(images.shape)}")
-    return images
+from vfw.frontends.tensorflow.keras.src.ops._common import keras_op
+from vfw.frontends.tensorflow.keras.src.ops.image_geometry import checked_images
 
 
 def _channels_last_apply(images, data_format, function):
@@ -34,7 +26,7 @@ def _channels_last_apply(images, data_format, function):
 
 
 def _float_images(images):
-    images = _checked_images(images)
+    images = checked_images(images)
     if not images.dtype.is_floating:
         raise ValueError(f"Invalid images dtype: expected float dtype. Received: images.dtype={images.dtype.name}")
     return images
@@ -44,7 +36,7 @@ def _float_images(images):
 def rgb_to_grayscale(images, data_format=None):
     """RGB images ``(..., 3)`` to grayscale ``(..., 1)`` (luma weights 0.2989, 0.5870, 0.1140), dtype kept;
     one-channel images pass through.  ``data_format`` places the channels axis."""
-    return _grayscale(_checked_images(images), standardize_data_format(data_format))
+    return _grayscale(checked_images(images), standardize_data_format(data_format))
 
 
 @keras_op
@@ -89,7 +81,7 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
     if len(size) != 2:
         raise ValueError(f"Argument `size` must be a tuple of two elements (height, width). Received: size={size}")
     target_height, target_width = (int(s) for s in size)
-    images = _checked_images(images)
+    images = checked_images(images)
 
     def resized(images):
         height, width = images.shape[-3], images.shape[-2]

@@ -29,10 +29,18 @@ _SCALE_METHODS = {"linear": "linear", "bilinear": "linear", "trilinear": "linear
                   "bicubic": "cubic", "tricubic": "cubic", "lanczos3": "lanczos3", "lanczos5": "lanczos5"}
 
 
-def _check_rank(images, name="images"):
+def _check_rank(images, name="images", received="Received input with shape: "):
+    """Keras' ValueError unless ``images`` has rank 3 or 4 (its shape given after ``received``)."""
     if images.shape.rank not in (3, 4):
         raise ValueError(f"Invalid {name} rank: expected rank 3 (single image) or rank 4 (batch of images). "
-                         f"Received input with shape: {name}.shape={tuple(images.shape)}")
+                         f"{received}{name}.shape={tuple(images.shape)}")
+
+
+def checked_images(images, received="Received input with shape: "):
+    """``images`` as a tensor of rank 3 or 4 (``_check_rank``)."""
+    images = convert_to_tensor(images)
+    _check_rank(images, received=received)
+    return images
 
 
 def _check_warp_arguments(images, interpolation, fill_mode="constant"):
@@ -193,14 +201,6 @@ def scale_and_translate(images, output_shape, scale, translation, spatial_dims, 
     return output
 
 
-def _images_of_rank(images):
-    images = convert_to_tensor(images)
-    if images.shape.rank not in (3, 4):
-        raise ValueError(f"Invalid images rank: expected rank 3 (single image) or rank 4 (batch of images). "
-                         f"Received: images.shape={tuple(images.shape)}")
-    return images
-
-
 def _exactly_two(names, values):
     if list(values).count(None) != 1:
         given = ", ".join(f"{name}={value}" for name, value in zip(names, values))
@@ -226,7 +226,7 @@ def pad_images(images, top_padding=None, left_padding=None, bottom_padding=None,
                target_height=None, target_width=None, data_format=None):
     """``images`` (rank 3 or 4) padded with zeros: two of (top, bottom, target height) and two of (left, right,
     target width) given."""
-    images = _images_of_rank(images)
+    images = checked_images(images, received="Received: ")
     _exactly_two(("top_padding", "bottom_padding", "target_height"), (top_padding, bottom_padding, target_height))
     _exactly_two(("left_padding", "right_padding", "target_width"), (left_padding, right_padding, target_width))
     height_axis, width_axis = _height_width_axes(images, data_format)
@@ -252,7 +252,7 @@ def crop_images(images, top_cropping=None, left_cropping=None, bottom_cropping=N
                 target_height=None, target_width=None, data_format=None):
     """``images`` (rank 3 or 4) cropped: two of (top, bottom, target height) and two of (left, right, target
     width) given."""
-    images = _images_of_rank(images)
+    images = checked_images(images, received="Received: ")
     _exactly_two(("top_cropping", "bottom_cropping", "target_height"),
                  (top_cropping, bottom_cropping, target_height))
     _exactly_two(("left_cropping", "right_cropping", "target_width"), (left_cropping, right_cropping, target_width))
