@@ -44,9 +44,12 @@ def test_export_serve_and_signatures(tmp_path, build, shape):
     for batch in (1, 4):
         x = rng.standard_normal((batch,) + shape).astype(np.float32)
         np.testing.assert_allclose(got.serve(x).numpy(), want.serve(x).numpy(), rtol=1e-5, atol=1e-6)
+        # the input is named after its KerasTensor, whose auto-name depends on how many each library made before
         (name, spec), = want.signatures["serving_default"].structured_input_signature[1].items()
+        (got_name, got_spec), = got.signatures["serving_default"].structured_input_signature[1].items()
+        assert got_spec.shape.as_list() == spec.shape.as_list() and got_spec.dtype.name == spec.dtype.name
         want_out = want.signatures["serving_default"](**{name: real_tf.constant(x)})
-        got_out = got.signatures["serving_default"](**{name: vtf.constant(x)})
+        got_out = got.signatures["serving_default"](**{got_name: vtf.constant(x)})
         assert sorted(got_out) == sorted(want_out)
         for key in want_out:
             np.testing.assert_allclose(got_out[key].numpy(), want_out[key].numpy(), rtol=1e-5, atol=1e-6)

@@ -9,7 +9,7 @@ import importlib
 MODULES = [
     "engine.variables", "engine.layer", "engine.input_layer", "engine.keras_tensor", "engine.model",
     "engine.sequential", "engine.naming", "engine.dtype_policy", "engine.input_spec", "engine.operation",
-    "engine.operation_utils",
+    "engine.operation_utils", "engine.function",
     "layers.core", "layers.activations", "layers.convolutional", "layers.convolutional_depthwise", "layers.pooling",
     "layers.upsampling",
     "layers.normalization", "layers.regularization", "layers.reshaping", "layers.merging", "layers.rnn",
@@ -31,6 +31,7 @@ MODULES = [
     "legacy.layers", "legacy.backend_math", "legacy.backend_nn", "legacy.backend_control",
     "tree", "utils.config",
     "engine.dtype_policy_quantized", "quantizers", "remat",
+    "distillation.distillation_loss", "distillation.distiller", "export.archive", "export.tfsm_layer",
 ]
 
 

@@ -7,27 +7,7 @@ lists ``variables``, ``trainable_variables`` and ``non_trainable_variables``.  T
 """
 
 import vfw.tensorflow as tf
-from vfw.frontends.tensorflow._module import Module
-
-
-class _ExportArchive(Module):
-    """The exported root: the serving function and the model's variable lists."""
-
-    def __init__(self, model, input_signature):
-        super().__init__(name="export_archive")
-        self._model = model
-        signature = list(input_signature)
-
-        def serve(*inputs):
-            return model(inputs[0] if len(inputs) == 1 else list(inputs), training=False)
-
-        self.serve = tf.function(serve, input_signature=signature)
-
-    def _saved_model_children(self):
-        """The attributes saved besides the module's own (TF's tracked lists of an ExportArchive)."""
-        model = self._model
-        return {"variables": list(model.variables), "trainable_variables": list(model.trainable_variables),
-                "non_trainable_variables": list(model.non_trainable_variables)}
+from vfw.frontends.tensorflow.keras.src.export.archive import DEFAULT_ENDPOINT_NAME, ExportArchive
 
 
 def _input_signature(model):
@@ -53,8 +33,11 @@ def export_saved_model(model, filepath, verbose=None, input_signature=None):
     """
     if input_signature is None:
         input_signature = _input_signature(model)
-    archive = _ExportArchive(model, input_signature)
-    tf.saved_model.save(archive, filepath, signatures={"serve": archive.serve, "serving_default": archive.serve})
-    if verbose or verbose is None:
-        print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n* Endpoint 'serve'\n"
-              f"  args_0 (POSITIONAL_ONLY): {input_signature!r}")
+
+    def serve(*inputs):
+        return model(inputs[0] if len(inputs) == 1 else list(inputs), training=False)
+
+    archive = ExportArchive()
+    archive.track(model)
+    archive.add_endpoint(DEFAULT_ENDPOINT_NAME, serve, list(input_signature))
+    archive.write_out(filepath, verbose=verbose or verbose is None)

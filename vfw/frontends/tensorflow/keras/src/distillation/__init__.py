@@ -1,0 +1,1 @@
+"""``keras.distillation``: knowledge distillation (a ``Distiller`` model and its distillation losses)."""
