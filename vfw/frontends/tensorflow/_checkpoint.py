@@ -266,6 +266,9 @@ class Checkpoint:
         _write_state(os.path.dirname(path), path, [path])
         return path
 
+    def sync(self):
+        """Wait for asynchronous checkpoint writes to finish: vfw writes synchronously, so there are none."""
+
     def read(self, save_path, options=None):
         """Restore from ``save_path`` (as ``restore``)."""
         return self.restore(save_path)

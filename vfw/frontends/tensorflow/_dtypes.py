@@ -6,9 +6,10 @@ import ml_dtypes
 import numpy as np
 
 from vfw.core import dtypes as dt
+from vfw.frontends.tensorflow._trace_type import ValuelessTraceType
 
 
-class DType:
+class DType(ValuelessTraceType):
     """A tensor element type (``tf.float32``, ``tf.int32``, ``tf.string``...).
 
     Attributes
@@ -68,6 +69,11 @@ class DType:
         return self._name.startswith("q")
 
     @property
+    def is_numeric(self):
+        """bool: a number type (integer, floating, complex or quantized; not bool, string or handles)."""
+        return self.is_integer or self.is_floating or self.is_complex or self.is_quantized
+
+    @property
     def is_numpy_compatible(self):
         return self._name not in ("resource", "variant")
 
@@ -125,6 +131,14 @@ class DType:
     def np(self):
         """numpy.dtype: the engine dtype (vfw's own accessor)."""
         return self._np
+
+    def is_subtype_of(self, other):
+        """bool: tf.function's trace-type order, which for dtypes is equality."""
+        return self == other
+
+    def most_specific_common_supertype(self, others):
+        """This dtype when every one of ``others`` equals it, else None."""
+        return self if all(self == other for other in others) else None
 
     def __eq__(self, other):
         if isinstance(other, DType):

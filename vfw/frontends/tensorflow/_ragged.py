@@ -13,10 +13,11 @@ import numpy as np
 
 from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
+from vfw.frontends.tensorflow._ragged_partition import RowPartitionConstructors
 from vfw.frontends.tensorflow._shape import TensorShape
 
 
-class RaggedTensor:
+class RaggedTensor(RowPartitionConstructors):
     """Rows of ``values`` delimited by ``row_splits`` (use the ``from_*`` constructors).
 
     Attributes
@@ -81,6 +82,11 @@ class RaggedTensor:
         """The ragged tensor whose row ``value_rowids[i]`` holds ``values[i]`` (ids sorted; ``nrows`` rows, by
         default one past the largest id)."""
         ids = convert_to_tensor(value_rowids, dtype_hint=_dtypes.int64).array
+        if not isinstance(values, RaggedTensor):
+            values = convert_to_tensor(values)
+        if ids.ndim == 1 and values.shape.rank and ids.shape[0] != _nrows_of(values):  # TF's static shape check
+            raise ValueError(f"Shapes {TensorShape([_nrows_of(values)])} and {TensorShape(ids.shape)} are "
+                             f"incompatible")
         count = (int(ids[-1]) + 1 if ids.size else 0) if nrows is None else int(convert_to_tensor(nrows).array)
         if validate and (ids.ndim != 1 or np.any(np.diff(ids) < 0) or (ids.size and (ids[0] < 0 or
                                                                                         ids[-1] >= count))):

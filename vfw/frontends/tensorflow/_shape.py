@@ -2,6 +2,8 @@
 
 import operator
 
+from vfw.frontends.tensorflow._trace_type import ValuelessTraceType
+
 
 def _dim(value):
     if value is None:
@@ -15,7 +17,7 @@ def _dim(value):
                         f"'{value!r}' with type '{type(value)}'") from None
 
 
-class TensorShape:
+class TensorShape(ValuelessTraceType):
     """The shape of a tensor: ``TensorShape([2, None])`` (rank 2, second dim unknown), ``TensorShape(None)``.
 
     Parameters
@@ -118,6 +120,49 @@ class TensorShape:
     def assert_has_rank(self, rank):
         """Raise ValueError unless the rank is ``rank`` (or unknown)."""
         self.with_rank(rank)
+
+    def with_rank_at_least(self, rank):
+        """This shape, when it has (or may have) at least ``rank`` dimensions (ValueError otherwise)."""
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank):
+        """This shape, when it has (or may have) at most ``rank`` dimensions (ValueError otherwise)."""
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def assert_same_rank(self, other):
+        """Raise ValueError unless ``other`` has this rank (or either rank is unknown)."""
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_is_fully_defined(self):
+        """Raise ValueError unless every dimension (and the rank) is known."""
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    # -- tf.function's trace types ---------------------------------------------------------------
+    def is_subtype_of(self, other):
+        """bool: whether ``other`` (a TensorShape) describes every shape this one does."""
+        if not isinstance(other, TensorShape):
+            return False
+        if other._dims is None:
+            return True
+        return self._dims is not None and len(self._dims) == len(other._dims) and all(
+            b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def most_specific_common_supertype(self, others):
+        """The most specific TensorShape describing this one and every one of ``others`` (None when one of them
+        is not a TensorShape): dims that differ become None, ranks that differ an unknown rank."""
+        result = self
+        for other in others:
+            if not isinstance(other, TensorShape):
+                return None
+            result = result.most_specific_compatible_shape(other)
+        return result
 
     # -- Python protocol -------------------------------------------------------------------------
     def __len__(self):

@@ -27,6 +27,12 @@ class Tensor(CoreTensor):
 
     __slots__ = ("__dict__",)  # attributes may be attached (Keras attaches masks)
     __array_priority__ = 100  # numpy defers binary operators to the tensor's
+    # The operators TF's ``tf.Tensor`` lets other types overload (its public class attribute).
+    OVERLOADABLE_OPERATORS = {
+        "__abs__", "__add__", "__and__", "__div__", "__eq__", "__floordiv__", "__ge__", "__getitem__", "__gt__",
+        "__invert__", "__le__", "__lt__", "__matmul__", "__mod__", "__mul__", "__ne__", "__neg__", "__or__",
+        "__pow__", "__radd__", "__rand__", "__rdiv__", "__rfloordiv__", "__rmatmul__", "__rmod__", "__rmul__",
+        "__ror__", "__rpow__", "__rsub__", "__rtruediv__", "__rxor__", "__sub__", "__truediv__", "__xor__"}
 
     def __init__(self, *args, **kwargs):
         raise TypeError("Tensors are created with tf.constant or tf.convert_to_tensor, not tf.Tensor(...)")
@@ -80,6 +86,32 @@ class Tensor(CoreTensor):
     @property
     def graph(self):
         raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    @property
+    def value_index(self):
+        raise AttributeError("Tensor.value_index is undefined when eager execution is enabled.")
+
+    @property
+    def is_packed(self):
+        """bool: False (a packed tensor spans several devices; vfw has one)."""
+        return False
+
+    def consumers(self):
+        raise NotImplementedError("Tensor.consumers is undefined when eager execution is enabled.")
+
+    def eval(self, feed_dict=None, session=None):
+        raise NotImplementedError("eval is not supported when eager execution is enabled, is .numpy() what you're "
+                                  "looking for?")
+
+    def cpu(self):
+        """A copy of this tensor on the CPU (deprecated in TF for ``tf.identity``; differentiable)."""
+        from vfw.frontends.tensorflow._creation import identity  # the ops import this module
+
+        return identity(self)
+
+    def gpu(self, gpu_index=0):
+        """Refused: vfw has no GPU device (TF's error on a machine without one)."""
+        raise RuntimeError(f"GPU:{gpu_index} unknown device.")
 
     def numpy(self):
         """A numpy copy of the values (strings as bytes objects)."""

@@ -4,6 +4,7 @@ import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor
 from vfw.frontends.tensorflow._shape import as_shape
 
 
@@ -76,6 +77,25 @@ class TensorSpec:
         return TensorSpec(shape, self._dtype, self._name)
 
     most_specific_compatible_type = most_specific_common_supertype
+
+    def flatten(self):
+        """list: the TraceTypes of the tensors this spec stands for (itself)."""
+        return [self]
+
+    def to_tensors(self, value):
+        """``[value]`` as a tensor of this spec (converted to its dtype; TypeError when its shape or dtype does
+        not fit)."""
+        # a tensor or variable keeps its dtype (a mismatch is the TypeError below, as TF); other values convert
+        keeps_dtype = isinstance(value, CoreTensor) or hasattr(value, "_as_tensor")
+        tensor = convert_to_tensor(value, dtype=None if keeps_dtype else self._dtype)
+        found = spec_of(tensor)
+        if not found.is_subtype_of(self):
+            raise TypeError(f"Can not cast {found!r} to {self!r}")
+        return [tensor]
+
+    def from_tensors(self, tensors):
+        """The value this spec stands for, taken from the iterator ``tensors`` (its next tensor)."""
+        return next(tensors)
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and (self._shape, self._dtype, self._name) == (

@@ -37,6 +37,7 @@ from vfw.frontends.tensorflow._ragged import RaggedTensor
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 from vfw.frontends.tensorflow._tensor import DEVICE, Tensor, _numpy_text, _Reference
+from vfw.frontends.tensorflow._variable_legacy import LegacyVariableMethods
 from vfw.frontends.tensorflow._variable_updates import GatherScatterMethods, compute
 
 _wrap = _dispatch.wrap
@@ -158,7 +159,7 @@ def _sync_mode(synchronization, aggregation, trainable):
     return synchronization, aggregation, trainable
 
 
-class Variable(GatherScatterMethods, metaclass=_VariableMeta):
+class Variable(GatherScatterMethods, LegacyVariableMethods, metaclass=_VariableMeta):
     """A tensor-valued variable: ``tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None)``.
 
     Parameters

@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dispatch
+from vfw.frontends.tensorflow import _dispatch, nest
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensorSpec
+from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _randomness, _seeds
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import check_not_in_function, out_of_range
@@ -76,6 +78,32 @@ class OwnedIterator(Iterator):
             return Optional.from_value(next(self))
         except StopIteration:
             return Optional.empty(self.element_spec)
+
+    def next(self):
+        """The next element (``next(iterator)``; StopIteration after the last)."""
+        return next(self)
+
+    # TF 1's structure properties, which TF 2 keeps on its iterators (deprecated there for ``element_spec``)
+    @property
+    def output_types(self):
+        """The dtype of every component of the elements (the structure of ``element_spec``)."""
+        return _map_specs(lambda spec: spec.dtype, self.element_spec)
+
+    @property
+    def output_shapes(self):
+        """The TensorShape of every component of the elements."""
+        return _map_specs(lambda spec: spec.shape, self.element_spec)
+
+    @property
+    def output_classes(self):
+        """The Python type of every component of the elements: ``tf.Tensor`` or ``tf.SparseTensor``; as TF, other
+        components (ragged tensors...) give their spec."""
+        return _map_specs(lambda spec: spec.value_type if isinstance(spec, (TensorSpec, SparseTensorSpec)) else spec,
+                          self.element_spec)
+
+
+def _map_specs(fn, element_spec):
+    return nest.map_structure(fn, element_spec)
 
 
 def _numpy(leaf):
