@@ -40,8 +40,15 @@ class QueueEmptyError(DistStoreError):
     """``queue_pop`` on an empty store queue that did not fill in time."""
 
 
-class DebugLevel(enum.Enum):
-    """torch.distributed's debug levels (``TORCH_DISTRIBUTED_DEBUG``)."""
+class _PlainClassRepr(enum.EnumMeta):
+    def __repr__(cls):  # torch's DebugLevel is a pybind11 enum: its class prints as a plain class
+        return type.__repr__(cls)
+
+
+class DebugLevel(enum.IntEnum, metaclass=_PlainClassRepr):
+    """torch.distributed's debug levels (``TORCH_DISTRIBUTED_DEBUG``); ``int(level)`` is its value, as torch's."""
+
+    __str__ = enum.Enum.__str__
 
     OFF = 0
     INFO = 1
