@@ -11,12 +11,17 @@ import json
 import os
 import runpy
 import sys
+import types
 
 
 def main(paths):
     losses = {}
     for path in paths:
         program = runpy.run_path(path, run_name="program")
+        # Importable under its own name, as a script run on its own is as __main__: pickling its classes
+        # (torch.save of a checkpoint holding a user dataclass) looks them up there.
+        sys.modules["program"] = types.ModuleType("program")
+        sys.modules["program"].__dict__.update(program)
         losses[os.path.basename(path)] = [v if isinstance(v, str) else float(v) for v in program["main"]()]
         if "tensorflow" in sys.modules:
             # each program starts from Keras' fresh global state (layer-name counters...), as a script run on its

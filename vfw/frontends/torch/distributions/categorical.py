@@ -20,6 +20,9 @@ from vfw.frontends.torch.distributions.distribution import (
 from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
 from vfw.frontends.torch.nn import functional as F
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["Categorical"]
+
 
 class Categorical(Distribution):
     """A distribution over ``0 .. K-1`` given by ``probs`` (normalized here) or ``logits`` (unnormalized log

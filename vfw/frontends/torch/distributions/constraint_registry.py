@@ -19,20 +19,8 @@ from vfw.frontends.torch.distributions.transforms_structured import (
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
-# the constraint factories that build value-by-value constraints (one kind each, named as their repr)
-_FACTORY_KINDS = {
-    constraints.greater_than: "GreaterThan", constraints.greater_than_eq: "GreaterThanEq",
-    constraints.less_than: "LessThan", constraints.interval: "Interval",
-    constraints.half_open_interval: "HalfOpenInterval", constraints.integer_interval: "IntegerInterval",
-}
-
-
 def _kind(constraint):
-    """The registry key of a constraint, a constraint class or a constraint factory."""
-    if constraint in _FACTORY_KINDS:
-        return _FACTORY_KINDS[constraint]
-    if isinstance(constraint, constraints._Elementwise):
-        return constraint._name
+    """The registry key of a constraint or a constraint class: its class."""
     if isinstance(constraint, type):
         if not issubclass(constraint, constraints.Constraint):
             raise TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got "
@@ -44,8 +32,7 @@ def _kind(constraint):
 
 
 def _kind_name(constraint):
-    kind = _kind(constraint)
-    return "_" + kind if isinstance(kind, str) else kind.__name__
+    return _kind(constraint).__name__
 
 
 class ConstraintRegistry:

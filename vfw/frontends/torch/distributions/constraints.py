@@ -59,60 +59,125 @@ class dependent_property(property, _Dependent):  # noqa: N801  (named as torch's
 
 
 class _Elementwise(Constraint):
-    """A constraint checked value by value with ``test(value)``; ``bounds`` name the repr's fields."""
+    """A constraint checked value by value with ``_test(value)``; ``_fields`` name its bounds (and its repr's
+    fields).  Each kind is a class, as torch's are: ``isinstance(positive, greater_than)`` holds."""
 
-    def __init__(self, test, name, is_discrete=False, **bounds):
-        self._test, self._name, self._bounds, self.is_discrete = test, name, bounds, is_discrete
-        for key, bound in bounds.items():
+    _fields = ()
+
+    def __init__(self, *bounds):
+        for key, bound in zip(self._fields, bounds):
             setattr(self, key, bound)
 
     def check(self, value):
         return self._test(value)
 
     def __repr__(self):
-        return self._name + "(" + ", ".join(f"{key}={bound}" for key, bound in self._bounds.items()) + ")"
+        fields = ", ".join(f"{key}={getattr(self, key)}" for key in self._fields)
+        return f"{type(self).__name__.lstrip('_')}({fields})"
 
 
 def _is_integer(value):
     return value % 1 == 0
 
 
-def greater_than(lower_bound):
+class _Real(_Elementwise):
+    """Every value but NaN."""
+
+    def _test(self, v):
+        return v == v
+
+
+class _Boolean(_Elementwise):
+    """``0`` or ``1``."""
+
+    is_discrete = True
+
+    def _test(self, v):
+        return (v == 0) | (v == 1)
+
+
+class _LowerBounded(_Elementwise):
+    """The kinds with a ``lower_bound`` (siblings, not subclasses of one another, as torch's are)."""
+
+    _fields = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        super().__init__(lower_bound)
+
+
+class _GreaterThan(_LowerBounded):
     """``value > lower_bound``."""
-    return _Elementwise(lambda v: lower_bound < v, "GreaterThan", lower_bound=lower_bound)
+
+    def _test(self, v):
+        return self.lower_bound < v
 
 
-def greater_than_eq(lower_bound):
+class _GreaterThanEq(_LowerBounded):
     """``value >= lower_bound``."""
-    return _Elementwise(lambda v: lower_bound <= v, "GreaterThanEq", lower_bound=lower_bound)
+
+    def _test(self, v):
+        return self.lower_bound <= v
 
 
-def less_than(upper_bound):
+class _IntegerGreaterThan(_LowerBounded):
+    """The integers ``>= lower_bound``."""
+
+    is_discrete = True
+
+    def _test(self, v):
+        return _is_integer(v) & (v >= self.lower_bound)
+
+
+class _LessThan(_Elementwise):
     """``value < upper_bound``."""
-    return _Elementwise(lambda v: v < upper_bound, "LessThan", upper_bound=upper_bound)
+
+    _fields = ("upper_bound",)
+
+    def __init__(self, upper_bound):
+        super().__init__(upper_bound)
+
+    def _test(self, v):
+        return v < self.upper_bound
 
 
-def interval(lower_bound, upper_bound):
+class _TwoBounded(_Elementwise):
+    """The kinds with a ``lower_bound`` and an ``upper_bound`` (siblings, as torch's are)."""
+
+    _fields = ("lower_bound", "upper_bound")
+
+    def __init__(self, lower_bound, upper_bound):
+        super().__init__(lower_bound, upper_bound)
+
+    def _within(self, v):
+        return (self.lower_bound <= v) & (v <= self.upper_bound)
+
+
+class _Interval(_TwoBounded):
     """``lower_bound <= value <= upper_bound``."""
-    return _Elementwise(lambda v: (lower_bound <= v) & (v <= upper_bound), "Interval", lower_bound=lower_bound,
-                        upper_bound=upper_bound)
+
+    def _test(self, v):
+        return self._within(v)
 
 
-def half_open_interval(lower_bound, upper_bound):
+class _HalfOpenInterval(_TwoBounded):
     """``lower_bound <= value < upper_bound``."""
-    return _Elementwise(lambda v: (lower_bound <= v) & (v < upper_bound), "HalfOpenInterval",
-                        lower_bound=lower_bound, upper_bound=upper_bound)
+
+    def _test(self, v):
+        return (self.lower_bound <= v) & (v < self.upper_bound)
 
 
-def integer_interval(lower_bound, upper_bound):
+class _IntegerInterval(_TwoBounded):
     """The integers ``lower_bound .. upper_bound``."""
-    return _Elementwise(lambda v: _is_integer(v) & (lower_bound <= v) & (v <= upper_bound), "IntegerInterval",
-                        True, lower_bound=lower_bound, upper_bound=upper_bound)
+
+    is_discrete = True
+
+    def _test(self, v):
+        return _is_integer(v) & self._within(v)
 
 
-def _integer_greater_than(lower_bound):
-    return _Elementwise(lambda v: _is_integer(v) & (v >= lower_bound), "IntegerGreaterThan", True,
-                        lower_bound=lower_bound)
+# the parametrised kinds are their classes, as in torch
+greater_than, greater_than_eq, less_than = _GreaterThan, _GreaterThanEq, _LessThan
+interval, half_open_interval, integer_interval = _Interval, _HalfOpenInterval, _IntegerInterval
 
 
 class _IndependentConstraint(Constraint):
@@ -277,10 +342,10 @@ class MixtureSameFamilyConstraint(Constraint):
 
 
 dependent = _Dependent()
-boolean = _Elementwise(lambda v: (v == 0) | (v == 1), "Boolean", True)
-nonnegative_integer = _integer_greater_than(0)
-positive_integer = _integer_greater_than(1)
-real = _Elementwise(lambda v: v == v, "Real")  # everything but NaN
+boolean = _Boolean()
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+real = _Real()
 real_vector = _IndependentConstraint(real, 1)
 positive = greater_than(0.0)
 nonnegative = greater_than_eq(0.0)

@@ -13,6 +13,9 @@ from vfw.frontends.torch.distributions.exponential_family import ExponentialFami
 from vfw.frontends.torch.distributions.gamma import standard_gamma
 from vfw.frontends.torch.nn import functional as F
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["Dirichlet"]
+
 
 class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over probability vectors of length ``K``.

@@ -5,6 +5,9 @@ import vfw.frontends.torch as torch
 from vfw.frontends.torch._size import Size
 from vfw.frontends.torch.distributions import constraints
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["Distribution"]
+
 EMPTY_SHAPE = Size()  # the default sample shape: one draw per distribution of the batch
 
 

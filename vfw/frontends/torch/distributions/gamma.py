@@ -15,6 +15,9 @@ from vfw.frontends.torch.distributions._gamma_sampler import standard_gamma_draw
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, broadcast_all
 from vfw.frontends.torch.distributions.exponential_family import ExponentialFamily
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["Gamma"]
+
 _STEP = 1e-3  # relative step of the central differences in the concentration (see ``_gamma_sample_slope``)
 
 

@@ -5,7 +5,10 @@ from vfw.frontends.torch._size import Size
 from vfw.frontends.torch.distributions import constraints
 from vfw.frontends.torch.distributions.categorical import Categorical
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution
-from vfw.frontends.torch.distributions.transforms import sum_rightmost
+from vfw.frontends.torch.distributions.transform_base import sum_rightmost
+
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["Independent"]
 
 
 class Independent(Distribution):

@@ -11,8 +11,11 @@ from vfw.frontends.torch.distributions.independent import Independent
 from vfw.frontends.torch.distributions.location_scale import Cauchy, Laplace
 from vfw.frontends.torch.distributions.multivariate_normal import LowRankMultivariateNormal, MultivariateNormal
 from vfw.frontends.torch.distributions.normal import Normal, Uniform
+from vfw.frontends.torch.distributions.transform_base import sum_rightmost
 from vfw.frontends.torch.distributions.transformed import _EULER_GAMMA, Gumbel, HalfNormal, TransformedDistribution
-from vfw.frontends.torch.distributions.transforms import sum_rightmost
+
+# torch's public names of this module
+__all__ = ["register_kl", "kl_divergence"]
 
 _KL = {}
 

@@ -7,6 +7,9 @@ from vfw.frontends.torch._size import Size
 from vfw.frontends.torch.distributions import constraints
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, lazy_property
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["MultivariateNormal"]
+
 
 def _scale_tril_of_precision(precision):
     """The lower Cholesky factor ``L`` of ``precision^-1`` without forming the inverse: with ``J`` the reversal

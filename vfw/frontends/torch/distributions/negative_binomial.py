@@ -12,6 +12,9 @@ from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, broadcas
 from vfw.frontends.torch.distributions.gamma import Gamma
 from vfw.frontends.torch.nn import functional as F
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["NegativeBinomial"]
+
 
 class NegativeBinomial(BinaryProbsOrLogits):
     """Counts of successes before ``total_count`` failures in trials of success probability ``probs``.

@@ -10,13 +10,13 @@ from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribu
 from vfw.frontends.torch.distributions.independent import Independent
 from vfw.frontends.torch.distributions.location_scale import Cauchy
 from vfw.frontends.torch.distributions.normal import Normal, Uniform
+from vfw.frontends.torch.distributions.transform_base import sum_rightmost
 from vfw.frontends.torch.distributions.transforms import (
     AbsTransform,
     AffineTransform,
     ComposeTransform,
     ExpTransform,
     Transform,
-    sum_rightmost,
 )
 
 _EULER_GAMMA = 0.57721566490153286060

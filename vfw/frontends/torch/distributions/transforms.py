@@ -11,7 +11,6 @@ from vfw.frontends.torch.distributions.transform_base import (
     ComposeTransform,
     Transform,
     identity_transform,
-    sum_rightmost,
 )
 from vfw.frontends.torch.distributions.transforms_structured import (
     CatTransform,
@@ -30,7 +29,7 @@ __all__ = [
     "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
     "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
     "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
-    "identity_transform", "sum_rightmost",
+    "identity_transform",
 ]
 
 

@@ -7,6 +7,9 @@ import vfw.frontends.torch as torch
 from vfw.frontends.torch.distributions import constraints
 from vfw.frontends.torch.distributions.distribution import EMPTY_SHAPE, Distribution, broadcast_all, lazy_property
 
+# torch's public names of this module: ``import *`` gives no more (vfw keeps kindred classes in one file)
+__all__ = ["VonMises"]
+
 # Abramowitz & Stegun 9.8.1-9.8.4: polynomial approximations of I0 and I1 below 3.75 (in (x / 3.75)^2) and of
 # sqrt(x) exp(-x) I0, I1 above (in 3.75 / x); torch evaluates log I0 / log I1 with these
 _BESSEL_SMALL = (

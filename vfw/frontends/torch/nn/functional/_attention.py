@@ -58,6 +58,29 @@ def _mask_bias(mask, dtype, name="attn_mask", query=None):
     return cast(mask, dtype)
 
 
+def _two_byte_attention(query, key, value, scale, bias):
+    """Attention of float16 / bfloat16 tensors as torch's CPU kernel computes it: scores, their exponentials and
+    the exponentials' sum in float32, the exponentials rounded to the input dtype before they weight the values,
+    the float32 sum dividing the result, rounded once more at the end.  A query whose keys are all masked out
+    gives zeros."""
+    half = query.array.dtype
+    q, k, v = (cast(t, np.float32) for t in (query, key, value))
+    scores = call(op("Mul"), _linalg.matmul(q, k.transpose(-2, -1)), np.float32(scale))
+    if bias is not None:
+        scores = call(op("Add"), scores, bias.astype(np.float32) if isinstance(bias, np.ndarray)
+                      else cast(bias, np.float32))
+    peak = np.max(scores.array, axis=-1, keepdims=True)  # a constant shift: softmax does not depend on it
+    dead = np.isneginf(peak)
+    exps = call(op("Exp"), call(op("Sub"), scores, np.where(dead, np.float32(0), peak)))
+    total = call(op("ReduceSum", keepdims=1), exps, np.array([-1], np.int64))
+    total = call(op("Where"), dead, np.float32(1), total)  # all-masked queries: 0 / 1
+    # the rounding enters as a constant: gradients stay those of the float32 formula (exactly zero where the
+    # result does not depend on an input), not rounded by a cast's backward
+    rounding = exps.array.astype(half).astype(np.float32) - exps.array
+    weighted = _linalg.matmul(call(op("Add"), exps, rounding), v)
+    return cast(call(op("Div"), weighted, total), half)
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """``softmax(Q K^T * scale + mask) V`` with optional dropout on the weights.
@@ -100,8 +123,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            f"{q.ndim} key.dim: {k.ndim} and value.dim: {v.ndim} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-    if q.dtype.itemsize == 2:
-        # torch's CPU kernels compute 2-byte attention in float32 (masks included) and round the output once
+    # torch's CPU flash kernel takes 4-d 2-byte inputs without dropout (see _two_byte_attention); its other
+    # kernels compute 2-byte attention in float32 (masks included) and round the output once
+    two_byte = q.dtype.itemsize == 2 and q.ndim == k.ndim == v.ndim == 4 and not dropout_p > 0
+    if q.dtype.itemsize == 2 and not two_byte:
         float_mask = attn_mask
         if attn_mask is not None and attn_mask.array.dtype != np.bool_:
             float_mask = cast(_mask_bias(tensor_arg(attn_mask, "scaled_dot_product_attention", "attn_mask", 4),
@@ -120,9 +145,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         L, S = q.shape[-2], k.shape[-2]
         bias = np.where(np.tri(L, S, dtype=bool), 0, -np.inf).astype(q.dtype)
     elif attn_mask is not None:
-        bias = _mask_bias(tensor_arg(attn_mask, "scaled_dot_product_attention", "attn_mask", 4), q.dtype,
-                          query=query)
-    weights = _attention_weights(query, key, 1 / math.sqrt(q.shape[-1]) if scale is None else scale, bias)
+        mask = tensor_arg(attn_mask, "scaled_dot_product_attention", "attn_mask", 4)
+        bias = _mask_bias(mask, q.dtype, query=query)
+        if two_byte and mask.array.dtype == np.float32:
+            bias = mask  # torch's 2-byte kernel adds a float32 mask to float32 scores unrounded
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    if two_byte:
+        return _two_byte_attention(query, key, value, scale, bias)
+    weights = _attention_weights(query, key, scale, bias)
     if dropout_p > 0:
         weights = _dropout.dropout(weights, dropout_p, True)
     return _linalg.matmul(weights, value)
