@@ -7,7 +7,8 @@ import numpy as np
 
 from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes, nest
+from vfw.frontends.tensorflow import _dispatch, _dtypes, errors, nest
+from vfw.frontends.tensorflow._function_introspection import ConcreteIntrospection
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec, spec_of
 
@@ -41,7 +42,7 @@ def example(x, size=1):
     return _dispatch.wrap(np.zeros(dims, x.dtype.np))
 
 
-class ConcreteFunction:
+class ConcreteFunction(ConcreteIntrospection):
     """One trace of a tf.function, for arguments matching its input signature.
 
     Calling it runs the function's graph for those arguments (Python arguments fixed when it was
@@ -71,7 +72,11 @@ class ConcreteFunction:
     def structured_outputs(self):
         """The output structure, with a TensorSpec per tensor (dims that depend on unknown input dims: None)."""
         if self._outputs is None:
-            runs = [self._example_run(size) for size in (2, 3)]
+            try:
+                runs = [self._example_run(size) for size in (2, 3)]
+            except errors.InvalidArgumentError:
+                # an unknown dim that must broadcast against a fixed one (x[None] * v[2]): sizes 1 and 2 fit it
+                runs = [self._example_run(size) for size in (1, 2)]
             first, second = (nest.flatten(run) for run in runs)
             self._outputs = nest.pack_sequence_as(runs[0], [_merged_spec(a, b) for a, b in zip(first, second)])
         return self._outputs

@@ -86,6 +86,7 @@ from vfw.frontends.tensorflow import (
     _nn_rnn_wrappers,
     _nn_sampled,
     _nn_space_to_batch,
+    _optional,
     _print,
     _ragged,
     _ragged_array_ops,
@@ -139,7 +140,7 @@ FAMILIES = [_creation, _creation_sequences, _math_ops, _array_ops, _array_gather
             _moving_average, _checkpoint_utils, _io_sequence_example, _io_sequence_parse,
             _io_sparse_serialize, _io_codecs, _train_cluster, _io_feature_specs,
             _set_ops, _ragged_array_ops, _framework_extras, _sparse_count, _volume_patches, _sparse_cross,
-            _lookup_text, _lookup_mutable,
+            _lookup_text, _lookup_mutable, _optional,
             _ragged_math]  # _ragged_math last: its ragged-dispatching wrappers replace the dense ops
 
 

@@ -68,6 +68,7 @@ from vfw.frontends.tensorflow._concrete_function import (
     example,
     result_as_tensor,
 )
+from vfw.frontends.tensorflow._function_introspection import FunctionIntrospection
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec, shape_within, spec_of
 
@@ -203,7 +204,7 @@ def run_time_error(message, tf_op):
 
 
 # -- tf.function -----------------------------------------------------------------------------------
-class Function:
+class Function(FunctionIntrospection):
     """A Python function compiled to graphs per input signature (what ``tf.function`` returns).
 
     Parameters
@@ -239,6 +240,7 @@ class Function:
         self._fast = set()  # shapes and dtypes of all-tensor positional calls already covered
         self._literals = {}  # Python numbers passed so far: the first of each value (see _literal)
         self._count = 0
+        self._trace_templates = []  # (args, kwargs) of each counted trace, TensorSpecs for tensors
         self._engine_traced = False
         self._verify = False
         self._engine = _engine_function(self._trace_body)
@@ -415,6 +417,7 @@ class Function:
                     new = tuple([_common(a, b) for a, b in zip(new, general)])
             traced.append(new)
             self._count += 1
+            self._trace_templates.append(nest.map_structure(as_spec, (args, kwargs)))
         if not kwargs and all(isinstance(a, Tensor) for a in args):
             self._fast.add(tuple([(a.array.shape, a.array.dtype) for a in args]))
         self._seen.add((key, shapes))

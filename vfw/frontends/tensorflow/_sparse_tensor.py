@@ -121,6 +121,14 @@ class SparseTensor:
     def _type_spec(self):
         return SparseTensorSpec(self.shape, self.dtype)
 
+    def _nest_components(self):
+        """The tensors ``tf.nest.flatten(..., expand_composites=True)`` gives: indices, values, dense shape."""
+        return [self._indices, self._values, self._dense_shape]
+
+    def _nest_rebuilt(self, components):
+        """A SparseTensor of the tensors ``components`` (as :meth:`_nest_components` gives them)."""
+        return SparseTensor._from_parts(*components)
+
     def __repr__(self):
         return f"SparseTensor(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 

@@ -45,10 +45,20 @@ def _children(x):
 
 
 def flatten(structure, expand_composites=False):
-    """The leaves of ``structure`` in order (mapping values by sorted key); a leaf gives ``[leaf]``."""
+    """The leaves of ``structure`` in order (mapping values by sorted key); a leaf gives ``[leaf]``.
+
+    With ``expand_composites``, a composite leaf (a SparseTensor, an ExtensionType value: anything with
+    ``_nest_components()``) gives its component tensors instead.
+    """
     leaves = []
     _collect(structure, leaves)
+    if expand_composites:
+        return [t for leaf in leaves for t in (leaf._nest_components() if _expands(leaf) else [leaf])]
     return leaves
+
+
+def _expands(leaf):
+    return hasattr(leaf, "_nest_components")
 
 
 def _collect(x, leaves):
@@ -97,6 +107,15 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
         raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but found incompatible type "
                         f"`{type(flat_sequence)}` instead.")
     items = list(flat_sequence)
+    if expand_composites and (is_nested(structure) or _expands(structure)):
+        count = len(flatten(structure, expand_composites=True))
+        if count != len(items):
+            raise ValueError(f"Could not pack sequence. Structure had {count} atoms, but flat_sequence had "
+                             f"{len(items)} items.  Structure: {structure}, flat_sequence: {flat_sequence}.")
+        items = iter(items)
+        leaves = [leaf._nest_rebuilt([next(items) for _ in leaf._nest_components()]) if _expands(leaf)
+                  else next(items) for leaf in flatten(structure)]
+        return _rebuild(structure, iter(leaves)) if is_nested(structure) else leaves[0]
     if not is_nested(structure):
         if len(items) != 1:
             raise ValueError(f"The target structure is of type `{type(structure)}`\n  {structure}\nHowever the input "
@@ -192,7 +211,7 @@ def map_structure(func, *structure, **kwargs):
     check_types : bool, default True
         Also require the same container types.
     expand_composites : bool
-        Accepted (vfw has no composite tensors).
+        Apply ``func`` to the component tensors of composite leaves (SparseTensors, ExtensionType values).
     """
     for key in kwargs:
         if key not in _VALID_KWARGS:
@@ -204,5 +223,6 @@ def map_structure(func, *structure, **kwargs):
     check_types = kwargs.get("check_types", True)
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
-    leaves = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*args) for args in zip(*leaves)])
+    expand = kwargs.get("expand_composites", False)
+    leaves = [flatten(s, expand_composites=expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*args) for args in zip(*leaves)], expand_composites=expand)

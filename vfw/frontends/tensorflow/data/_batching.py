@@ -8,8 +8,9 @@ import numpy as np
 from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._shape import TensorShape
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensorSpec
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
-from vfw.frontends.tensorflow.data import _ragged_elements, _tables
+from vfw.frontends.tensorflow.data import _ragged_elements, _sparse_elements, _tables
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, int64_argument, iterator_error
 from vfw.frontends.tensorflow.data._sources import ElementsDataset
@@ -29,9 +30,9 @@ def _batched_cardinality(n, size, drop_remainder):
 
 
 def _tensor_specs(input_dataset, transformation, ragged=False):
-    """Refuse elements holding datasets (and ragged tensors unless ``ragged``) for ``transformation``."""
+    """Refuse elements holding datasets (and ragged or sparse tensors unless ``ragged``) for ``transformation``."""
     for spec in input_dataset._flat_specs:
-        if not isinstance(spec, TensorSpec) and not (ragged and isinstance(spec, RaggedTensorSpec)):
+        if not isinstance(spec, TensorSpec) and not (ragged and isinstance(spec, (RaggedTensorSpec, SparseTensorSpec))):
             raise TypeError(f"`{transformation}` does not support elements holding datasets ({spec}).")
 
 
@@ -47,6 +48,9 @@ def stack(elements, specs):
         arrays = [e[k] for e in elements]
         if isinstance(spec, RaggedTensorSpec):
             batch.append(_ragged_elements.batch(arrays, spec))
+            continue
+        if isinstance(spec, SparseTensorSpec):
+            batch.append(_sparse_elements.batch(arrays))
             continue
         first = arrays[0].shape
         for a in arrays:
@@ -231,8 +235,8 @@ def _rows(elements):
 
 
 def _unbatched(spec):
-    return structure.map_structure(lambda s: s.unbatched() if isinstance(s, RaggedTensorSpec) else TensorSpec(
-        None if s.shape.rank is None else s.shape.as_list()[1:], s.dtype), spec)
+    return structure.map_structure(lambda s: s.unbatched() if isinstance(s, RaggedTensorSpec) else type(s)(
+        None if s.shape.rank is None else s.shape.as_list()[1:], s.dtype), spec)  # TensorSpec or SparseTensorSpec
 
 
 class UnbatchDataset(Dataset):

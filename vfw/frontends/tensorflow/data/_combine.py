@@ -3,6 +3,7 @@
 import numpy as np
 
 from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensorSpec
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, iterator_error
@@ -57,7 +58,7 @@ def _common_spec(specs):
 
 
 def _any_shape(spec):
-    return TensorSpec(None, spec.dtype) if isinstance(spec, TensorSpec) else spec
+    return type(spec)(None, spec.dtype) if isinstance(spec, (TensorSpec, SparseTensorSpec)) else spec
 
 
 class ConcatenateDataset(Dataset):

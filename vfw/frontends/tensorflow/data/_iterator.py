@@ -1,8 +1,7 @@
-"""Iterators over datasets (``iter(dataset)``, ``as_numpy_iterator``) and ``tf.experimental.Optional``."""
+"""Iterators over datasets (``iter(dataset)``, ``as_numpy_iterator``)."""
 
-import numpy as np
-
-from vfw.frontends.tensorflow import _dispatch, nest
+from vfw.frontends.tensorflow import nest
+from vfw.frontends.tensorflow._optional import Optional
 from vfw.frontends.tensorflow._sparse_tensor import SparseTensorSpec
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _randomness, _seeds
@@ -131,40 +130,3 @@ class NumpyIterator:
 
     def __repr__(self):
         return f"NumpyIterator(iterator={self._iterator!r})"
-
-
-class Optional:
-    """``tf.experimental.Optional``: a value, or nothing, of a given element spec."""
-
-    def __init__(self, value, element_spec):
-        self._value = value
-        self._spec = element_spec
-
-    @staticmethod
-    def from_value(value):
-        """An Optional holding ``value`` (a structure of tensors)."""
-        value = structure.normalize(value)
-        return Optional(value, structure.structure_of(value))
-
-    @staticmethod
-    def empty(element_spec):
-        """An Optional holding nothing, of ``element_spec``."""
-        return Optional(None, element_spec)
-
-    @property
-    def element_spec(self):
-        return self._spec
-
-    def has_value(self, name=None):
-        """A scalar bool tensor: whether a value is held."""
-        return _dispatch.wrap(np.array(self._value is not None))
-
-    def get_value(self, name=None):
-        """The value (InvalidArgumentError when empty)."""
-        if self._value is None:
-            raise _dispatch.op_error("The optional does not have a value.", "OptionalGetValue")
-        return self._value
-
-    def __repr__(self):
-        return f"<tf.experimental.Optional has_value={self._value is not None} element_spec={self._spec!r}>"
-

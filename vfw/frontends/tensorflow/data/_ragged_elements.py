@@ -9,25 +9,32 @@ takes its rows.
 from vfw.frontends.tensorflow import _dispatch
 from vfw.frontends.tensorflow._ragged import RaggedTensor, from_dense, stack_rows
 from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
+from vfw.frontends.tensorflow.data import _sparse_elements
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import Dataset
 
 
 def component(value):
-    """The component of a ragged leaf value (a RaggedTensor; a tensor for ragged rank 0 becomes its array)."""
-    return value if isinstance(value, RaggedTensor) else value.array
+    """The component of a leaf value (a RaggedTensor or SparseTensor; a tensor (ragged rank 0) becomes its array)."""
+    return value if isinstance(value, (RaggedTensor, SparseTensor)) else value.array
 
 
 def nrows(comp):
-    """The number of rows of a component (array or RaggedTensor)."""
+    """The number of rows of a component (array, RaggedTensor or SparseTensor)."""
+    if isinstance(comp, SparseTensor):
+        return _sparse_elements.nrows(comp)
     return len(comp) if isinstance(comp, RaggedTensor) else comp.shape[0]
 
 
 def row(comp, i):
-    """Row ``i`` of a component: a RaggedTensor's row as a component (ragged, or an array), an array's row."""
+    """Row ``i`` of a component: a RaggedTensor's row as a component (ragged, or an array), an array's or a
+    SparseTensor's row."""
     if isinstance(comp, RaggedTensor):
         return component(comp[i])
+    if isinstance(comp, SparseTensor):
+        return _sparse_elements.row(comp, i)
     return comp[i, ...]
 
 

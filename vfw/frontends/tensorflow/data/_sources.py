@@ -6,8 +6,9 @@ from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._ragged import RaggedTensor
 from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
-from vfw.frontends.tensorflow.data import _ragged_elements, _seeds, _tables
+from vfw.frontends.tensorflow.data import _ragged_elements, _seeds, _sparse_elements, _tables
 from vfw.frontends.tensorflow.data import _structure as structure
 from vfw.frontends.tensorflow.data._dataset import INFINITE, UNKNOWN, Dataset, int64_argument, keep_traced_value
 
@@ -36,6 +37,8 @@ class TensorSliceDataset(Dataset):
                 raise TypeError("`from_tensor_slices` does not support datasets as components; use "
                                 "`Dataset.from_tensors`.")
             column = _ragged_elements.component(leaf)
+            if isinstance(column, SparseTensor):
+                _sparse_elements.check_sliceable(column)
             if column.ndim == 0 if isinstance(column, np.ndarray) else False:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
             rows = _ragged_elements.nrows(column)
@@ -46,7 +49,8 @@ class TensorSliceDataset(Dataset):
         self._rows = _ragged_elements.nrows(columns[0])
         self._columns = columns
         ragged = _ragged_elements.has_ragged(structure.flatten(spec))
-        super().__init__(spec, self._rows, None if ragged else _tables.SliceTable(columns))
+        sparse = any(isinstance(c, SparseTensor) for c in columns)
+        super().__init__(spec, self._rows, None if ragged or sparse else _tables.SliceTable(columns))
 
     def _indices(self):
         if self._rows:
@@ -61,6 +65,8 @@ def _slice_spec(leaf):
     """The spec of the slices of a source leaf (a ragged tensor's rows have one ragged rank less)."""
     if isinstance(leaf, RaggedTensor):
         return RaggedTensorSpec.from_value(leaf).unbatched()
+    if isinstance(leaf, SparseTensor):
+        return _sparse_elements.slice_spec(leaf)
     return TensorSpec(leaf.array.shape[1:], _dtypes.of_array(leaf.array))
 
 

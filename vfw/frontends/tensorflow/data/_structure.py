@@ -20,6 +20,7 @@ from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._ragged import RaggedTensor
 from vfw.frontends.tensorflow._ragged_spec import RaggedTensorSpec
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor, SparseTensorSpec
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 
@@ -147,6 +148,8 @@ def spec_of(leaf):
         return TensorSpec(leaf.array.shape, _dtypes.of_array(leaf.array))
     if isinstance(leaf, RaggedTensor):
         return RaggedTensorSpec.from_value(leaf)
+    if isinstance(leaf, SparseTensor):
+        return SparseTensorSpec.from_value(leaf)
     return DatasetSpec(leaf.element_spec)
 
 
@@ -165,7 +168,7 @@ def compatible(a, b):
         if isinstance(x, TensorSpec):
             if x.dtype != y.dtype or not x.shape.is_compatible_with(y.shape):
                 return False
-        elif isinstance(x, RaggedTensorSpec):
+        elif isinstance(x, (RaggedTensorSpec, SparseTensorSpec)):
             if not x.is_compatible_with(y):
                 return False
         elif not compatible(x.element_spec, y.element_spec):
@@ -180,7 +183,7 @@ def compatible_types(a, b):
     for x, y in zip(flatten(a), flatten(b)):
         if type(x) is not type(y):
             return False
-        if isinstance(x, TensorSpec) and x.dtype != y.dtype:
+        if isinstance(x, (TensorSpec, SparseTensorSpec)) and x.dtype != y.dtype:
             return False
         if isinstance(x, RaggedTensorSpec) and x.most_specific_common_supertype([y]) is None:
             return False
@@ -196,14 +199,19 @@ def most_specific(a, b):
             return TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
         if isinstance(x, RaggedTensorSpec):
             return x.most_specific_common_supertype([y])
+        if isinstance(x, SparseTensorSpec):
+            return SparseTensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
         return DatasetSpec(most_specific(x.element_spec, y.element_spec))
     return pack(a, [merge(x, y) for x, y in zip(flatten(a), flatten(b))])
 
 
 def batched(spec, batch_dim):
     """``spec`` with a leading dimension ``batch_dim`` (an int or None) on every component."""
-    return map_structure(lambda s: s.batched(batch_dim) if isinstance(s, RaggedTensorSpec) else TensorSpec(
-        TensorShape([batch_dim]).concatenate(s.shape), s.dtype), spec)
+    def batched_leaf(s):
+        if isinstance(s, RaggedTensorSpec):
+            return s.batched(batch_dim)
+        return type(s)(TensorShape([batch_dim]).concatenate(s.shape), s.dtype)  # a TensorSpec or SparseTensorSpec
+    return map_structure(batched_leaf, spec)
 
 
 def describe_types(spec):
@@ -227,13 +235,14 @@ def is_dataset(x):
 
 
 def to_leaf(x):
-    """A leaf of an element as TF converts it: datasets stay, everything else becomes a tensor.
+    """A leaf of an element as TF converts it: datasets, ragged and sparse tensors stay, everything else becomes a
+    tensor.
 
     A list of numpy arrays or tensors of one dtype (or of such lists) keeps that dtype, as TF
     converts it with the dtype of its items' common type spec (``tf.constant`` would make a list of
     int64 arrays int32).
     """
-    if type(x) is Tensor or isinstance(x, RaggedTensor) or is_dataset(x):
+    if type(x) is Tensor or isinstance(x, (RaggedTensor, SparseTensor)) or is_dataset(x):
         return x
     return _dispatch.convert_to_tensor(x, dtype=_items_dtype(x) if type(x) is list else None)
 

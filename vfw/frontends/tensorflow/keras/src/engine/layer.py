@@ -55,6 +55,7 @@ from vfw.frontends.tensorflow.keras.src.engine.operation import (
     infer_output_spec,
     is_default,
 )
+from vfw.frontends.tensorflow.keras.src.engine.stateless import StatelessLayer
 from vfw.frontends.tensorflow.keras.src.engine.variables import Variable
 from vfw.frontends.tensorflow.keras.src.engine.weights import LayerWeights
 
@@ -63,7 +64,7 @@ _LOCKED_MESSAGE = ("You cannot add new elements of state (variables or sub-layer
                    "All state must be created in the `__init__()` method or in the `build()` method.")
 
 
-class Layer(LayerLosses, LayerWeights, Operation):
+class Layer(LayerLosses, LayerWeights, StatelessLayer, Operation):
     """The base class of Keras layers (see the module docstring for the contract)."""
 
     def __new__(cls, *args, **kwargs):

@@ -14,6 +14,7 @@ import json
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.engine.layer import Layer
 from vfw.frontends.tensorflow.keras.src.engine.operation import infer_output_spec, is_default
+from vfw.frontends.tensorflow.keras.src.engine.stateless import StatelessModel
 from vfw.frontends.tensorflow.keras.src.engine.trainer import Trainer
 
 
@@ -21,7 +22,7 @@ def _functional_arguments(args, kwargs):
     return len(args) == 2 or (len(args) == 1 and "outputs" in kwargs) or ("inputs" in kwargs and "outputs" in kwargs)
 
 
-class Model(Trainer, Layer):
+class Model(StatelessModel, Trainer, Layer):
     """A model: ``Model(inputs, outputs, name=None)`` (functional) or a subclass defining ``call``."""
 
     def __new__(cls, *args, **kwargs):

@@ -79,10 +79,10 @@ class Operation:
             return infer_output_spec(self.call, *args, **kwargs)
         except Exception as e:
             cls = type(self).__name__
-            raise type(e)(f"Could not automatically infer the output shape / dtype of '{self.name}' (of type "
-                          f"{cls}). Either the `{cls}.call()` method is incorrect, or you need to implement the "
-                          f"`{cls}.compute_output_spec() / compute_output_shape()` method. Error encountered:\n\n"
-                          f"{e}").with_traceback(e.__traceback__) from None
+            raise _same_kind(e, f"Could not automatically infer the output shape / dtype of '{self.name}' (of type "
+                             f"{cls}). Either the `{cls}.call()` method is incorrect, or you need to implement the "
+                             f"`{cls}.compute_output_spec() / compute_output_shape()` method. Error encountered:\n\n"
+                             f"{e}").with_traceback(e.__traceback__) from None
 
     # -- configs ---------------------------------------------------------------------------------------------
     @default
@@ -221,15 +221,19 @@ def _with_arguments(error, fn, object_name, args, kwargs):
         message = error.args[0] if error.args else ""
     message = (f"Exception encountered when calling {object_name}.\n\n\x1b[1m{message}\x1b[0m\n\n"
                f"Arguments received by {object_name}:\n" + "\n".join(lines))
-    if isinstance(error, tf.errors.OpError):
-        reported = type(error)(error.node_def, error.op, message)
-    else:
-        try:
-            reported = type(error)(message)
-        except TypeError:
-            reported = RuntimeError(message)
+    reported = _same_kind(error, message)
     reported._keras_call_info_injected = True
     return reported
+
+
+def _same_kind(error, message):
+    """An exception of ``error``'s type carrying ``message`` (RuntimeError when that type cannot take one)."""
+    if isinstance(error, tf.errors.OpError):
+        return type(error)(error.node_def, error.op, message)
+    try:
+        return type(error)(message)
+    except TypeError:
+        return RuntimeError(message)
 
 
 def _argument_text(value):
