@@ -241,3 +241,17 @@ def test_checkpoint_sync(tmp_path):
         checkpoint = lib.train.Checkpoint(v=lib.Variable(1.0))
         checkpoint.write(str(tmp_path / lib.__name__ / "ckpt"))
         assert checkpoint.sync() is None
+
+
+@pytest.mark.parametrize("values, ids, validate", [
+    ([1.0, 2, 3, 4, 5, 6], [2, 0, 3, 1], True), ([1.0, 2, 3], [0, 0, 1, 1], True),
+    ([1.0, 2, 3, 4, 5, 6], [2, 0, 3, 1], False), ([1.0, 2, 3, 4], [2, 0, 3, 1], True)])
+def test_from_value_rowids_checks_in_tfs_order(values, ids, validate):
+    # with validate, TF's assertions on the ids (sorted, in range) run before the static shape check
+    outcomes = []
+    for tf in (real, vtf):
+        try:
+            outcomes.append(tf.RaggedTensor.from_value_rowids(values, ids, validate=validate).to_list())
+        except Exception as error:  # noqa: BLE001  (the exception class is the compared outcome)
+            outcomes.append(type(error).__name__)
+    assert outcomes[1] == outcomes[0]

@@ -84,13 +84,14 @@ class RaggedTensor(RowPartitionConstructors):
         ids = convert_to_tensor(value_rowids, dtype_hint=_dtypes.int64).array
         if not isinstance(values, RaggedTensor):
             values = convert_to_tensor(values)
-        if ids.ndim == 1 and values.shape.rank and ids.shape[0] != _nrows_of(values):  # TF's static shape check
-            raise ValueError(f"Shapes {TensorShape([_nrows_of(values)])} and {TensorShape(ids.shape)} are "
-                             f"incompatible")
         count = (int(ids[-1]) + 1 if ids.size else 0) if nrows is None else int(convert_to_tensor(nrows).array)
+        # TF runs the validating assertions first, then the static shape check
         if validate and (ids.ndim != 1 or np.any(np.diff(ids) < 0) or (ids.size and (ids[0] < 0 or
                                                                                         ids[-1] >= count))):
             raise op_error("Arguments to from_value_rowids do not form a valid RaggedTensor")
+        if ids.ndim == 1 and values.shape.rank and ids.shape[0] != _nrows_of(values):  # TF's static shape check
+            raise ValueError(f"Shapes {TensorShape([_nrows_of(values)])} and {TensorShape(ids.shape)} are "
+                             f"incompatible")
         return cls.from_row_lengths(values, np.bincount(ids.astype(np.int64), minlength=count), validate=validate)
 
     @classmethod
