@@ -87,6 +87,10 @@ def _cases(quick=False):
 
 def _session(data):
     options = onnxruntime.SessionOptions()
+    # onnxruntime's pool threads spin after each run and take the second core from the next candidate's BLAS
+    # thread (the exported CNN at default threads: vfw 4.1 ms alone, 6-8.5 ms right after a spinning session, 4.3
+    # ms after a passive one, whose own time stays 1.4 ms); passive waiting, as OMP_WAIT_POLICY does for torch
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if _one_thread():
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
