@@ -156,8 +156,12 @@ def grad_layout(grad, leaf):
     """``grad`` (of ``leaf``'s shape, or broadcastable to it) in memory of its own laid out as torch lays out a
     leaf's ``.grad``: with the leaf's strides when the leaf is dense (a channels-last weight gets a channels-last
     gradient), else in C order.  ``grad`` itself when it already is so and owns writable memory."""
+    if leaf.flags.c_contiguous:  # the common case: no strides to compare
+        if grad.flags.c_contiguous and grad.flags.writeable and grad.base is None and grad.shape == leaf.shape:
+            return grad
+        return np.array(np.broadcast_to(grad, leaf.shape), order="C")
     strides = element_strides(leaf)
-    dense = not leaf.flags.c_contiguous and is_dense(leaf.shape, strides)
+    dense = is_dense(leaf.shape, strides)
     if grad.flags.writeable and grad.base is None and grad.shape == leaf.shape and (
             all(n == 1 or a == b for n, a, b in zip(leaf.shape, element_strides(grad), strides)) if dense
             else grad.flags.c_contiguous):
