@@ -176,7 +176,8 @@ def _check_saved_inputs(node):
     else:
         count = len(edges)
         node.check_inputs = _ALL_INPUTS[count] if count < 5 else tuple(range(count))
-    _inference.check_saved(node.inputs, node.check_inputs)
+    if _inference.ever_enabled:
+        _inference.check_saved(node.inputs, node.check_inputs)
 
 
 _ALL_INPUTS = [(), (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]

@@ -26,6 +26,10 @@ class _InferenceState(threading.local):
 
 state = _InferenceState()
 
+ever_enabled = False
+"""Whether any thread has entered inference mode: before that no inference tensor exists, so recorded ops skip
+the check of their saved inputs."""
+
 
 class _FastPathsOff:
     """The marker ``inference_mode`` puts in the tracer's active list: not a trace (``current_trace()`` stays
@@ -48,9 +52,11 @@ REQUIRES_GRAD = "Setting requires_grad=True on inference tensor outside Inferenc
 
 def enter(enabled):
     """Set this thread's inference mode to ``enabled``; returns the previous state for :func:`leave`."""
+    global ever_enabled
     previous = state.enabled
     state.enabled = bool(enabled)
     if state.enabled:
+        ever_enabled = True
         _slow_paths.append(_MARKER)
     return previous
 
