@@ -33,7 +33,7 @@ from vfw.core.autograd import not_differentiable
 from vfw.core.eager import execute
 from vfw.core.errors import OpAttributeError, ShapeError
 from vfw.core.ops._common import array_of
-from vfw.core.ops.rnn import _COMMON_ATTRS, _activation_specs, _config, _prepare
+from vfw.core.ops.rnn import _COMMON_ATTRS, _activation_specs, _check_activations, _config, _prepare
 from vfw.core.registry import Attr, TensorInfo, defop
 
 _X, _W, _R, _B, _LENS, _H0, _C0 = range(7)
@@ -339,7 +339,8 @@ def _saved(name, op, arrays, shapes):
 
 @defop("RNNGrad", inputs="X:T W:T R:T B?:T sequence_lens?:T1 initial_h?:T Y:T dY:T dY_h:T",
        outputs="dX?:T dW?:T dR?:T dB?:T dinitial_h?:T", types={"T": _FLOATS, "T1": {dt.int32}},
-       attrs=dict(_GRAD_ATTRS, activations=Attr("strings", None)), infer=_grad_infer(5))
+       attrs=dict(_GRAD_ATTRS, activations=Attr("strings", None, check=_check_activations)),
+       infer=_grad_infer(5))
 def rnn_grad(direction, layout, gradients, activations):
     """Gradients of an RNN call (``activations`` Tanh or Relu) from its inputs, ``Y`` and the output gradients.
 
