@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from compat_tests.keras.losses_metrics_harness import LIBS, VFW, one_hot, probabilities, rng, same
+from compat_tests.stable_ids import stable_id
 
 N, C = 6, 4
 
@@ -155,7 +156,7 @@ def test_loss_sample_weights(name, kwargs, data, weight_shape, reduction):
     same(lambda lib: _call(lib, name, {**kwargs, "reduction": reduction}, data, sample_weight=weights))
 
 
-@pytest.mark.parametrize("name,kwargs,data", CASES[:3] + CASES[17:20] + CASES[24:27] + CASES[30:33], ids=str)
+@pytest.mark.parametrize("name,kwargs,data", CASES[:3] + CASES[17:20] + CASES[24:27] + CASES[30:33], ids=stable_id)
 def test_loss_numpy_and_list_inputs(name, kwargs, data):
     y_true, y_pred = data()
 
@@ -202,7 +203,7 @@ def test_metrics_namespace_holds_loss_functions():
         assert getattr(VFW.keras.metrics, name) is getattr(VFW.keras.losses, name)
 
 
-@pytest.mark.parametrize("name,kwargs,data", [CASES[0], CASES[17], CASES[24], CASES[30], CASES[33]], ids=str)
+@pytest.mark.parametrize("name,kwargs,data", [CASES[0], CASES[17], CASES[24], CASES[30], CASES[33]], ids=stable_id)
 @pytest.mark.parametrize("reduction", ["sum_over_batch_size", "sum", "none", "mean_with_sample_weight"])
 def test_loss_masks(name, kwargs, data, reduction):
     """A Keras mask on y_pred drops entries from the loss (and re-weights the mean)."""
@@ -240,7 +241,7 @@ def test_losses_use_the_logits_a_keras_activation_kept(loss_name, activation):
     same(fn)
 
 
-@pytest.mark.parametrize("name,kwargs,data", [c for c in CASES if c[0] != "Circle"], ids=str)
+@pytest.mark.parametrize("name,kwargs,data", [c for c in CASES if c[0] != "Circle"], ids=stable_id)
 def test_loss_gradients(name, kwargs, data):
     y_true, y_pred = data()
     weights = rng(40).random(N).astype("float32")
@@ -279,7 +280,7 @@ CONFIG_CASES = [(name, kwargs) for name, kwargs, _ in CASES] + [
 ]
 
 
-@pytest.mark.parametrize("name,kwargs", CONFIG_CASES, ids=str)
+@pytest.mark.parametrize("name,kwargs", CONFIG_CASES, ids=stable_id)
 def test_loss_configs(name, kwargs):
     def fn(lib):
         loss = getattr(lib.keras.losses, name)(**kwargs)
@@ -405,7 +406,8 @@ def test_ctc_errors(case):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float64", "mixed_float16"])
-@pytest.mark.parametrize("name,kwargs,data", [CASES[0], CASES[9], CASES[17], CASES[19], CASES[24], CASES[30]], ids=str)
+@pytest.mark.parametrize("name,kwargs,data", [CASES[0], CASES[9], CASES[17], CASES[19], CASES[24], CASES[30]],
+                         ids=stable_id)
 def test_loss_dtypes(name, kwargs, data, dtype):
     """A loss converts its inputs to its (compute) dtype and returns that dtype."""
     tolerance = {"rtol": 2e-3, "atol": 2e-3} if "16" in dtype else {}

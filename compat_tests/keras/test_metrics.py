@@ -15,6 +15,7 @@ from compat_tests.keras.losses_metrics_harness import (
     rng,
     same,
 )
+from compat_tests.stable_ids import stable_id
 
 N, C = 8, 4
 BATCHES = 3
@@ -188,7 +189,7 @@ def test_accuracy_ties_and_negative_zero():
 @pytest.mark.parametrize("name,kwargs", [(name, kwargs) for name, kwargs, _ in WRAPPER_CASES] + [
     ("Mean", {}), ("Sum", {"name": "total", "dtype": "float64"}), ("R2Score", {"class_aggregation": None}),
     ("SparseTopKCategoricalAccuracy", {"from_sorted_ids": True}), ("Accuracy", {"dtype": "mixed_float16"}),
-], ids=str)
+], ids=stable_id)
 def test_metric_configs(name, kwargs):
     def fn(lib):
         metric = getattr(lib.keras.metrics, name)(**kwargs)
@@ -267,7 +268,7 @@ R2_CASES = [({}, 2), ({"class_aggregation": "variance_weighted_average"}, 3), ({
 
 
 @pytest.mark.filterwarnings("ignore:More independent predictors than datapoints")
-@pytest.mark.parametrize("kwargs,outputs", R2_CASES, ids=str)
+@pytest.mark.parametrize("kwargs,outputs", R2_CASES, ids=stable_id)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_r2_score(kwargs, outputs, weighted):
     def batch(i):
@@ -358,7 +359,7 @@ def test_metric_errors():
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float16"])
-@pytest.mark.parametrize("name,kwargs,data", [WRAPPER_CASES[i] for i in (1, 4, 10, 14, 25, 29)], ids=str)
+@pytest.mark.parametrize("name,kwargs,data", [WRAPPER_CASES[i] for i in (1, 4, 10, 14, 25, 29)], ids=stable_id)
 def test_metric_dtypes(name, kwargs, data, dtype):
     """State and results in the metric's dtype (float16 agrees to its own precision)."""
     tolerance = {"rtol": 2e-3, "atol": 2e-3} if dtype == "float16" else {}

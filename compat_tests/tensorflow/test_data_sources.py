@@ -6,6 +6,7 @@ import collections
 import numpy as np
 import pytest
 
+from compat_tests.stable_ids import stable_id
 from compat_tests.tensorflow.data_harness import check_dataset, check_value, no_global_seed  # noqa: F401
 from compat_tests.tensorflow.harness import real, vtf
 
@@ -35,7 +36,7 @@ def test_from_tensor_slices_of_tensors_and_variables():
 
 
 @pytest.mark.parametrize("value", [1, None, (), ([1, 2], [1, 2, 3]), ([1], 2), {"a": []}, [[1], [2, 3]], [object()]],
-                         ids=repr)
+                         ids=stable_id)
 def test_from_tensor_slices_errors(value):
     check_dataset(lambda tf: tf.data.Dataset.from_tensor_slices(value))
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compat_tests.stable_ids import stable_id
 from compat_tests.torch.harness import arrays, check, check_grad, real, vt
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # torch's deprecation notes (uint8, list keys)
@@ -219,7 +220,7 @@ SET_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", SET_CASES, ids=repr)
+@pytest.mark.parametrize("case", SET_CASES, ids=stable_id)
 @pytest.mark.parametrize("through_view", [False, True])
 def test_setitem(case, through_view):
     key, value = case[0], case[1]

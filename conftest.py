@@ -1,4 +1,8 @@
-"""Print the ONNX backend suite's pass count at the end of a pytest run that ran it."""
+"""Print the ONNX backend suite's pass count at the end of a pytest run that ran it.
+
+At the repository root so that pytest-xdist's controller, which collects nothing, loads it too: it sees every
+worker's reports.
+"""
 
 SUITE = "test_backend_suite.py::test_backend_case"
 
