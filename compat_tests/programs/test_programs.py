@@ -18,6 +18,9 @@ import sys
 import numpy as np
 import pytest
 
+# every program runs once per process holding any of these tests (the module fixture): keep them on one xdist worker
+pytestmark = pytest.mark.xdist_group("programs")
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py"))
@@ -30,7 +33,8 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "torch_more9").glob("*.py"))
             + sorted((HERE / "torch_more10").glob("*.py"))
             + sorted((HERE / "torch_more11").glob("*.py"))
-            + sorted((HERE / "torch_more12").glob("*.py")),
+            + sorted((HERE / "torch_more12").glob("*.py"))
+            + sorted((HERE / "torch_more13").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
             + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
             + sorted((HERE / "tf_more3").glob("*.py")) + sorted((HERE / "keras_ops").glob("*.py"))

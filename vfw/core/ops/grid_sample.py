@@ -52,10 +52,12 @@ def _infer(attrs, infos):
     return [TensorInfo((x.shape[0], x.shape[1]) + tuple(grid.shape[1:-1]), x.dtype)]
 
 
-def _clip(c, n, slope):
-    """Clamp ``c`` to ``[0, n - 1]``; ``slope`` becomes 0 where it clamps (borders included, as torch)."""
+def _clip(c, n, slope, nan_to):
+    """Clamp ``c`` to ``[0, n - 1]`` (NaN to ``nan_to``); ``slope`` becomes 0 where it clamps (borders included,
+    as torch)."""
     slope = slope * ((c > 0) & (c < n - 1))
-    return np.clip(c, 0, n - 1), slope
+    clamped = np.clip(c, 0, n - 1)
+    return np.where(np.isnan(clamped), clamped.dtype.type(nan_to), clamped), slope
 
 
 def _reflect(c, n, align, slope):
@@ -85,10 +87,15 @@ def _cubic(t):
     return weights, slopes
 
 
-def _axis_taps(g, n, mode, padding, align):
+def _axis_taps(g, n, mode, padding, align, rank):
     """``[(index, weight, slope)]`` per tap of one axis: ``index`` int64 clipped into range, ``weight`` zero for
-    taps outside a 'zeros'-padded image, ``slope`` the weight's derivative in the grid value."""
+    taps outside a 'zeros'-padded image, ``slope`` the weight's derivative in the grid value.
+
+    NaN grid values sample as in PyTorch's CPU kernels: for 2-D images border/reflection clamp them to 0 and
+    'zeros' padding lets the NaN weights through (NaN output, 0 for nearest); for volumes (rank 3) the clamp gives
+    ``n - 1`` and 'zeros' padding drops the tap (0 output)."""
     ct = g.dtype
+    volumetric = rank == 3
     if align:
         c, scale = (g + 1) / 2 * (n - 1), ct.type((n - 1) / 2)
     else:
@@ -96,10 +103,10 @@ def _axis_taps(g, n, mode, padding, align):
     slope = np.full(c.shape, scale, ct)
     if mode != "cubic":
         if padding == "border":
-            c, slope = _clip(c, n, slope)
+            c, slope = _clip(c, n, slope, n - 1 if volumetric else 0)
         elif padding == "reflection":
             c, slope = _reflect(c, n, align, slope)
-            c, slope = _clip(c, n, slope)
+            c, slope = _clip(c, n, slope, n - 1 if volumetric else 0)
     if mode == "nearest":
         raw = [(np.rint(c), np.ones_like(c), np.zeros_like(c))]
     elif mode == "linear":
@@ -120,9 +127,9 @@ def _axis_taps(g, n, mode, padding, align):
     taps = []
     for pos, w, s in raw:
         inside = (pos >= 0) & (pos <= n - 1)
-        index = np.clip(pos, 0, n - 1).astype(np.int64)
+        index = np.clip(np.where(np.isnan(pos), 0, pos), 0, n - 1).astype(np.int64)
         if not inside.all():
-            w, s = w * inside, s * inside
+            w, s = (np.where(inside, w, 0), np.where(inside, s, 0)) if volumetric else (w * inside, s * inside)
         taps.append((index, w, s))
     return taps
 
@@ -136,7 +143,7 @@ def _combinations(x, grid, attrs):
     sizes = x.shape[2:]
     steps = [math.prod(sizes[a + 1:]) for a in range(r)]
     per_axis = [_axis_taps(g[:, :, r - 1 - a], sizes[a], attrs["mode"], attrs["padding_mode"],
-                           attrs["align_corners"]) for a in range(r)]
+                           attrs["align_corners"], r) for a in range(r)]
     combos = []
     for taps in itertools.product(*per_axis):
         flat = taps[0][0] * steps[0]
