@@ -45,6 +45,7 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "tf_more8").glob("*.py"))
             + sorted((HERE / "tf_more9").glob("*.py"))
             + sorted((HERE / "tf_more10").glob("*.py"))
+            + sorted((HERE / "tf_more11").glob("*.py"))
             + sorted((HERE / "tf_guides").glob("*.py"))
             + sorted((HERE / "keras_guides").glob("*.py"))}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.

@@ -1,4 +1,4 @@
-"""tf.nn.ctc_loss (dense labels) against TF 2.21: values and gradients."""
+"""tf.nn.ctc_loss (dense and sparse labels) against TF 2.21: values, gradients, errors."""
 
 import numpy as np
 import pytest
@@ -39,3 +39,29 @@ def test_ctc_loss_without_alignment_is_infinite():
 
     loss = tf.nn.ctc_loss(np.array([[4, 4, 4]]), LOGITS[:4, :1], np.array([3]), np.array([4]))
     assert np.isinf(loss.numpy()).all()
+
+
+# A row's stored values in order, whatever their columns (row 1 skips column 0)
+SPARSE_LABELS = ([[0, 0], [0, 1], [0, 3], [1, 1], [2, 0], [2, 1], [2, 2], [2, 3]], [1, 2, 2, 3, 4, 3, 4, 4], [3, 5])
+
+
+@pytest.mark.parametrize("blank_index", [0, -1, 2])
+def test_ctc_loss_sparse_labels(blank_index):
+    check_grad(lambda tf, x: tf.nn.ctc_loss(tf.SparseTensor(*SPARSE_LABELS), x, None, LOGIT_LENGTH,
+                                            blank_index=blank_index), LOGITS, rtol=1e-5, atol=1e-5)
+    batch_major = np.transpose(LOGITS, (1, 0, 2)).copy()
+    check(lambda tf, x: tf.nn.ctc_loss(tf.SparseTensor(*SPARSE_LABELS), x, LABEL_LENGTH, LOGIT_LENGTH,
+                                       logits_time_major=False, blank_index=blank_index), batch_major, rtol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["sparse without blank_index", "sparse row without labels",
+                                  "dense without label_length"])
+def test_ctc_loss_label_errors(case):
+    def fn(tf, x):
+        if case == "dense without label_length":
+            return tf.nn.ctc_loss(LABELS, x, None, LOGIT_LENGTH)
+        if case == "sparse without blank_index":
+            return tf.nn.ctc_loss(tf.SparseTensor(*SPARSE_LABELS), x, None, LOGIT_LENGTH)
+        return tf.nn.ctc_loss(tf.SparseTensor([[0, 0], [2, 1]], [1, 2], [3, 2]), x, None, LOGIT_LENGTH, blank_index=0)
+
+    check(fn, LOGITS)

@@ -1,11 +1,14 @@
 """Baseline JPEG encoding (ITU T.81 sequential Huffman) with numpy, as ``tf.io.encode_jpeg`` writes it.
 
 Gray images are one component; RGB is converted to YCbCr (JFIF's matrix) with the chroma at full resolution
-(4:4:4) or averaged over 2x2 pixels (4:2:0).  Blocks go through an orthonormal float DCT and the IJG
-quality-scaled Annex K quantisation tables.  The Huffman tables are built for each image from its symbol
+(4:4:4) or averaged over 2x2 pixels (4:2:0).  Blocks go through a DCT and the IJG quality-scaled Annex K
+quantisation tables.  Colour conversion, chroma averaging, the DCT and the quantiser's rounding use libjpeg's
+fixed-point arithmetic (its default "islow" integer DCT), so the coefficients, hence the decoded pixels, are
+those of TF's encoder.  The Huffman tables are built for each image from its symbol
 counts (Annex K.2: optimal code lengths limited to 16 bits, the all-ones code reserved), which any baseline
 decoder reads from the DHT segments.  Everything but the final bit packing works on all blocks at once, and the
-packing itself is vectorised over the bits.  The bytes differ from libjpeg's; decoders give the same image.
+packing itself is vectorised over the bits.  The bytes differ from libjpeg's (its Huffman tables are the standard
+ones); decoders give the same image.
 """
 
 import heapq
@@ -26,14 +29,57 @@ _CHROMA_QUANT = np.array([
 _DENSITY_UNITS = {"": 0, "in": 1, "cm": 2}
 
 
-def _dct_matrix():
-    k = np.arange(8)
-    m = np.cos((2 * k[None, :] + 1) * k[:, None] * np.pi / 16) * np.sqrt(2 / 8)
-    m[0] /= np.sqrt(2)
-    return m
+def _fixed(x, bits):
+    """``x`` in fixed point with ``bits`` fraction bits, rounded as libjpeg's ``FIX`` macro."""
+    return int(x * (1 << bits) + 0.5)
 
 
-_DCT = _dct_matrix()
+def _descale(x, bits):
+    """``x / 2**bits`` rounded half up (libjpeg's ``DESCALE``)."""
+    return (x + (1 << (bits - 1))) >> bits
+
+
+# The integer DCT: Loeffler, Ligtenberg and Moschytz's factorisation with 13-bit constants; the row pass keeps
+# 2 extra bits of precision, the column pass removes them, leaving the coefficients scaled by 8.
+_CONST_BITS, _PASS1_BITS = 13, 2
+_C = {name: _fixed(value, _CONST_BITS) for name, value in {
+    "0_298631336": 0.298631336, "0_390180644": 0.390180644, "0_541196100": 0.541196100, "0_765366865": 0.765366865,
+    "0_899976223": 0.899976223, "1_175875602": 1.175875602, "1_501321110": 1.501321110, "1_847759065": 1.847759065,
+    "1_961570560": 1.961570560, "2_053119869": 2.053119869, "2_562915447": 2.562915447,
+    "3_072711026": 3.072711026}.items()}
+
+
+def _fdct_pass(d, first):
+    """One 1-D pass of the integer DCT over the last axis of ``d`` (int64 ``[..., 8]``)."""
+    even_shift, odd_shift = (0, _CONST_BITS - _PASS1_BITS) if first else (_PASS1_BITS, _CONST_BITS + _PASS1_BITS)
+    tmp0, tmp1, tmp2, tmp3 = (d[..., i] + d[..., 7 - i] for i in range(4))
+    tmp7, tmp6, tmp5, tmp4 = (d[..., i] - d[..., 7 - i] for i in range(4))
+    tmp10, tmp13, tmp11, tmp12 = tmp0 + tmp3, tmp0 - tmp3, tmp1 + tmp2, tmp1 - tmp2
+    out = [None] * 8
+    if first:
+        out[0], out[4] = (tmp10 + tmp11) << _PASS1_BITS, (tmp10 - tmp11) << _PASS1_BITS
+    else:
+        out[0], out[4] = _descale(tmp10 + tmp11, even_shift), _descale(tmp10 - tmp11, even_shift)
+    z1 = (tmp12 + tmp13) * _C["0_541196100"]
+    out[2] = _descale(z1 + tmp13 * _C["0_765366865"], odd_shift)
+    out[6] = _descale(z1 - tmp12 * _C["1_847759065"], odd_shift)
+    z1, z2, z3, z4 = tmp4 + tmp7, tmp5 + tmp6, tmp4 + tmp6, tmp5 + tmp7
+    z5 = (z3 + z4) * _C["1_175875602"]
+    tmp4, tmp5 = tmp4 * _C["0_298631336"], tmp5 * _C["2_053119869"]
+    tmp6, tmp7 = tmp6 * _C["3_072711026"], tmp7 * _C["1_501321110"]
+    z1, z2 = z1 * -_C["0_899976223"], z2 * -_C["2_562915447"]
+    z3, z4 = z3 * -_C["1_961570560"] + z5, z4 * -_C["0_390180644"] + z5
+    out[7] = _descale(tmp4 + z1 + z3, odd_shift)
+    out[5] = _descale(tmp5 + z2 + z4, odd_shift)
+    out[3] = _descale(tmp6 + z2 + z3, odd_shift)
+    out[1] = _descale(tmp7 + z1 + z4, odd_shift)
+    return np.stack(out, axis=-1)
+
+
+def _fdct(blocks):
+    """8x the 2-D DCT of int64 blocks ``[..., 8, 8]`` (rows then columns), as libjpeg's islow method computes it."""
+    rows = _fdct_pass(blocks, first=True)
+    return np.swapaxes(_fdct_pass(np.swapaxes(rows, -1, -2), first=False), -1, -2)
 
 
 def quant_table(base, quality):
@@ -51,8 +97,10 @@ def _blocks(plane):
 
 def _quantized(plane, table):
     """Zigzag-ordered quantised DCT coefficients ``(rows, cols, 64)`` int64 of a level-shifted plane."""
-    coefficients = _DCT @ _blocks(plane - 128.0) @ _DCT.T
-    quantized = np.rint(coefficients / table.reshape(8, 8))
+    coefficients = _fdct(_blocks(plane.astype(np.int64) - 128))
+    # libjpeg divides the 8x-scaled coefficient by 8x the table entry, rounding halves away from zero
+    divisor = 8 * table.reshape(8, 8).astype(np.int64)
+    quantized = np.sign(coefficients) * ((np.abs(coefficients) + divisor // 2) // divisor)
     return quantized.reshape(*quantized.shape[:2], 64)[..., _ZIGZAG].astype(np.int64)
 
 
@@ -63,11 +111,24 @@ def _padded(image, multiple):
 
 
 def _ycbcr(rgb):
-    r, g, b = np.moveaxis(rgb.astype(np.float64), -1, 0)
-    y = 0.299 * r + 0.587 * g + 0.114 * b
-    cb = -0.168735892 * r - 0.331264108 * g + 0.5 * b + 128
-    cr = 0.5 * r - 0.418687589 * g - 0.081312411 * b + 128
-    return [np.clip(np.rint(p), 0, 255) for p in (y, cb, cr)]
+    """Y, Cb, Cr int64 planes of uint8 RGB, in libjpeg's 16-bit fixed point (Cb/Cr rounded half down)."""
+    r, g, b = np.moveaxis(rgb.astype(np.int64), -1, 0)
+    half, offset = 1 << 15, 128 << 16
+
+    def mix(kr, kg, kb):  # libjpeg rounds each weight's magnitude, then applies its sign
+        return sum(int(np.sign(k)) * _fixed(abs(k), 16) * c for k, c in ((kr, r), (kg, g), (kb, b)))
+
+    y = (mix(0.299, 0.587, 0.114) + half) >> 16
+    cb = (mix(-0.16874, -0.33126, 0.5) + offset + half - 1) >> 16
+    cr = (mix(0.5, -0.41869, -0.08131) + offset + half - 1) >> 16
+    return [y, cb, cr]
+
+
+def _downsampled(plane):
+    """2x2 averages of a chroma plane with libjpeg's bias alternating 1, 2 along each row (no drift to one side)."""
+    sums = plane.reshape(plane.shape[0] // 2, 2, plane.shape[1] // 2, 2).sum(axis=(1, 3))
+    bias = 1 + np.arange(sums.shape[1]) % 2
+    return (sums + bias) >> 2
 
 
 def _categories(values):
@@ -185,11 +246,15 @@ def encode(image, quality=95, chroma_downsampling=True, density_unit="in", x_den
     padded = _padded(image, mcu)
     tables = [quant_table(_LUMA_QUANT, quality), quant_table(_CHROMA_QUANT, quality)]
     if channels == 1:
-        planes, factors = [padded[..., 0].astype(np.float64)], [1]
+        planes, factors = [padded[..., 0].astype(np.int64)], [1]
     else:
         y, cb, cr = _ycbcr(padded)
         if subsampled:
-            cb, cr = (p.reshape(p.shape[0] // 2, 2, p.shape[1] // 2, 2).mean(axis=(1, 3)) for p in (cb, cr))
+            # libjpeg averages the rows of the image (the last one doubled when the height is odd), then pads the
+            # averaged plane to whole blocks by repeating its last row
+            rows = h + h % 2
+            cb, cr = (np.pad(_downsampled(p[:rows]), ((0, (p.shape[0] - rows) // 2), (0, 0)), mode="edge")
+                      for p in (cb, cr))
         planes, factors = [y, cb, cr], [2 if subsampled else 1, 1, 1]
     mcu_rows, mcu_cols = padded.shape[0] // mcu, padded.shape[1] // mcu
     # per component: its blocks grouped per MCU (row-major inside an MCU), in MCU scan order

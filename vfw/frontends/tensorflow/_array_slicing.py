@@ -280,13 +280,17 @@ def slice(input_, begin, size, name=None):  # noqa: A001  (tf.slice)
     x = convert_to_tensor(input_)
     shape = x.array.shape
     if _tracing and (_traced_shapes.varies(begin, size) or _traced_shapes.shape_varies(x)):
+        # as TF's shape inference: a size known when traced (not -1) is the result's static dim
+        known = None if _traced_shapes.varies(size) else [
+            None if n == -1 else n
+            for n in int_values(size, "Index", "Slice", python_error=errors.InvalidArgumentError)]
         begin, size = (_traced_shapes.dims_tensor(v, "Slice", "Index") for v in (begin, size))
         _slice_lengths(begin.array.size, size.array.size, len(shape))
         # The graph checks the bounds and resolves the -1 sizes on each run, from that run's values.
         starts, ends = _traced_shapes.resolved(_slice_bounds, begin, size, _traced_shapes.shape_of(x))
         everything = int64s(range(len(shape)))
         result = call(_SLICE, x, starts, ends, everything, np.ones(len(shape), I64), tf_op="Slice")
-        return _traced_shapes.value_shaped(result)
+        return _traced_shapes.value_shaped(result, known)
     begin, size = (int_values(v, "Index", "Slice", python_error=errors.InvalidArgumentError) for v in (begin, size))
     _slice_lengths(len(begin), len(size), len(shape))
     starts, ends = _slice_bounds(begin, size, shape)

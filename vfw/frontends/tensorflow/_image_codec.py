@@ -8,7 +8,7 @@ color PNG weighs R, G, B by 0.299, 0.587, 0.114 in 15-bit fixed point, as libpng
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dtypes, _traced_shapes
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, op_error
 from vfw.io import bmp, gif, jpeg, png
 
@@ -135,7 +135,13 @@ def _decode(contents, channels, dtype, tf_op, expand_animations=True, fancy_upsa
             return image.astype(np.float32) * np.float32(1 / np.iinfo(image.dtype).max)
         return image
 
-    return host(run, convert_to_tensor(contents, dtype=_dtypes.string))
+    pixels = host(run, convert_to_tensor(contents, dtype=_dtypes.string))
+    # Inside tf.function the size comes from the file each call reads: only the channels asked for are static, as
+    # in TF's shapes (an animation's frame count too, and with expand_animations, the rank: not modelled here)
+    static_channels = 3 if tf_op == "DecodeGif" else (channels or None)
+    last = None if tf_op == "DecodeImage" and expand_animations else static_channels
+    dims = [None] * (pixels.array.ndim - 1) + [last]
+    return _traced_shapes.value_shaped(pixels, dims)
 
 
 def decode_png(contents, channels=0, dtype=_dtypes.uint8, name=None):

@@ -274,7 +274,8 @@ def adjust_hue(image, delta, name=None):
     Tensor
         The image's shape and dtype.
     """
-    if delta < -1 or delta > 1:
+    # TF checks the range only when executing eagerly: a traced delta (a random draw) is not a Python bool
+    if tf.executing_eagerly() and (delta < -1 or delta > 1):
         raise ValueError("delta must be in the interval [-1, 1]")
     return _adjusted_in_float32(image, delta, _hue_rotated, "AdjustHue")
 

@@ -77,7 +77,7 @@ def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
         return _encoded(array, int(quality_array), "", True, "in", 300, 300, b"", tf_op)
 
     encoded = host(run, pixels, quality)
-    decoded = _image_codec.decode_jpeg(encoded, channels=image.shape[-1], dct_method=dct_method)
+    decoded = _image_codec.decode_jpeg(encoded, channels=image.shape[-1] or 0, dct_method=dct_method)
     return _image_ops.convert_image_dtype(decoded, original, saturate=True)
 
 

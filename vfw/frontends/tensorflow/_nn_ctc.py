@@ -1,15 +1,17 @@
-"""tf.nn.ctc_loss: connectionist temporal classification loss of dense (padded) label batches.
+"""tf.nn.ctc_loss: connectionist temporal classification loss of dense (padded) or sparse label batches.
 
 The loss is ``-log p(labels | logits)`` summed over every alignment of the labels to the frames, computed
 by the forward (alpha) recursion in log space over the extended label sequence ``blank, l1, blank, l2,
 ..., blank``: frame by frame, vectorised over the batch and the label positions, with tf ops so that tapes
-differentiate it.  SparseTensor labels are not supported (vfw has no SparseTensor).
+differentiate it.  SparseTensor labels (TF's CTCLoss kernel: each row's stored values in order, whatever their
+columns) are laid out densely first.
 """
 
 import numpy as np
 
 import vfw.frontends.tensorflow as tf
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 
 # Log-probability of an unreachable state: finite (so that log-sum-exp and its gradient stay free of NaN),
 # yet far below any reachable log-probability; losses this large mean "no alignment" and become +inf.
@@ -22,14 +24,30 @@ def _logaddexp3(a, b, c):
     return top + tf.math.log(tf.exp(a - top) + tf.exp(b - top) + tf.exp(c - top))
 
 
+def _dense_labels(labels):
+    """``(labels, label_length)`` of a SparseTensor of label sequences: row ``b`` holds its stored values in
+    order, padded with zeros; TF's kernel refuses a row without labels."""
+    rows = labels.indices.numpy()[:, 0]
+    counts = np.bincount(rows, minlength=int(labels.dense_shape.numpy()[0]))
+    empty = np.flatnonzero(counts == 0)
+    if empty.size:
+        raise op_error(f"Labels length is zero in batch {empty[0]}", "CTCLoss")
+    order = np.argsort(rows, kind="stable")
+    starts = np.cumsum(counts) - counts
+    dense = np.zeros((counts.size, counts.max()), np.int32)
+    dense[rows[order], np.arange(rows.size) - starts[rows[order]]] = labels.values.numpy()[order]
+    return tf.constant(dense), tf.constant(counts.astype(np.int32))
+
+
 def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
              name=None):
     """Per-example CTC negative log-likelihoods.
 
     Parameters
     ----------
-    labels : int tensor, shape (batch, max_label_length)
-        Dense label sequences, padded past ``label_length``.
+    labels : int tensor, shape (batch, max_label_length), or tf.SparseTensor
+        Dense label sequences, padded past ``label_length``; or sparse ones (``label_length`` is then ignored and
+        ``blank_index`` required).
     logits : float tensor, shape (frames, batch, classes) (``(batch, frames, classes)`` if not
         ``logits_time_major``)
         Unnormalized log-probabilities.
@@ -46,8 +64,12 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
         raise NotImplementedError("tf.nn.ctc_loss: `unique` is not supported by vfw.")
     if isinstance(labels, (list, tuple)) and not labels:
         raise ValueError("tf.nn.ctc_loss: `labels` is empty.")
-    if label_length is None:
-        raise ValueError("tf.nn.ctc_loss: `label_length` must be given for dense labels (vfw has no SparseTensor).")
+    if isinstance(labels, SparseTensor):
+        if blank_index is None:
+            raise ValueError("Argument `blank_index` must be provided when `labels` is a `SparseTensor`.")
+        labels, label_length = _dense_labels(labels)
+    elif label_length is None:
+        raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.")
     logits = convert_to_tensor(logits)
     out_dtype = logits.dtype
     if out_dtype.name in ("float16", "bfloat16"):

@@ -105,7 +105,7 @@ def lists_to_tuples(structure):
 
 
 def _to_tensor(x):
-    return None if x is None or tf.is_tensor(x) else tf.convert_to_tensor(x)
+    return x if x is None or tf.is_tensor(x) else tf.convert_to_tensor(x)
 
 
 def as_tensors(batch):

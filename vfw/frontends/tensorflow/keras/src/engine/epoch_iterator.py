@@ -1,6 +1,7 @@
 """``EpochIterator``: one epoch of batches at a time, in groups of ``steps_per_execution``.
 
-Iterating gives ``(begin_step, end_step, batches)`` with up to ``steps_per_execution`` batches.
+Iterating gives ``(begin_step, end_step, batches)`` with up to ``steps_per_execution`` batches (fewer in the
+last group of the data, quietly).
 With ``steps_per_epoch`` the data's iterator carries over from epoch to epoch until it is
 exhausted (then it restarts); without it every epoch reads the data once.  Data that runs out
 early interrupts the epoch with Keras' warning; the number of batches of data of unknown length
@@ -82,10 +83,14 @@ class EpochIterator:
         begin, end, iterator = next(self._epoch_iterator)
         batches = []
         with self.catch_stop_iteration():
-            for _ in range(self.steps_per_execution):
-                batches.append(next(iterator))
-            return begin, end, batches
-        if batches:
+            try:
+                for _ in range(self.steps_per_execution):
+                    batches.append(next(iterator))
+            except StopIteration:
+                # Keras on TF runs a group's steps in a loop while the iterator still has data: only a group that
+                # finds no batch at all interrupts the epoch (and warns)
+                if not batches:
+                    raise
             return begin, end, batches
         self.ran_out_at_step = True
         raise StopIteration
