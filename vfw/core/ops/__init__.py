@@ -59,6 +59,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     signal,
     signal_windows,
     softmax_grad,
+    special_airy,
     special_bessel,
     special_gamma,
     special_integrals,

@@ -14,6 +14,7 @@ from vfw.frontends.torch import (  # noqa: F401
     _methods,
     _nn_native,
     _nn_ops,
+    _symbolic,
     accelerator,
     autograd,
     backends,
@@ -116,7 +117,7 @@ from vfw.frontends.torch.serialization import load, save  # noqa: F401
 
 __version__ = version.__version__
 
-for _module in (*_methods.FAMILIES, _nn_ops, _nn_native, _api_extras, _functional_rnn, _foreach):
+for _module in (*_methods.FAMILIES, _nn_ops, _nn_native, _api_extras, _functional_rnn, _foreach, _symbolic):
     globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
 _methods.install(Tensor)
 del _module

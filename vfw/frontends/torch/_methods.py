@@ -22,11 +22,13 @@ from vfw.frontends.torch import (
     _linalg_qr_lu,
     _lowrank,
     _masked,
+    _native_extras,
     _nn_extras,
     _numeric,
     _pointwise,
     _random,
     _reduction,
+    _runtime_extras,
     _scan,
     _scatter,
     _searching,
@@ -55,7 +57,7 @@ FAMILIES = [
     _shape, _joining, _layout, _typing, _index_builders, _strided,
     _tensor_misc, _windows, _nn_extras, _histogram, _linalg_extras, _linalg_lu, _buffers, _gamma_inc,
     _tensor_extras, _copy_variants, _linalg_qr_lu, _complex, _stft,
-    _gradient, _segment_reduce, _lowrank, _storage,
+    _gradient, _segment_reduce, _lowrank, _storage, _runtime_extras, _native_extras,
 ]
 
 

@@ -26,7 +26,7 @@ _MODULES = {
     "optim._lr_composite": "torch.optim.lr_scheduler",
     "distributions.transforms_structured": "torch.distributions.transforms",
     "distributed._c10d": "torch.distributed.distributed_c10d", "utils.data._iterators": "torch.utils.data.dataloader",
-    "cpu._streams": "torch.cpu",
+    "cpu._streams": "torch.cpu", "_symbolic": "torch",
 }
 
 # Classes torch defines elsewhere than vfw (by vfw's module path below vfw.frontends.torch, then the class name):
@@ -47,6 +47,8 @@ _CLASSES = {
     "distributed._grad_bucket.GradBucket": "torch._C._distributed_c10d",
     "distributed._collectives_more.P2POp": "torch.distributed.distributed_c10d",
     "futures.Future": "torch.jit",
+    "nn.modules._linear_cross_entropy.LinearCrossEntropyLoss": "torch.nn.modules.loss",
+    "nn.modules._linear_cross_entropy.Container": "torch.nn.modules.container",
     "_quantized.qscheme": "torch",
     "_quantized.QuantizedDType": ("torch", "dtype"),
     "_quantized.QuantizedTensor": ("torch", "Tensor"),  # torch's quantized tensors are torch.Tensor too

@@ -41,6 +41,7 @@ from vfw.core.autograd import is_grad_enabled
 from vfw.core.errors import TraceError
 from vfw.core.graph.function import Function
 from vfw.frontends._warnings import warn_for_user
+from vfw.frontends.torch import _runtime_extras
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.nn.modules.module import Module
@@ -48,7 +49,7 @@ from vfw.frontends.torch.nn.modules.module import Module
 __all__ = [
     "Final", "ScriptFunction", "ScriptModule", "TracedModule", "TracerWarning", "annotate", "export", "freeze",
     "ignore", "is_scripting", "is_tracing", "load", "optimize_for_inference", "save", "script", "script_if_tracing",
-    "trace", "trace_module", "unused",
+    "trace", "trace_module", "unused", "fork", "wait",
 ]
 
 Final = typing.Final
@@ -80,6 +81,20 @@ def _deprecated(name):
     # torch 2.13 warns from inside torch.jit, so Python's default filters hide it outside __main__'s own warnings
     warnings.warn(f"`torch.jit.{name}` is deprecated. Please switch to `torch.compile` or `torch.export`.",
                   DeprecationWarning, stacklevel=1)
+
+
+def fork(func, *args, **kwargs):
+    """Deprecated ``torch.jit.fork``: :func:`torch.fork` (runs ``func`` now; a completed Future of its result)."""
+    warnings.warn("`torch.jit.fork` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=1)  # as torch: attributed to torch.jit, so default filters hide it
+    return _runtime_extras.fork(func, *args, **kwargs)
+
+
+def wait(future):
+    """Deprecated ``torch.jit.wait``: :func:`torch.wait` (the value of a Future)."""
+    warnings.warn("`torch.jit.wait` is deprecated. Please use `torch.compile` instead.", DeprecationWarning,
+                  stacklevel=1)  # as torch: attributed to torch.jit, so default filters hide it
+    return _runtime_extras.wait(future)
 
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):

@@ -21,6 +21,7 @@ from vfw.frontends.torch._bessel import (
 )
 from vfw.frontends.torch._comparison import where
 from vfw.frontends.torch._gamma_inc import gammainc, gammaincc
+from vfw.frontends.torch._native_extras import airy_ai
 from vfw.frontends.torch._special_extra import (
     bessel_j0,
     bessel_j1,
@@ -54,6 +55,7 @@ __all__ += ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polyn
             "laguerre_polynomial_l", "legendre_polynomial_p", "shifted_chebyshev_polynomial_t",
             "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
             "spherical_bessel_j0", "zeta"]
+__all__ += ["airy_ai"]
 
 expit = _pointwise.sigmoid
 erf, erfc, erfinv, logit = _pointwise.erf, _pointwise.erfc, _pointwise.erfinv, _pointwise.logit

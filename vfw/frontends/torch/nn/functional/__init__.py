@@ -7,6 +7,7 @@ from vfw.frontends.torch.nn.functional import (
     _distance,
     _dropout,
     _linear,
+    _linear_cross_entropy,
     _loss,
     _loss_classification,
     _loss_ctc,
@@ -18,6 +19,6 @@ from vfw.frontends.torch.nn.functional import (
 )
 
 _FAMILIES = (_activation, _attention, _conv, _distance, _dropout, _linear, _loss, _loss_classification, _loss_ctc,
-             _loss_embedding, _normalization, _pooling, _sparse, _vision)
+             _loss_embedding, _normalization, _pooling, _sparse, _vision, _linear_cross_entropy)
 __all__ = [name for family in _FAMILIES for name in family.__all__]
 globals().update({name: getattr(family, name) for family in _FAMILIES for name in family.__all__})
