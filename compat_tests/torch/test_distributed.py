@@ -11,6 +11,8 @@ import pytest
 
 real_torch = pytest.importorskip("torch")
 pytest.importorskip("mpi4py")
+# real torch's gloo groups in one worker process, in file order, as a serial run has them (xdist workers)
+pytestmark = pytest.mark.xdist_group("torch_gloo")
 
 import vfw.torch as vtorch  # noqa: E402
 
@@ -78,6 +80,7 @@ def test_world_of_one_process():
             state = (dist.get_backend(), dist.get_rank(), dist.get_world_size(), dist.group.WORLD is not None,
                      work.wait(), t.tolist(), b.tolist(), gathered[0].tolist(), objects, twice, bad_root, to_self,
                      not_tensor, type(ddp.module).__name__, list(ddp.state_dict()))
+            del ddp  # before its process group is destroyed: real torch's gloo group can deadlock destroying it later
         return state + (torch.distributed.is_initialized(),)
 
     assert run(vtorch) == run(real_torch)
@@ -102,7 +105,9 @@ def test_ddp_of_one_process_trains_as_the_module():
                 torch.nn.functional.mse_loss(ddp(torch.from_numpy(x[4:])), torch.from_numpy(y[4:])).backward()
                 optimizer.step()
                 optimizer.zero_grad()
-            return [p.detach().numpy().copy() for p in ddp.module.parameters()]
+            trained = [p.detach().numpy().copy() for p in ddp.module.parameters()]
+            del ddp, optimizer  # before the process group is destroyed
+        return trained
 
     weights = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3), (4,), (1, 4), (1,)]]
     for ours, theirs in zip(run(vtorch), run(real_torch)):
