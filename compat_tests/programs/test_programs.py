@@ -47,7 +47,8 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "tf_more10").glob("*.py"))
             + sorted((HERE / "tf_more11").glob("*.py"))
             + sorted((HERE / "tf_guides").glob("*.py"))
-            + sorted((HERE / "keras_guides").glob("*.py"))}
+            + sorted((HERE / "keras_guides").glob("*.py"))
+            + sorted((HERE / "keras_examples").glob("*.py"))}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.
 RTOL, ATOL = 1e-4, 1e-6
 

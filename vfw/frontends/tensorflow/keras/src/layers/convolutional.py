@@ -162,16 +162,16 @@ class BaseConv(_LoraKernel, ConvOutputs):
         if self.lora_rank:
             self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
 
+    def _convolve(self, inputs, kernel, padding):
+        return ops.conv(inputs, kernel, strides=list(self.strides), padding=padding,
+                        dilation_rate=self.dilation_rate, data_format=self.data_format)
+
+    def convolution_op(self, inputs, kernel):
+        """The convolution of ``inputs`` with ``kernel`` (subclasses override it to transform the kernel)."""
+        return self._convolve(inputs, kernel, self.padding)
+
     def call(self, inputs):
-        padding = self.padding
-        if padding == "causal":
-            pads = [[0, 0], [0, 0], [0, 0]]
-            pads[1 if self.data_format == "channels_last" else 2][0] = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            inputs = ops.pad(inputs, pads)
-            padding = "valid"
-        outputs = ops.conv(inputs, self.kernel, strides=list(self.strides), padding=padding,
-                           dilation_rate=self.dilation_rate, data_format=self.data_format)
-        return self._finish(outputs)
+        return self._finish(self.convolution_op(inputs, self.kernel))
 
     def compute_output_shape(self, input_shape):
         return layer_utils.conv_output_shape(input_shape, self.filters, self.kernel_size, self.strides, self.padding,
@@ -202,6 +202,17 @@ class Conv1D(BaseConv):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, **kwargs):
         super().__init__(rank=1, **constructor_arguments(locals()))
+
+    def call(self, inputs):
+        # As Keras' Conv1D: convolves directly (an overridden convolution_op is not used), left-padding the steps
+        # by dilation_rate * (kernel_size - 1) for padding="causal"
+        padding = self.padding
+        if padding == "causal":
+            pads = [[0, 0], [0, 0], [0, 0]]
+            pads[1 if self.data_format == "channels_last" else 2][0] = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs = ops.pad(inputs, pads)
+            padding = "valid"
+        return self._finish(self._convolve(inputs, self.kernel, padding))
 
 
 class Conv2D(BaseConv):
