@@ -34,7 +34,8 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "torch_more10").glob("*.py"))
             + sorted((HERE / "torch_more11").glob("*.py"))
             + sorted((HERE / "torch_more12").glob("*.py"))
-            + sorted((HERE / "torch_more13").glob("*.py")),
+            + sorted((HERE / "torch_more13").glob("*.py"))
+            + sorted((HERE / "torch_more14").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
             + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
             + sorted((HERE / "tf_more3").glob("*.py")) + sorted((HERE / "keras_ops").glob("*.py"))

@@ -8,7 +8,7 @@ generators. Every generator is a 32-bit Mersenne Twister seeded as torch seeds
 its CPU generator, plus torch's cached second normal sample, so the samplers
 that follow torch's algorithms (rand, randn, randint, randperm, uniform_,
 normal_) give torch's numbers for the same seed. A state is a uint8 tensor in
-vfw's own layout.
+torch's CPU generator layout, so states move between vfw and torch (checkpoints).
 
 Under a graph trace, what changes a generator's state (seeding, ``set_state``,
 making a ``Generator``) and what reads it (``get_state``) are recorded like the
@@ -33,12 +33,15 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 
 _MASK64 = (1 << 64) - 1
 _DEFAULT_SEED = 67280421310721  # what a new torch.Generator starts from
-# State layout: magic, the 624 Mersenne Twister words and position (little endian), whether
-# a cached normal sample is held and its value, the initial seed.
-_MAGIC = b"vfwMT32\0"
-_KEY = 624 * 4
-_TAIL = struct.Struct("<IIdQ")
-_STATE_SIZE = len(_MAGIC) + _KEY + _TAIL.size
+# torch's CPU generator state, little endian: initial seed, "left" (draws until the next twist, plus one),
+# "seeded", "next" (index of the next word), the 624 Mersenne Twister words widened to 64 bits, then the cached
+# double normal sample (normal_x, normal_y, normal_rho, normal_is_valid; torch keeps it in normal_y) and the cached
+# float normal sample (which no vfw sampler uses: written empty, ignored on restore).
+_WORDS = 624
+_HEAD = struct.Struct("<QiiQ")
+_NORMAL = struct.Struct("<dddi4x")
+_FLOAT_NORMAL = struct.Struct("<f?3x")
+_STATE_SIZE = _HEAD.size + 8 * _WORDS + _NORMAL.size + _FLOAT_NORMAL.size
 _NOTHING = np.zeros(0, np.uint8)  # what a replayed state change returns (a graph op has an output)
 
 
@@ -105,9 +108,14 @@ class Generator:
 
     def _state_bytes(self):
         st = self._rng.bit_generator.state["state"]
+        key, pos = st["key"], int(st["pos"])
+        # numpy counts words used since the last twist (pos), torch counts the ones left (left = 625 - pos) and
+        # keeps next at 0 until its first twist, at 624 once a block is used up
+        next_word = pos if pos < _WORDS or not _freshly_seeded(key, self._seed) else 0
         cached = self.normal_cache
-        raw = (_MAGIC + st["key"].astype("<u4").tobytes()
-               + _TAIL.pack(st["pos"], cached is not None, 0.0 if cached is None else cached, self._seed))
+        raw = (_HEAD.pack(self._seed, _WORDS + 1 - pos, 1, next_word) + key.astype("<u8").tobytes()
+               + _NORMAL.pack(0.0, 0.0 if cached is None else cached, 0.0, cached is not None)
+               + _FLOAT_NORMAL.pack(0.0, False))
         return np.frombuffer(raw, np.uint8).copy()
 
     def set_state(self, new_state):
@@ -122,14 +130,14 @@ class Generator:
     def _restore(self, state):
         raw = state.tobytes()
         if len(raw) != _STATE_SIZE:
-            raise RuntimeError(f"Expected a vfw generator state of size {_STATE_SIZE} but found the input RNG state "
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG state "
                                f"size to be {len(raw)}")
-        if raw[:len(_MAGIC)] != _MAGIC:
-            raise RuntimeError("RNG state is not a vfw.torch generator state (from get_state / get_rng_state)")
-        at = len(_MAGIC)
-        pos, has_cached, cached, initial = _TAIL.unpack(raw[at + _KEY:])
-        self._rng.bit_generator.state = {"bit_generator": "MT19937", "state": {
-            "key": np.frombuffer(raw[at:at + _KEY], "<u4").astype(np.uint32), "pos": pos}}
+        initial, left, seeded, next_word = _HEAD.unpack_from(raw)
+        if seeded != 1 or not 1 <= left <= _WORDS or not 0 <= next_word <= _WORDS:
+            raise RuntimeError("Invalid mt19937 state")
+        key = np.frombuffer(raw, "<u8", _WORDS, _HEAD.size).astype(np.uint32)
+        _, cached, _, has_cached = _NORMAL.unpack_from(raw, _HEAD.size + 8 * _WORDS)
+        self._rng.bit_generator.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _WORDS + 1 - left}}
         self._seed = initial
         self.normal_cache = cached if has_cached else None
         return _NOTHING
@@ -147,6 +155,13 @@ class Generator:
 
 def _restored(raw):
     return Generator().set_state(_dispatch.wrap(np.frombuffer(raw, np.uint8).copy()))
+
+
+def _freshly_seeded(key, seed):
+    """Whether ``key`` is still the seeding of ``seed`` (no twist yet): its first two words follow the seeding
+    recurrence, which a twisted block breaks."""
+    first = seed & 0xFFFFFFFF
+    return int(key[0]) == first and int(key[1]) == (1812433253 * (first ^ (first >> 30)) + 1) & 0xFFFFFFFF
 
 
 def _seed_value(value):

@@ -184,6 +184,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                              materialize_grads)
     single = isinstance(inputs, CoreTensor)
     sources = [inputs] if single else list(inputs)
+    if not sources:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for x in sources:
         if not isinstance(x, CoreTensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(x).__name__}")

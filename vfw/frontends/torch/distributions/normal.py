@@ -139,6 +139,10 @@ class Uniform(Distribution):
             self._validate_sample(value)
         return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
 
+    def icdf(self, value):
+        """The quantile ``low + value * (high - low)`` of a probability ``value``."""
+        return value * (self.high - self.low) + self.low
+
     def entropy(self):
         """``log(high - low)``."""
         return torch.log(self.high - self.low)
