@@ -6,7 +6,7 @@ uniform / normal / exponential / Cauchy draws (``Normal``, ``Uniform``, ``Expone
 ``Chi2``, ``Beta``, ``Dirichlet``, ``StudentT``), ``Poisson``, ``Binomial`` and ``NegativeBinomial`` draw from
 their distributions with other numbers.  ``biject_to`` / ``transform_to`` map constraints to transforms."""
 
-# kl_more registers its KL pairs; the per-family modules are torch's module names (thin re-exports)
+# kl_more and kl_pairs_more register their KL pairs; the per-family modules are torch's module names (thin re-exports)
 from vfw.frontends.torch.distributions import (  # noqa: F401
     bernoulli,
     beta,
@@ -26,6 +26,7 @@ from vfw.frontends.torch.distributions import (  # noqa: F401
     half_normal,
     inverse_gamma,
     kl_more,
+    kl_pairs_more,
     kumaraswamy,
     laplace,
     lkj_cholesky,

@@ -1,6 +1,7 @@
 """``kl_divergence(p, q)`` for pairs of families, and ``register_kl`` to add pairs."""
 
 import math
+import warnings
 
 import vfw.frontends.torch as torch
 from vfw.frontends.torch.distributions.categorical import Bernoulli, Categorical
@@ -17,31 +18,77 @@ from vfw.frontends.torch.distributions.transformed import _EULER_GAMMA, Gumbel, 
 # torch's public names of this module
 __all__ = ["register_kl", "kl_divergence"]
 
-_KL = {}
+# (p type, q type) -> fn, as registered; and the function each concrete pair of types dispatched to
+_KL_REGISTRY = {}
+_KL_MEMOIZE = {}
 
 
 def register_kl(type_p, type_q):
-    """Decorator: ``fn(p, q)`` computes ``KL(p || q)`` for ``p`` of ``type_p`` and ``q`` of ``type_q``."""
+    """Decorator: ``fn(p, q)`` computes ``KL(p || q)`` for ``p`` of ``type_p`` and ``q`` of ``type_q`` (or of
+    subclasses of them, when no more specific pair is registered).
+
+    Parameters
+    ----------
+    type_p, type_q : type
+        Subclasses of :class:`Distribution`.
+
+    Raises
+    ------
+    TypeError
+        When ``type_p`` or ``type_q`` is not a class.
+    """
+    for name, value in (("type_p", type_p), ("type_q", type_q)):
+        if not isinstance(value, type):
+            raise TypeError(f"register_kl: expected {name} to be a Distribution subclass but got {value!r}")
+
     def decorate(fn):
-        _KL[(type_p, type_q)] = fn
+        _KL_REGISTRY[(type_p, type_q)] = fn
+        _KL_MEMOIZE.clear()  # a new pair may be more specific than what a pair of types dispatched to so far
         return fn
     return decorate
 
 
+def _dispatch_kl(type_p, type_q):
+    """The registered function for the most specific registered pair of base classes of ``(type_p, type_q)``,
+    or ``None``.
+
+    Pairs are ordered by how far up ``type_p``'s class hierarchy their first type is, then ``type_q``'s (and the
+    other way round); when the two orders pick different functions the lookup is ambiguous: a ``RuntimeWarning``
+    names the pair to register, and the first order's choice is used.
+    """
+    depth_p = {cls: depth for depth, cls in enumerate(type_p.__mro__)}
+    depth_q = {cls: depth for depth, cls in enumerate(type_q.__mro__)}
+    matches = [(base_p, base_q) for base_p, base_q in _KL_REGISTRY if base_p in depth_p and base_q in depth_q]
+    if not matches:
+        return None
+    left_p, left_q = min(matches, key=lambda pair: (depth_p[pair[0]], depth_q[pair[1]]))
+    right_p, right_q = min(matches, key=lambda pair: (depth_q[pair[1]], depth_p[pair[0]]))
+    if _KL_REGISTRY[(left_p, left_q)] is not _KL_REGISTRY[(right_p, right_q)]:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                      f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=3)
+    return _KL_REGISTRY[(left_p, left_q)]
+
+
 def kl_divergence(p, q):
-    """``KL(p || q)``, batched.
+    """``KL(p || q)``, batched: a tensor of the broadcast batch shape.
+
+    Parameters
+    ----------
+    p, q : Distribution
 
     Raises
     ------
     NotImplementedError
         When no function is registered for the pair (nor for a pair of their base classes).
     """
-    for type_p in type(p).__mro__:
-        for type_q in type(q).__mro__:
-            if (type_p, type_q) in _KL:
-                return _KL[(type_p, type_q)](p, q)
-    raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
-                              f"{type(q).__name__}")
+    types = (type(p), type(q))
+    if types not in _KL_MEMOIZE:
+        _KL_MEMOIZE[types] = _dispatch_kl(*types)
+    fn = _KL_MEMOIZE[types]
+    if fn is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
+                                  f"{type(q).__name__}")
+    return fn(p, q)
 
 
 @register_kl(Normal, Normal)
