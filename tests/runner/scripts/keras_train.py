@@ -16,5 +16,6 @@ model.set_weights([(rng.randn(*w.shape) * 0.5).astype("float32") for w in model.
 model.compile(optimizer=keras.optimizers.Adam(0.05),
               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 history = model.fit(features, labels, epochs=int(sys.argv[1]), batch_size=16, shuffle=False, verbose=0)
-print(json.dumps({"tensor_module": type(tf.constant(1.0)).__module__, "keras_is_tf_keras": keras is tf.keras,
+print(json.dumps({"tensor_module": type(tf.constant(1.0)).__module__, "tensorflow_file": tf.__file__,
+                  "keras_is_tf_keras": keras is tf.keras,
                   "losses": history.history["loss"]}))

@@ -9,6 +9,7 @@ are the modules of the same names.
 from vfw.frontends.tensorflow import (  # noqa: F401
     _families,
     _tensor,
+    _type_names,
     audio,  # noqa: F401
     autodiff,  # noqa: F401
     autograph,
@@ -64,13 +65,14 @@ from vfw.frontends.tensorflow._dtypes import (  # noqa: F401
     variant,
 )
 from vfw.frontends.tensorflow._shape import TensorShape  # noqa: F401
-from vfw.frontends.tensorflow._tensor import Tensor  # noqa: F401
+from vfw.frontends.tensorflow._tensor import TensorBase as Tensor  # noqa: F401 (tf.Tensor: eager values subclass it)
 
 newaxis = None
 __version__ = version.VERSION
 
 globals().update(_families.names("tf"))
 _families.install(Tensor)
+_type_names.install()  # TF's names for the classes (``type(x)`` prints as under TF), once all are defined
 
 
 def __getattr__(name):

@@ -35,7 +35,7 @@ def _is_variable(obj):
 
 
 def _is_keras_object(obj):
-    return type(obj).__module__.startswith("vfw.frontends.tensorflow.keras") and hasattr(obj, "variables")
+    return type(obj).__module__.startswith(("vfw.frontends.tensorflow.keras", "keras.")) and hasattr(obj, "variables")
 
 
 def _is_trackable(obj):

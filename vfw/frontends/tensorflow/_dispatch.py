@@ -32,8 +32,8 @@ _new = object.__new__
 _ndarray = np.ndarray
 _asarray = np.asarray
 
-# The Tensor class is set by _tensor.py (it imports this module).
-Tensor = None
+# The eager and symbolic Tensor classes are set by _tensor.py (it imports this module).
+Tensor = SymbolicTensor = None
 # ``check(tf_op, inputs, outputs, traced)`` run after every op while tf.debugging.enable_check_numerics is on
 # (``_check_numerics``); None otherwise, so that the hot paths pay one comparison.
 numerics_hook = None
@@ -158,8 +158,16 @@ def call(op_or_type, *inputs, tf_op=None, **attrs):
     if numerics_hook is not None:
         numerics_hook(tf_op or bound.schema.op_type, inputs, result, bool(_tracing))
     if result.__class__ is tuple:
-        return tuple(as_tf(r) for r in result)
-    return result if result.__class__ is Tensor else as_tf(result)
+        return tuple(symbolic(as_tf(r)) for r in result) if _tracing else tuple(as_tf(r) for r in result)
+    result = result if result.__class__ is Tensor else as_tf(result)
+    return symbolic(result) if _tracing else result
+
+
+def symbolic(t):
+    """``t`` (a tf tensor or None), a value of the graph being traced: a SymbolicTensor, as TF's."""
+    if t.__class__ is Tensor:
+        t.__class__ = SymbolicTensor
+    return t
 
 
 def callback(trace, fn, *inputs):
@@ -445,6 +453,7 @@ def _graph_constant(t):
     trace = current_trace()
     if trace is not None and t.array.dtype.kind != "O":
         trace.mark_fresh(t)
+    symbolic(t)
 
 
 # -- packing lists that hold tensors (TF's auto-packing) ------------------------------------------
@@ -503,13 +512,13 @@ def _pack_level(items, dtype):
             holds = True
         elif item.__class__ is list or item.__class__ is tuple:
             part = _pack_level(item, dtype)
-            holds = holds or part.__class__ is Tensor
+            holds = holds or isinstance(part, Tensor)
             parts.append(part)
         else:
             parts.append(item)
     if not holds:
         return parts
-    return pack([p if p.__class__ is Tensor else _constant_part(p, dtype) for p in parts])
+    return pack([p if isinstance(p, Tensor) else _constant_part(p, dtype) for p in parts])
 
 
 def _constant_part(value, dtype):

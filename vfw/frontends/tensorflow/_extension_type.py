@@ -19,7 +19,7 @@ from vfw.frontends.tensorflow import _dispatch, _dtypes
 from vfw.frontends.tensorflow._dtypes import DType
 from vfw.frontends.tensorflow._framework_extras import TypeSpec
 from vfw.frontends.tensorflow._shape import TensorShape, as_shape
-from vfw.frontends.tensorflow._tensor import Tensor
+from vfw.frontends.tensorflow._tensor import Tensor, TensorBase
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 
 
@@ -49,7 +49,7 @@ def _type_name(annotation):
 
 def _convert(value, annotation, where):
     """``value`` as the field annotation ``annotation`` says (TypeError naming ``where`` when it cannot be)."""
-    if annotation is Tensor:
+    if annotation is TensorBase or annotation is Tensor:
         if isinstance(value, Tensor):
             return value
         try:
@@ -109,7 +109,7 @@ def _check_annotation(annotation, field):
             if arg is not Ellipsis:
                 _check_annotation(arg, field)
         return
-    if annotation is None or annotation in _PLAIN_TYPES or annotation in (Tensor, TensorShape, DType):
+    if annotation is None or annotation in _PLAIN_TYPES or annotation in (TensorBase, Tensor, TensorShape, DType):
         return
     if isinstance(annotation, type) and issubclass(annotation, ExtensionType):
         return

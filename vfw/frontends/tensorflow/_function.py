@@ -60,7 +60,7 @@ from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _tape_state, _variables, errors, nest
+from vfw.frontends.tensorflow import _dispatch, _tape_state, _tensor, _variables, errors, nest
 from vfw.frontends.tensorflow._concrete_function import (
     ConcreteFunction,
     as_spec,
@@ -423,8 +423,16 @@ class Function(FunctionIntrospection):
         self._seen.add((key, shapes))
 
     def _trace_body(self, *args, **kwargs):
-        """What the engine traces: the Python function, with its results' Python values as tensors (as TF)."""
-        return self._traced_run(args, kwargs, inline=False)
+        """What the engine traces: the Python function, with its results' Python values as tensors (as TF).
+        The argument tensors are SymbolicTensors while it runs, as TF's placeholders; the results are eager (the
+        first call returns them)."""
+        retyped = _tensor.as_symbolic(nest.flatten((args, kwargs)))
+        try:
+            result = self._traced_run(args, kwargs, inline=False)
+        finally:
+            _tensor.as_eager(retyped)
+        _tensor.as_eager([t for t in nest.flatten(result) if t.__class__ is _tensor.SymbolicTensor])
+        return result
 
     def _traced_run(self, args, kwargs, inline):
         first = not self._engine_traced and not inline

@@ -1,4 +1,4 @@
-"""tf.Tensor (the eager tensor) over the engine tensor: properties, conversions, repr.
+"""tf.Tensor over the engine tensor: properties, conversions, repr; its eager and symbolic value classes.
 
 Operators and math methods are bound from the op family modules (their ``TENSOR_METHODS``) by
 ``_families.install``; this file holds what is specific to the tensor object itself.
@@ -18,11 +18,12 @@ def _traced_shapes():
     return module
 
 
-class Tensor(CoreTensor):
-    """A multi-dimensional array with TensorFlow semantics (TF's dtypes, no implicit promotion).
+class TensorBase(CoreTensor):
+    """A multi-dimensional array with TensorFlow semantics (TF's dtypes, no implicit promotion): ``tf.Tensor``.
 
     Tensors are immutable values; create them with ``tf.constant`` / ``tf.convert_to_tensor``
-    or as results of ops.
+    or as results of ops. Every value is an instance of a subclass, as in TF: :class:`Tensor` (TF's EagerTensor)
+    outside tf.function traces, :class:`SymbolicTensor` inside them.
     """
 
     __slots__ = ("__dict__",)  # attributes may be attached (Keras attaches masks)
@@ -231,5 +232,44 @@ class _Reference:
         return f"<Reference wrapping {self._tensor!r}>"
 
 
+class Tensor(TensorBase):
+    """An eager tensor (TF's ``EagerTensor``): the class of tensor values outside tf.function traces.
+
+    The frontend's modules create and test for this class (``x.__class__ is Tensor`` is their fast path).
+    """
+
+    __slots__ = ()
+
+
+class SymbolicTensor(Tensor):
+    """A tensor of a tf.function trace (TF's ``SymbolicTensor``): its arguments, results and constants.
+
+    It holds the trace's example values as any tensor; a subclass of :class:`Tensor` so that the frontend's
+    ``isinstance(x, Tensor)`` tests take it, while the eager fast paths (``x.__class__ is Tensor``) leave it to the
+    executor, which records it in the trace.
+    """
+
+    __slots__ = ()
+    # What graph runs make of the arrays of outputs traced as symbolic tensors: eager tensors.
+    wrap = Tensor.wrap
+
+
+def as_symbolic(tensors):
+    """Make the eager tensors among ``tensors`` (an iterable) symbolic; returns them, to be given to
+    :func:`as_eager` when the trace ends."""
+    retyped = [t for t in tensors if t.__class__ is Tensor]
+    for t in retyped:
+        t.__class__ = SymbolicTensor
+    return retyped
+
+
+def as_eager(tensors):
+    """Make ``tensors`` (from :func:`as_symbolic`) eager again."""
+    for t in tensors:
+        t.__class__ = Tensor
+
+
 Tensor.result_class = Tensor
+SymbolicTensor.result_class = SymbolicTensor
 _dispatch.Tensor = Tensor
+_dispatch.SymbolicTensor = SymbolicTensor

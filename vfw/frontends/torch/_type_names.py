@@ -10,9 +10,10 @@ every renamed class also gets a ``__reduce_ex__`` that writes the classes it nam
 and copying vfw.torch objects work, in-process and across processes, whether or not real torch is present.
 """
 
-import copyreg
-import importlib
 import sys
+
+# _ClassPath, _new_object and _rebuild are named by pickles that earlier versions wrote from this module
+from vfw.frontends._class_paths import _ClassPath, _new_object, _rebuild, rename  # noqa: F401
 
 _PACKAGE = "vfw.frontends.torch"
 
@@ -123,10 +124,6 @@ _CLASSES.update({f"distributions.{vfw_module}.{name}": f"torch.distributions.{to
                      "normal": {"Uniform": "uniform"}}.items()
                  for name, torch_module in names.items()})
 
-# Renamed class -> (vfw module, vfw qualname): where pickled references find it.
-_VFW_PATHS = {}
-
-
 def _torch_name(cls):
     """(module, qualname) torch gives ``cls``, or None to keep vfw's names."""
     relative = cls.__module__[len(_PACKAGE) + 1:]
@@ -159,66 +156,4 @@ def install():
     for cls in _classes():
         name = _torch_name(cls)
         if name is not None:
-            _VFW_PATHS[cls] = (cls.__module__, cls.__qualname__)
-            cls.__module__, cls.__qualname__ = name
-            cls.__name__ = name[1].rpartition(".")[2]
-    for cls in _VFW_PATHS:
-        if not getattr(cls.__reduce_ex__, "_writes_vfw_paths", False):
-            cls.__reduce_ex__ = _portable_reduce(cls.__reduce_ex__)
-
-
-class _ClassPath:
-    """A renamed class in a pickle or copy: its vfw module and qualname (resolved by :func:`_rebuild`)."""
-
-    __slots__ = ("module", "qualname")
-
-    def __init__(self, module, qualname):
-        self.module, self.qualname = module, qualname
-
-    def __reduce__(self):
-        return _ClassPath, (self.module, self.qualname)
-
-    def resolve(self):
-        value = importlib.import_module(self.module)
-        for part in self.qualname.split("."):
-            value = getattr(value, part)
-        return value
-
-
-def _by_path(value):
-    path = _VFW_PATHS.get(value) if isinstance(value, type) else None
-    return value if path is None else _ClassPath(*path)
-
-
-def _resolved(value):
-    return value.resolve() if type(value) is _ClassPath else value
-
-
-def _new_object(cls, args, kwargs):
-    """``cls.__new__(cls, *args, **kwargs)``: copyreg's ``__newobj__``, which pickle requires a class for."""
-    return cls.__new__(cls, *args, **kwargs)
-
-
-def _rebuild(function, args):
-    """``function(*args)`` with the renamed classes among them found by their vfw paths."""
-    return _resolved(function)(*(_resolved(arg) for arg in args))
-
-
-def _portable_reduce(reduce_ex):
-    """``__reduce_ex__`` giving ``reduce_ex``'s value with each renamed class it names written by its vfw path."""
-
-    def reduce_by_vfw_paths(self, protocol):
-        value = reduce_ex(self, protocol)
-        if not isinstance(value, tuple):
-            return value  # the name of a global
-        function, args = value[0], value[1]
-        if function is copyreg.__newobj__:
-            function, args = _new_object, (args[0], args[1:], {})
-        elif function is copyreg.__newobj_ex__:
-            function = _new_object
-        if not any(isinstance(v, type) and v in _VFW_PATHS for v in (function, *args)):
-            return value
-        return (_rebuild, (_by_path(function), tuple(_by_path(arg) for arg in args)), *value[2:])
-
-    reduce_by_vfw_paths._writes_vfw_paths = True
-    return reduce_by_vfw_paths
+            rename(cls, *name)

@@ -21,6 +21,7 @@ Differences from TF 2.21 (each documented where it arises):
   vfw's own directory format (``_persistence``), not TF's.
 """
 
+from vfw.frontends.tensorflow import _type_names
 from vfw.frontends.tensorflow.data import experimental  # noqa: F401
 from vfw.frontends.tensorflow.data._dataset import AUTOTUNE, Dataset
 from vfw.frontends.tensorflow.data._dataset import INFINITE as INFINITE_CARDINALITY
@@ -35,3 +36,5 @@ from vfw.frontends.tensorflow.data._structure import DatasetSpec
 __all__ = ["AUTOTUNE", "Dataset", "DatasetSpec", "FixedLengthRecordDataset", "INFINITE_CARDINALITY", "Iterator",
            "IteratorSpec", "NumpyIterator", "Options",
            "TFRecordDataset", "TextLineDataset", "ThreadingOptions", "UNKNOWN_CARDINALITY", "experimental"]
+
+_type_names.install("data")  # TF's names for tf.data's classes, as tf's own

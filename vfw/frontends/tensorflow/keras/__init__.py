@@ -4,6 +4,7 @@ The public namespaces (``keras.layers``, ``keras.losses``...) are packages gathe
 implementation modules under ``keras.src`` (see ``src/_api.py``).
 """
 
+from vfw.frontends.tensorflow import _type_names
 from vfw.frontends.tensorflow.keras import (  # noqa: F401
     activations,
     applications,
@@ -42,3 +43,4 @@ def version():
 
 
 globals().update(_api.names("keras"))
+_type_names.install()  # Keras' names for the classes (``type(layer)`` prints as under Keras)

@@ -9,7 +9,7 @@ import math as _math_constants
 
 import numpy as _np
 
-from vfw.frontends.tensorflow._tensor import Tensor as ndarray  # noqa: F401, N813 (TF NumPy's name)
+from vfw.frontends.tensorflow._tensor import TensorBase as ndarray  # noqa: F401, N813 (TF NumPy's name)
 from vfw.frontends.tensorflow.experimental.numpy import random  # noqa: F401
 from vfw.frontends.tensorflow.experimental.numpy._behavior import (  # noqa: F401
     disable_numpy_behavior as _disable_numpy_behavior,

@@ -13,7 +13,7 @@ import numpy as np
 
 from vfw.frontends import tensorflow as tf
 from vfw.frontends.tensorflow._dispatch import is_tensor_like, tensor_of
-from vfw.frontends.tensorflow._tensor import Tensor
+from vfw.frontends.tensorflow._tensor import TensorBase as Tensor  # tf.Tensor: methods set here reach every value
 from vfw.frontends.tensorflow.experimental.numpy import _linalg, _math, _reductions, _shapes
 from vfw.frontends.tensorflow.experimental.numpy._promotion import (
     asarray,

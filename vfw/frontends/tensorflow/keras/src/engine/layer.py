@@ -43,6 +43,7 @@ import inspect
 import vfw.frontends.tensorflow as tf
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow import nest
+from vfw.frontends.tensorflow._tensor import Tensor as EagerTensor
 from vfw.frontends.tensorflow.keras.src.engine import dtype_policy as policies
 from vfw.frontends.tensorflow.keras.src.engine import input_spec as input_specs
 from vfw.frontends.tensorflow.keras.src.engine import layer_call, naming, tracking
@@ -244,7 +245,7 @@ class Layer(LayerLosses, LayerWeights, StatelessLayer, Operation):
         self._check_super_called()
         if not self._called:
             self._called = True
-        if not kwargs and len(args) == 1 and self.built and type(args[0]) is tf.Tensor and \
+        if not kwargs and len(args) == 1 and self.built and type(args[0]) is EagerTensor and \
                 args[0].array.dtype == self._input_np_dtype() and len(self._call_context_args) == 1:
             return self._call_one_tensor(args[0])
         original_args, original_kwargs = args, kwargs
