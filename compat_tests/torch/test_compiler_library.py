@@ -187,3 +187,39 @@ def _library_define_impl(torch, namespace):
 def test_library_define_impl():
     n = next(_COUNT)
     assert _library_define_impl(real, f"vfwlib{n}") == _library_define_impl(vt, f"vfwlib{n}")
+
+
+def _compiled_module(torch):
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
+            self.scale = 2.0
+
+        def forward(self, x):
+            return self.body(x) * (self.scale if torch.compiler.is_compiling() else -1.0)
+
+    torch.manual_seed(0)
+    net = Net()
+    seen = []
+    net.register_forward_hook(lambda module, args, out: seen.append(type(module).__name__))
+    compiled = torch.compile(net, backend="eager")
+    x = torch.arange(4.0).reshape(2, 2)
+    y = compiled(x).detach().numpy().copy()
+    compiled.eval()
+    compiled.extra = 5  # written to the original
+    try:
+        compiled.load_state_dict(net.state_dict())
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    return (repr(compiled), type(compiled).__name__, type(compiled).__module__, list(compiled.state_dict()),
+            [name for name, _ in compiled.named_parameters()], [type(m).__name__ for m in compiled.modules()],
+            compiled._orig_mod is net, net.training, compiled.training, net.extra, compiled.scale,
+            isinstance(compiled, type(net)), seen, refused, y, torch.compile(net, disable=True) is net)
+
+
+def test_compile_wraps_a_module_as_an_optimized_module():
+    ours, theirs = _compiled_module(vt), _compiled_module(real)
+    np.testing.assert_allclose(ours[-2], theirs[-2], rtol=1e-6)
+    assert ours[:-2] + ours[-1:] == theirs[:-2] + theirs[-1:]

@@ -86,14 +86,17 @@ def set_default_device(device):
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
             disable=False):
-    """``torch.compile``: vfw runs the code eagerly; usable as a decorator. A module comes back unchanged; a
-    function comes back wrapped so that ``torch.compiler.is_compiling()`` is True during its calls."""
+    """``torch.compile``: vfw runs the code eagerly; usable as a decorator. A module comes back wrapped as torch's
+    ``OptimizedModule`` (the original is its ``_orig_mod``); a function comes back wrapped so that
+    ``torch.compiler.is_compiling()`` is True during its calls."""
+    from vfw.frontends.torch._dynamo.eval_frame import OptimizedModule
     from vfw.frontends.torch.compiler import compiled_function
+    from vfw.frontends.torch.nn.modules.module import Module
     if model is None:
         return lambda fn: compile(fn, disable=disable)
-    if disable or isinstance(model, type) or hasattr(model, "_parameters"):
+    if disable or isinstance(model, type):
         return model
-    return compiled_function(model)
+    return OptimizedModule(model) if isinstance(model, Module) else compiled_function(model)
 
 
 def typename(obj):

@@ -27,7 +27,7 @@ _MODULES = {
     "optim._lr_composite": "torch.optim.lr_scheduler",
     "distributions.transforms_structured": "torch.distributions.transforms",
     "distributed._c10d": "torch.distributed.distributed_c10d", "utils.data._iterators": "torch.utils.data.dataloader",
-    "cpu._streams": "torch.cpu", "_symbolic": "torch",
+    "cpu._streams": "torch.cpu", "_symbolic": "torch", "_dynamo.eval_frame": "torch._dynamo.eval_frame",
 }
 
 # Classes torch defines elsewhere than vfw (by vfw's module path below vfw.frontends.torch, then the class name):

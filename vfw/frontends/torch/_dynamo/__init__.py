@@ -2,7 +2,7 @@
 ``mark_dynamic``/``mark_static``). vfw runs compiled code eagerly, so these record what they are told and
 change nothing else."""
 
-from vfw.frontends.torch._dynamo import config  # noqa: F401
+from vfw.frontends.torch._dynamo import config, eval_frame  # noqa: F401
 from vfw.frontends.torch.compiler import (  # noqa: F401
     allow_in_graph,
     assume_constant_result,
