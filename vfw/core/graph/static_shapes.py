@@ -14,6 +14,12 @@ static dims: ``Concat([Reshape(n), [3]])`` is ``[None, 3]``, so ``Expand`` to it
 ``(None, 3)``.  Where inference knows nothing the dim is ``None`` (the rank is that of the
 tracing run).  A frontend may refine a static shape (``Tensor.set_shape``).
 
+A frontend may also *declare* the static shape of a graph input (:func:`declare`: ``None`` dims from a
+``tf.function`` input signature, or an unknown rank).  Declared shapes change nothing the graph computes
+(the input still has the traced shape in every run of this graph): :func:`declared_shape` infers the
+same way over the ops, from the declared dims, what a frontend shows as the static shape (TF's
+``x.shape`` inside the function); :func:`static_shape`, which the engine's own decisions read, ignores them.
+
 Frontends read static shapes only while tracing; eager code never comes here.
 """
 
@@ -41,15 +47,48 @@ def static_shape(trace, tensor):
     return tuple(dims) if dims is not None and len(dims) == tensor.array.ndim else (None,) * tensor.array.ndim
 
 
+def declare(trace, tensor, dims):
+    """Declare the static shape of ``tensor``, an input of the graph ``trace`` records: ``dims`` (ints, None for
+    a dim any call may change), or None for an unknown rank.  Only :func:`declared_shape` reads it."""
+    name = trace._arrays.get(id(tensor.array))
+    if name is None:
+        return
+    state = getattr(trace, "_declared_shapes", None)
+    if state is None:
+        state = trace._declared_shapes = _StaticShapes(trace, declared={})
+    state.declared[name] = None if dims is None else tuple(dims)
+    state._reset()
+
+
+def declared_shape(trace, tensor):
+    """:func:`static_shape` of ``tensor`` following also the shapes :func:`declare` gave the graph's inputs: a
+    tuple (None for unknown dims), or None for an unknown rank."""
+    name = trace._arrays.get(id(tensor.array))
+    state = getattr(trace, "_declared_shapes", None)
+    if name is None or state is None:
+        return static_shape(trace, tensor)
+    state = state.current()
+    if name not in state.loose:
+        return static_shape(trace, tensor)
+    info = state._info(name)
+    if info is None:
+        return static_shape(trace, tensor)
+    return None if info.shape is None else tuple(info.shape)
+
+
 def refine(trace, tensor, dims):
     """Note that the dims of ``tensor`` that ``dims`` knows (ints; None elsewhere) are those (``set_shape``)."""
     name = trace._arrays.get(id(tensor.array))
-    if name is None or not trace.shape_varies(tensor):
+    if name is None:
         return
-    state = _state(trace)
-    now = state.shape(name) or (None,) * len(dims)
-    state.refined[name] = tuple(d if d is not None else k for d, k in zip(now, dims))
-    state.infos.pop(name, None)
+    states = [_state(trace)] if trace.shape_varies(tensor) else []
+    declared = getattr(trace, "_declared_shapes", None)
+    if declared is not None and name in declared.current().loose:
+        states.append(declared)
+    for state in states:
+        now = state.shape(name) or (None,) * len(dims)
+        state.refined[name] = tuple(d if d is not None else k for d, k in zip(now, dims))
+        state.infos.pop(name, None)
 
 
 def _state(trace):
@@ -60,14 +99,17 @@ def _state(trace):
 
 
 class _StaticShapes:
-    """Static shapes and short integer values inferred over a trace's ops so far (one per trace)."""
+    """Static shapes and short integer values inferred over a trace's ops so far (one per trace, and one more
+    following the inputs' declared shapes: ``declared``, name -> dims or None for an unknown rank)."""
 
-    def __init__(self, trace):
+    def __init__(self, trace, declared=None):
         self.trace = trace
+        self.declared = declared
         self.refined = {}  # name -> dims a frontend asserted (set_shape)
         self._reset()
 
     def _reset(self):
+        self.loose = set(self.declared or ())  # names whose static shape follows a declared one
         self.infos = {}  # name of a value whose shape varies -> TensorInfo with its static shape
         self.vectors = {}  # name -> flat tuple of its values (ints, None where unknown)
         self._value_infos = {}
@@ -106,7 +148,12 @@ class _StaticShapes:
         if vi is None:
             return None
         dtype = dt.as_dtype(vi.data_type)
-        if name not in self.trace._shape_varying:
+        if self.declared and name in self.declared:
+            dims = self.declared[name]
+            if dims is None:  # an unknown rank, unless set_shape gave one
+                dims = self.refined.get(name)
+            return TensorInfo(None if dims is None else self._asserted(name, list(dims)), dtype)
+        if name not in self.trace._shape_varying and name not in self.loose:
             return TensorInfo(tuple(vi.dims), dtype, self._known_value(name, dtype))
         return TensorInfo(self._asserted(name, [None if d < 0 else d for d in vi.dims]), dtype)
 
@@ -137,7 +184,7 @@ class _StaticShapes:
             vector = self.vectors[name] = tuple(int(v) for v in proto_to_tensor(proto).reshape(-1))
             return vector
         vi = self._value_infos.get(name)
-        if vi is None or name in self.trace._shape_varying or len(vi.dims) > 1:
+        if vi is None or name in self.trace._shape_varying or name in self.loose or len(vi.dims) > 1:
             return None
         size = int(np.prod(vi.dims))
         return (None,) * size if size <= _MAX_VECTOR and dt.as_dtype(vi.data_type).kind in "iu" else None
@@ -145,23 +192,47 @@ class _StaticShapes:
     # -- inference over one op -----------------------------------------------------------------------
     def _infer(self, opdef):
         varying = self.trace._shape_varying
-        outputs = [n for n in opdef.output if n in varying]
+        if self.loose and any(n in self.loose for n in opdef.input):
+            self.loose.update(n for n in opdef.output if n)
+        outputs = [n for n in opdef.output if n in varying or n in self.loose]
         if outputs:
             inferred = self._inferred(opdef)
             for k, name in enumerate(opdef.output):
-                if name in varying:
+                if name in outputs:
                     vi = self._value_infos.get(name)
                     if vi is None:
                         continue
-                    dims = [None] * len(vi.dims)
                     got = inferred[k] if inferred is not None and k < len(inferred) else None
-                    if got is not None and got.shape is not None and len(got.shape) == len(dims):
+                    if got is not None and got.shape is not None and len(got.shape) == len(vi.dims):
                         dims = list(got.shape)
+                    elif name in varying:
+                        dims = [None] * len(vi.dims)
+                    else:
+                        dims = self._uninferred(opdef, vi)
+                        if dims is None:  # an input of unknown rank: so is the result
+                            self.infos[name] = TensorInfo(None, dt.as_dtype(vi.data_type))
+                            continue
                     self.infos[name] = TensorInfo(self._asserted(name, dims), dt.as_dtype(vi.data_type))
         if opdef.output and opdef.output[0]:
             vector = self._vector_of(opdef)
             if vector is not None:
                 self.vectors[opdef.output[0]] = vector
+
+    def _uninferred(self, opdef, vi):
+        """Dims of an output (value info ``vi``) of ``opdef`` whose shape inference knows nothing from the declared
+        shapes: the traced dims, None where the size is that of an input's declared-unknown dim (the dims the inputs
+        fix keep their size); None when an input has an unknown rank."""
+        free = set()
+        for n in opdef.input:
+            info = self._info(n) if n else None
+            if info is None:
+                continue
+            if info.shape is None:
+                return None
+            traced = self._value_infos.get(n)
+            if traced is not None and len(traced.dims) == len(info.shape):
+                free.update(t for s, t in zip(info.shape, traced.dims) if s is None)
+        return [None if d in free or d < 0 else d for d in vi.dims]
 
     def _inferred(self, opdef):
         """The output infos that ``opdef``'s shape inference gives from its inputs' static infos (None if none)."""

@@ -23,7 +23,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.registry import make_op, op_key
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _conversion, _dtypes, errors
+from vfw.frontends.tensorflow import _conversion, _dtypes, _symbolic_names, errors
 from vfw.frontends.tensorflow._conversion import kernel_type_name
 from vfw.frontends.tensorflow._shape import TensorShape
 from vfw.frontends.tensorflow._tape_state import ACTIVE as _ACTIVE_TAPES
@@ -158,9 +158,16 @@ def call(op_or_type, *inputs, tf_op=None, **attrs):
     if numerics_hook is not None:
         numerics_hook(tf_op or bound.schema.op_type, inputs, result, bool(_tracing))
     if result.__class__ is tuple:
-        return tuple(symbolic(as_tf(r)) for r in result) if _tracing else tuple(as_tf(r) for r in result)
-    result = result if result.__class__ is Tensor else as_tf(result)
-    return symbolic(result) if _tracing else result
+        if not _tracing:
+            return tuple(as_tf(r) for r in result)
+        result = tuple(symbolic(as_tf(r)) for r in result)
+    else:
+        result = result if result.__class__ is Tensor else as_tf(result)
+        if not _tracing:
+            return result
+        result = symbolic(result)
+    _symbolic_names.name_results(result, tf_op or bound.schema.op_type)
+    return result
 
 
 def symbolic(t):

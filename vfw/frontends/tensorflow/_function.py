@@ -60,7 +60,16 @@ from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _tape_state, _tensor, _variables, errors, nest
+from vfw.frontends.tensorflow import (
+    _dispatch,
+    _symbolic_names,
+    _tape_state,
+    _tensor,
+    _traced_shapes,
+    _variables,
+    errors,
+    nest,
+)
 from vfw.frontends.tensorflow._concrete_function import (
     ConcreteFunction,
     as_spec,
@@ -124,8 +133,9 @@ def _variable_creator(may_create, created):
 
 
 # -- TF's trace types ------------------------------------------------------------------------------
-def _trace_key(obj, shapes):
-    """TF's type of an argument, without tensor shapes (appended to ``shapes``): what selects a trace."""
+def _trace_key(obj, shapes, tensors=None):
+    """TF's type of an argument, without tensor shapes (appended to ``shapes``; the tensors to ``tensors`` when
+    given): what selects a trace."""
     obj = _unwrapped(obj)
     if isinstance(obj, (CoreTensor, np.ndarray)) or hasattr(obj, "_as_tensor"):
         spec = spec_of(obj)
@@ -133,16 +143,18 @@ def _trace_key(obj, shapes):
             if hasattr(obj, "_as_tensor"):  # a variable: its shape is part of its type
                 return ("variable", spec.dtype, tuple(spec.shape.as_list()))
             shapes.append(tuple(spec.shape.as_list()))
+            if tensors is not None:
+                tensors.append(obj)
             return ("tensor", spec.dtype)
     if isinstance(obj, TensorSpec):
         shapes.append(None if obj.shape.rank is None else tuple(obj.shape.as_list()))
         return ("tensor", obj.dtype)
     if isinstance(obj, (list, tuple)):
-        return (type(obj), tuple([_trace_key(x, shapes) for x in obj]))
+        return (type(obj), tuple([_trace_key(x, shapes, tensors) for x in obj]))
     if _is_dataset(obj):  # TF's type of a dataset is its element spec (the engine still traces each dataset)
         return ("dataset", repr(obj.element_spec))
     if isinstance(obj, dict):
-        return (type(obj), tuple([(k, _trace_key(obj[k], shapes)) for k in sorted(obj, key=repr)]))
+        return (type(obj), tuple([(k, _trace_key(obj[k], shapes, tensors)) for k in sorted(obj, key=repr)]))
     try:
         hash(obj)
     except TypeError:
@@ -427,12 +439,45 @@ class Function(FunctionIntrospection):
         The argument tensors are SymbolicTensors while it runs, as TF's placeholders; the results are eager (the
         first call returns them)."""
         retyped = _tensor.as_symbolic(nest.flatten((args, kwargs)))
+        self._declare_arguments(args, kwargs)
         try:
             result = self._traced_run(args, kwargs, inline=False)
         finally:
             _tensor.as_eager(retyped)
         _tensor.as_eager([t for t in nest.flatten(result) if t.__class__ is _tensor.SymbolicTensor])
         return result
+
+    def _declare_arguments(self, args, kwargs):
+        """Give the tensor arguments of the trace starting TF's names and static shapes: the input signature's, or
+        those of the counted trace covering this call (None for the dims ``reduce_retracing`` relaxed).  The graph
+        still computes with the call's shapes (the engine traces again for new ones)."""
+        tensors, shapes = [], []
+        if self._input_signature is not None:
+            _trace_key(self._input_signature, shapes)
+            _trace_key(args, [], tensors)
+        else:
+            key = _trace_key((args, kwargs), shapes, tensors)
+            shapes = next((general for general in self._traced.get(key, ()) if all(
+                _covers(g, s) for g, s in zip(general, shapes))), shapes)
+        for t, dims in zip(tensors, shapes):
+            if dims is None or dims != t.array.shape:
+                _traced_shapes.declare_shape(t, dims)
+        self._name_arguments(args, kwargs)
+
+    def _name_arguments(self, args, kwargs):
+        """TF's names of the argument tensors: the parameter's name (``xs``, ``xs_1``... for a nested argument;
+        ``rest_0`` for the tensors of ``*rest``)."""
+        params = [] if self._signature is None else list(self._signature.parameters.values())
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        star = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "args")
+        named = [(positional[i] if i < len(positional) else f"{star}_{i - len(positional)}", a)
+                 for i, a in enumerate(args)] + sorted(kwargs.items())
+        for parameter, value in named:
+            tensors = []
+            _trace_key(value, [], tensors)
+            for t in tensors:
+                if t.__class__ is _tensor.SymbolicTensor:
+                    _symbolic_names.name_argument(t, parameter)
 
     def _traced_run(self, args, kwargs, inline):
         first = not self._engine_traced and not inline

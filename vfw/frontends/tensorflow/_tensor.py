@@ -6,7 +6,7 @@ Operators and math methods are bound from the op family modules (their ``TENSOR_
 
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow import _dispatch, _dtypes, _symbolic_names
 from vfw.frontends.tensorflow._shape import TensorShape
 
 DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -44,7 +44,7 @@ class TensorBase(CoreTensor):
         """TensorShape: the shape; inside a tf.function, the static shape (``None`` for the dims that follow each
         call's values, as TF: ``tf.shape(x)`` gives the dynamic one)."""
         if _tracing:
-            return TensorShape(_traced_shapes().static_shape(self))
+            return TensorShape(_traced_shapes().shown_shape(self))
         return TensorShape(self.array.shape)
 
     def get_shape(self):
@@ -56,7 +56,7 @@ class TensorBase(CoreTensor):
         known = self.shape
         if not known.is_compatible_with(shape):
             raise ValueError(f"Tensor's shape {known} is not compatible with supplied shape {TensorShape(shape)}.")
-        if _tracing and None in known.as_list() and TensorShape(shape).rank is not None:
+        if _tracing and (known.rank is None or None in known.as_list()) and TensorShape(shape).rank is not None:
             _traced_shapes().refine_static_shape(self, TensorShape(shape).as_list())
 
     @property
@@ -252,6 +252,19 @@ class SymbolicTensor(Tensor):
     __slots__ = ()
     # What graph runs make of the arrays of outputs traced as symbolic tensors: eager tensors.
     wrap = Tensor.wrap
+
+    @property
+    def name(self):
+        """str: TF's name of the tensor in the traced graph (``"add:0"``; the argument's name for an argument)."""
+        return _symbolic_names.name_of(self)
+
+    def __repr__(self):
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    def __str__(self):
+        shape = self.shape
+        shown = "" if shape.rank is None else f", shape={shape}"
+        return f'Tensor("{self.name}"{shown}, dtype={self.dtype.name})'
 
 
 def as_symbolic(tensors):

@@ -82,6 +82,22 @@ def static_shape(t):
     return t.array.shape if trace is None else static_shapes.static_shape(trace, t)
 
 
+def shown_shape(t):
+    """TF's static shape of ``t`` (``Tensor.shape``): :func:`static_shape` also following the shapes the
+    tf.function being traced declares for its arguments (``None`` dims of its input signature or relaxed trace);
+    a tuple, or None for an unknown rank."""
+    trace = _trace()
+    return t.array.shape if trace is None else static_shapes.declared_shape(trace, t)
+
+
+def declare_shape(t, dims):
+    """Declare ``dims`` (None dims allowed; None for an unknown rank) the static shape of ``t``, an argument of the
+    tf.function being traced: what :func:`shown_shape` starts from (the graph still computes with traced shapes)."""
+    trace = _trace()
+    if trace is not None:
+        static_shapes.declare(trace, t, dims)
+
+
 def refine_static_shape(t, dims):
     """Note the dims of ``t`` that ``dims`` gives (``set_shape`` inside tf.function; None: not known)."""
     trace = _trace()
