@@ -35,7 +35,8 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "torch_more11").glob("*.py"))
             + sorted((HERE / "torch_more12").glob("*.py"))
             + sorted((HERE / "torch_more13").glob("*.py"))
-            + sorted((HERE / "torch_more14").glob("*.py")),
+            + sorted((HERE / "torch_more14").glob("*.py"))
+            + sorted((HERE / "torch_more15").glob("*.py")),
             "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
             + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
             + sorted((HERE / "tf_more3").glob("*.py")) + sorted((HERE / "keras_ops").glob("*.py"))
@@ -47,6 +48,7 @@ PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HE
             + sorted((HERE / "tf_more9").glob("*.py"))
             + sorted((HERE / "tf_more10").glob("*.py"))
             + sorted((HERE / "tf_more11").glob("*.py"))
+            + sorted((HERE / "tf_more12").glob("*.py"))
             + sorted((HERE / "tf_guides").glob("*.py"))
             + sorted((HERE / "keras_guides").glob("*.py"))
             + sorted((HERE / "keras_examples").glob("*.py"))}

@@ -28,7 +28,7 @@ from vfw.frontends.tensorflow._context_ops import executing_eagerly  # noqa: F40
 from vfw.frontends.tensorflow._random_ops import set_seed as set_random_seed  # noqa: F401
 from vfw.frontends.tensorflow.compat import dimension_at_index, dimension_value  # noqa: F401
 from vfw.frontends.tensorflow.compat._dimension import Dimension  # noqa: F401
-from vfw.frontends.tensorflow.compat.v1 import _init_ops_v1, logging  # noqa: F401
+from vfw.frontends.tensorflow.compat.v1 import _init_ops_v1, _tf1_signatures, logging  # noqa: F401
 from vfw.frontends.tensorflow.compat.v1._config_proto import ConfigProto, GPUOptions  # noqa: F401
 from vfw.frontends.tensorflow.compat.v1._graph_mode import (  # noqa: F401
     TF1_OPTIMIZERS as _TF1_OPTIMIZERS,
@@ -89,6 +89,10 @@ glorot_uniform_initializer = _init_ops_v1.GlorotUniform
 glorot_normal_initializer = _init_ops_v1.GlorotNormal
 
 globals().update(_shared(_tf, _SHARED_WITH_V2[""]))
+# TF 1 signatures of TF 2 functions (reduction_indices, keep_dims, dimension...), in the namespaces TF has them
+_TF1_SIGNATURES = {namespace: {name: getattr(_tf1_signatures, name) for name in names}
+                   for namespace, names in _tf1_signatures.NAMESPACES.items()}
+globals().update(_TF1_SIGNATURES[""])
 
 _SUBMODULES = tuple(name for name in _SHARED_WITH_V2 if name)
 
@@ -100,7 +104,7 @@ def __getattr__(name):
     if name == "keras":
         return _tf.keras
     if name in _SUBMODULES:
-        module = _submodule(name, _TF1_OPTIMIZERS if name == "train" else None)
+        module = _submodule(name, _TF1_OPTIMIZERS if name == "train" else _TF1_SIGNATURES.get(name))
         globals()[name] = module
         return module
     raise _not_provided("tensorflow.compat.v1", name)
