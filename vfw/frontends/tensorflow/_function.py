@@ -229,6 +229,8 @@ class Function(FunctionIntrospection):
     name : str, optional
     """
 
+    _declares_relaxed_shapes = True  # False: relaxed traces keep the call's shapes (Keras' own step functions)
+
     def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None, _options=None):
         functools.update_wrapper(self, python_function)
         self._python_function = python_function
@@ -455,7 +457,7 @@ class Function(FunctionIntrospection):
         if self._input_signature is not None:
             _trace_key(self._input_signature, shapes)
             _trace_key(args, [], tensors)
-        else:
+        elif self._declares_relaxed_shapes:
             key = _trace_key((args, kwargs), shapes, tensors)
             shapes = next((general for general in self._traced.get(key, ()) if all(
                 _covers(g, s) for g, s in zip(general, shapes))), shapes)

@@ -54,9 +54,9 @@ class TensorSpec:
     @property
     def value_type(self):
         """The Python type of values this spec describes (tf.Tensor)."""
-        from vfw.frontends.tensorflow._tensor import Tensor
+        from vfw.frontends.tensorflow._tensor import TensorBase
 
-        return Tensor
+        return TensorBase
 
     def is_compatible_with(self, spec_or_value):
         """Whether a tensor or spec has this dtype and a shape compatible with this one."""

@@ -27,7 +27,7 @@ import numpy as np
 
 from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.frontends.tensorflow import _dispatch, _dtypes, _function, errors
-from vfw.frontends.tensorflow._tensor import Tensor
+from vfw.frontends.tensorflow._tensor import Tensor, TensorBase
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _randomness
 from vfw.frontends.tensorflow.data import _structure as structure
@@ -281,7 +281,7 @@ def _dataset_function(map_func, input_spec, transformation):
 
 
 def _value_type(spec):
-    return Tensor if isinstance(spec, TensorSpec) else type(spec)
+    return TensorBase if isinstance(spec, TensorSpec) else type(spec)
 
 
 def _result_dataset(function, element):

@@ -303,7 +303,11 @@ class Trainer(TrainerLoops):
             return step
         # Keras compiles its own step function, which calls ``train_step``: AutoGraph leaves library code and what it
         # calls unconverted, so a user's ``train_step``/``call`` runs as written (Python ``if`` on a tensor raises).
-        return tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile, autograph=False)
+        compiled = tf.function(step, reduce_retracing=True, jit_compile=self.jit_compile, autograph=False)
+        # its relaxed retraces keep the batch's dims in x.shape (TF would show None): vfw's layers and metrics read
+        # static shapes where Keras' own code reads ops.shape
+        compiled._declares_relaxed_shapes = False
+        return compiled
 
     def _make_function(self, step, shard=False):
         one_step = self._step_function(step)
