@@ -18,7 +18,9 @@ import sys
 import numpy as np
 import pytest
 
-# every program runs once per process holding any of these tests (the module fixture): keep them on one xdist worker
+# every program runs once per process holding any of these tests (the session fixture below): keep them on one xdist
+# worker; session scope, as that worker also runs other modules' tests between these (a module fixture was torn
+# down and ran every program again)
 pytestmark = pytest.mark.xdist_group("programs")
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -69,7 +71,7 @@ def _command(framework, real, part):
                                                           driver, *paths]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def results():
     """``{(framework, real): {program: losses}}`` for every framework installed (the real ones are test oracles)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")
