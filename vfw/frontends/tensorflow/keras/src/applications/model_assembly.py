@@ -14,7 +14,6 @@ from vfw.frontends.tensorflow.keras.src.engine.input_layer import Input
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import is_keras_tensor
 from vfw.frontends.tensorflow.keras.src.engine.operation_utils import get_source_inputs
 from vfw.frontends.tensorflow.keras.src.layers import core, pooling, regularization
-from vfw.frontends.tensorflow.keras.src.saving import legacy_h5
 
 WEIGHTS_ROOT = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
@@ -107,12 +106,6 @@ def classification_head(x, include_top, pooling_mode, classes, classifier_activa
     return x
 
 
-def _is_legacy_h5(path):
-    """Whether ``path`` names a legacy ``.h5`` weights file (not Keras 3's ``.weights.h5``)."""
-    path = str(path)
-    return path.endswith((".h5", ".hdf5")) and not path.endswith(".weights.h5")
-
-
 def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, file_hash=None, fname=None):
     """The Functional model from the image input to ``outputs``, with its pretrained or file weights loaded.
 
@@ -139,9 +132,8 @@ def finish_model(img_input, input_tensor, outputs, name, weights, weights_url, f
 
         weights = get_file(fname or weights_url.rsplit("/", 1)[-1], weights_url, cache_subdir="models",
                            file_hash=file_hash)
-    if weights is not None and _is_legacy_h5(weights):
-        # The released ImageNet weights (and Keras 2 saves) are legacy HDF5 files, loaded layer by layer name.
-        legacy_h5.load_weights(model, weights, by_name=True)
-    elif weights is not None:
+    if weights is not None:
+        # legacy HDF5 files (the released ImageNet weights, Keras 2 saves) load layer by layer in order, as in Keras:
+        # the layers Keras leaves unnamed (e.g. ConvNeXt's last LayerNormalization) carry counter names
         model.load_weights(weights)
     return model
