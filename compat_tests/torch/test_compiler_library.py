@@ -6,14 +6,6 @@ import pytest
 from compat_tests.torch.harness import LIBS, real, vt
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _restore_real_torch_validation():
-    """Real torch.compile's first compilation turns distribution argument validation off process-wide (dynamo's
-    TorchPatcher); later test files compare validation errors with real torch, so switch it back on."""
-    yield
-    real.distributions.Distribution.set_default_validate_args(True)
-
-
 def test_is_compiling_outside_inside_and_disabled():
     # (torch's answer inside a compiled function is checked against real torch.compile below)
     assert real.compiler.is_compiling() is False and vt.compiler.is_compiling() is False
