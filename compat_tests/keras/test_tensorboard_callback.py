@@ -30,7 +30,7 @@ def _read(logdir):
 
 def _train(k, logdir, weights, **callback_args):
     model = k.Sequential([k.Input((3,)), k.layers.Dense(4, activation="relu", name="hidden"),
-                          k.layers.Dense(1, name="out")])
+                          k.layers.Dense(1, name="out")], name="model")  # tags name it: not a counter's
     model.set_weights(weights)
     model.compile(optimizer=k.optimizers.SGD(0.05), loss="mse", metrics=["mae"])
     rng = np.random.default_rng(0)
