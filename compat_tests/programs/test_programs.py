@@ -18,11 +18,6 @@ import sys
 import numpy as np
 import pytest
 
-# every program runs once per process holding any of these tests (the session fixture below): keep them on one xdist
-# worker; session scope, as that worker also runs other modules' tests between these (a module fixture was torn
-# down and ran every program again)
-pytestmark = pytest.mark.xdist_group("programs")
-
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py"))
@@ -71,7 +66,7 @@ def _command(framework, real, part):
                                                           driver, *paths]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def results():
     """``{(framework, real): {program: losses}}`` for every framework installed (the real ones are test oracles)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")

@@ -13,8 +13,6 @@ import pytest
 
 real_torch = pytest.importorskip("torch")
 pytest.importorskip("mpi4py")
-# real torch's gloo groups in one worker process, in file order, as a serial run has them (xdist workers)
-pytestmark = pytest.mark.xdist_group("torch_gloo")
 
 import vfw.torch as vtorch  # noqa: E402
 

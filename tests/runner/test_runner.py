@@ -140,7 +140,6 @@ def real_keras_run(tmp_path_factory):
     return _losses(_python([str(SCRIPTS / "keras_train.py"), "3"], tmp_path_factory.mktemp("keras"), timeout=400))
 
 
-@pytest.mark.xdist_group("real_keras_run")  # one xdist worker runs the module fixture
 @pytest.mark.parametrize("served_as", ["tensorflow", "keras"])
 def test_keras_training_script_matches_real_keras(tmp_path, real_keras_run, served_as):
     real = real_keras_run
