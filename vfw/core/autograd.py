@@ -120,10 +120,15 @@ class Node:
     display_name : str
         A name a frontend gave the node (its ``grad_fn`` name); unset unless given, so
         read it with ``getattr(node, "display_name", None)``.
+    backward_hooks : object or None
+        A frontend's hooks on the node itself (torch's ``grad_fn`` hooks, saved-tensor unpacking):
+        ``before(node, out_grads)`` runs after the tensor hooks and before the gradient maker (it may
+        change ``out_grads`` in place and put unpacked saved tensors back into ``inputs``/outputs);
+        ``after(node, out_grads, in_grads)`` returns the input gradients to pass on.
     """
 
     __slots__ = ("op", "inputs", "edges", "_outputs", "n_outputs", "seq", "backward_fn", "needs_input_grad",
-                 "hooks", "check_inputs", "written", "display_name", "__weakref__")
+                 "hooks", "check_inputs", "written", "display_name", "backward_hooks", "__weakref__")
 
     def __init__(self, op, inputs, output_arrays, backward_fn=None):
         self.op = op
@@ -146,6 +151,7 @@ class Node:
         self.hooks = None
         self.check_inputs = ()
         self.written = None
+        self.backward_hooks = None
 
     def __repr__(self):
         name = self.op.schema.op_type if self.op is not None else "CustomGradient"
@@ -220,6 +226,10 @@ class Node:
             )
 
 
+# A frontend's ``hook(node)`` called with every node :func:`record` makes (torch's saved-tensor pack hooks), or None.
+record_hook = None
+
+
 def record(op, inputs, outputs):
     """Attach a :class:`Node` to the differentiable ``outputs`` of ``op`` (called by the executor).
 
@@ -230,8 +240,10 @@ def record(op, inputs, outputs):
     if type(outputs) is not tuple:
         if outputs.array.dtype in dt.DIFFERENTIABLE:
             outputs.requires_grad = True
-            outputs.grad_node = Node(op, inputs, (outputs.array,))
+            outputs.grad_node = node = Node(op, inputs, (outputs.array,))
             outputs.grad_slot = 0
+            if record_hook is not None:
+                record_hook(node)
         return
     node = Node(op, inputs, tuple([None if o is None else o.array for o in outputs]))
     for i, out in enumerate(outputs):
@@ -239,6 +251,8 @@ def record(op, inputs, outputs):
             out.requires_grad = True
             out.grad_node = node
             out.grad_slot = i
+    if record_hook is not None:
+        record_hook(node)
 
 
 def custom_gradient(fn):
@@ -568,11 +582,16 @@ def _backward(targets, output_grads, source_keys, leaves, retain_graph, create_g
                 node._check_inputs()
             if node.hooks is not None:
                 node._run_hooks(out_grads)
+            node_hooks = node.backward_hooks
+            if node_hooks is not None:
+                node_hooks.before(node, out_grads)
             # The usual node (an engine op, no trace) calls its maker here, without _call_maker's checks.
             maker = None if node.backward_fn is not None or _tracing else node.op.schema.gradient
             in_grads = _call_maker(node, out_grads) if maker is None else maker(node, *out_grads)
             if check is not None:
                 check(node, in_grads)
+            if node_hooks is not None:
+                in_grads = node_hooks.after(node, out_grads, in_grads)
             for edge, g, need in zip(node.edges, in_grads, node.needs_input_grad):
                 if need and g is not None:
                     key = (edge[0].seq, edge[1]) if edge[0] is not None else id(edge[1])

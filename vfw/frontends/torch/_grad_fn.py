@@ -3,7 +3,7 @@
 
 import functools
 
-from vfw.frontends.torch import _grad_fn_names
+from vfw.frontends.torch import _grad_fn_names, _saved_tensors
 
 # Engine op names -> torch's backward node names (others show as <Op>Backward0).
 _GRAD_FN_NAMES = {"MatMul": "Mm", "Gemm": "Addmm", "ReduceSum": "Sum", "ReduceMean": "Mean", "Cast": "ToCopy",
@@ -46,6 +46,52 @@ class GradFn:
         node's outputs it is; a leaf that requires grad gives its ``AccumulateGrad``, a constant ``(None, 0)``."""
         edges = _grad_fn_names.outer_edges(self._node) or self._node.edges
         return tuple(_next_function(edge) for edge in edges)
+
+    def __getattr__(self, name):
+        # torch's saved-value attributes (_saved_self, _raw_saved_self, _saved_exponent...)
+        if name.startswith(("_saved_", "_raw_saved_")):
+            return _saved_tensors.saved_attribute(self._node, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return [*super().__dir__(), *_saved_tensors.attribute_names(self._node)]
+
+    @property
+    def metadata(self):
+        """dict: free storage attached to the node (kept as long as the node)."""
+        return _saved_tensors.node_state(self._node).metadata
+
+    def register_hook(self, fn):
+        """Call ``fn(grad_inputs, grad_outputs)`` after the node computed its gradients; a returned tuple replaces
+        ``grad_inputs`` (one entry per ``next_functions`` entry, None where no gradient is computed).
+
+        Returns
+        -------
+        RemovableHandle
+            ``remove()`` unregisters ``fn``.
+        """
+        return _add_node_hook(self._node, "post_hooks", fn)
+
+    def register_prehook(self, fn):
+        """Call ``fn(grad_outputs)`` before the node computes its gradients; a returned tuple replaces them.
+
+        Returns
+        -------
+        RemovableHandle
+            ``remove()`` unregisters ``fn``.
+        """
+        return _add_node_hook(self._node, "pre_hooks", fn)
+
+
+def _add_node_hook(node, kind, fn):
+    from vfw.frontends.torch.utils.hooks import RemovableHandle  # (imports the frontend: bound on use)
+
+    state = _saved_tensors.node_state(node)
+    hooks = getattr(state, kind)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    state.attach()
+    return handle
 
 
 class AccumulateGrad:

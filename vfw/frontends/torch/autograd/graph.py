@@ -1,9 +1,10 @@
 """``torch.autograd.graph``: the saved-tensor hook contexts and ``increment_version``.
 
-vfw's engine keeps the tensors a backward needs itself and has no pack/unpack points, so ``saved_tensors_hooks``
-with user hooks is refused (NotImplementedError on entry) rather than silently never calling them. ``save_on_cpu``
-moves saved tensors to the CPU, where vfw's tensors already live: it changes nothing and is accepted.
-``disable_saved_tensors_hooks`` makes entering any saved-tensor hook context raise its message, as in torch.
+Inside ``saved_tensors_hooks(pack, unpack)`` every node recorded packs the tensors torch's node would save
+(``vfw/frontends/torch/_saved_tensors.py``); backward reads ``unpack(packed)`` (innermost context wins; the
+engine's own reference stays, so packing frees no memory). ``save_on_cpu`` keeps saved tensors where vfw's tensors
+already live (the CPU). ``disable_saved_tensors_hooks`` makes entering any saved-tensor hook context raise its
+message, as in torch.
 
 ``Node`` is the abstract class of ``grad_fn`` objects (vfw's ``grad_fn`` classes and ``AccumulateGrad`` are
 registered as its virtual subclasses), ``GradientEdge``/``get_gradient_edge`` name where a tensor's gradient
@@ -13,13 +14,20 @@ flows, and ``register_multi_grad_hook`` calls one function per backward pass for
 import abc
 from typing import Any, NamedTuple
 
-from vfw.frontends.torch import _dispatch
+from vfw.core import autograd as _autograd
+from vfw.frontends.torch import _dispatch, _saved_tensors
 from vfw.frontends.torch._grad_fn import AccumulateGrad, GradFn
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "increment_version", "Node",
            "GradientEdge", "get_gradient_edge", "register_multi_grad_hook", "allow_mutation_on_saved_tensors"]
 
 _disabled_messages = []  # the messages of the open disable_saved_tensors_hooks blocks, innermost last
+_hook_pairs = []  # the (pack, unpack) pairs of the open saved_tensors_hooks blocks, innermost last
+
+
+def _pack_recorded(node):
+    """The engine's record hook while a ``saved_tensors_hooks`` block is open: pack what ``node`` saves."""
+    _saved_tensors.pack_node(node, *_hook_pairs[-1])
 
 
 class saved_tensors_hooks:  # noqa: N801  (torch's name)
@@ -43,24 +51,25 @@ class saved_tensors_hooks:  # noqa: N801  (torch's name)
 
     def __enter__(self):
         self._check_enabled()
-        raise NotImplementedError("torch.autograd.graph.saved_tensors_hooks: vfw's autograd engine keeps saved "
-                                  "tensors itself and cannot call pack/unpack hooks")
+        _hook_pairs.append((self.pack_hook, self.unpack_hook))
+        _autograd.record_hook = _pack_recorded
+        return self
 
     def __exit__(self, *exc_info):
+        _hook_pairs.pop()
+        if not _hook_pairs:
+            _autograd.record_hook = None
         return False
 
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801
-    """Keep the tensors saved for backward in CPU memory (``pin_memory`` accepted): vfw's tensors are there."""
+    """Keep the tensors saved for backward in CPU memory (``pin_memory`` accepted): vfw's tensors are there, so its
+    hooks pass tensors through."""
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         super().__init__(lambda tensor: tensor, lambda tensor: tensor)
         self.pin_memory = pin_memory
         self.device_type = device_type
-
-    def __enter__(self):
-        self._check_enabled()
-        return self
 
 
 class disable_saved_tensors_hooks:  # noqa: N801
@@ -70,6 +79,8 @@ class disable_saved_tensors_hooks:  # noqa: N801
         self.error_message = error_message
 
     def __enter__(self):
+        if _hook_pairs:  # torch refuses to disable hooks that are in use
+            raise RuntimeError(self.error_message)
         _disabled_messages.append(self.error_message)
         return self
 
