@@ -45,6 +45,8 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=_dtypes.int32, n
         if not low < high:
             raise op_error(f"value_range should satisfy value_range[0] < value_range[1], but got '[{low} {high}]'",
                            "HistogramFixedWidth")
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            raise op_error("Histogram values must not contain NaN", "HistogramFixedWidth")
         step = float(high - low) / float(count)  # TF's kernel: the bin of x is (max(x, low) - low) / step in double
         offsets = (np.maximum(array, low) - low).astype(np.float64)
         bins = np.minimum(offsets / step, count - 1).astype(np.int32).reshape(-1)

@@ -3,11 +3,13 @@
 
 NMS is TF's greedy selection: candidates above ``score_threshold`` in decreasing score (ties: lower index first);
 a candidate survives unless its IoU with an already selected box exceeds ``iou_threshold`` (boxes of non-positive
-area overlap nothing).  Each greedy step is one vectorised suppression over all candidates; the selection runs
+area overlap nothing); with ``soft_nms_sigma > 0`` overlaps decay the candidates' scores instead (soft-NMS).
+Each greedy step is one vectorised suppression over all candidates; the selection runs
 on the host (a ``tf.function`` graph reruns it per call) and is not differentiable, as in TF.
 """
 
 import collections
+import heapq
 
 import numpy as np
 
@@ -48,6 +50,30 @@ def _greedy(overlaps, scores, max_output, overlap_threshold, score_threshold):
         selected.append(box)
         alive[position + 1:] &= ~(overlaps[order[position + 1:], box] > overlap_threshold)
     return np.array(selected, np.int32)
+
+
+def _soft_greedy(overlaps, scores, max_output, sigma, score_threshold):
+    """``(indices int32, scores float32)`` of soft-NMS (Bodla et al.) as TF's NonMaxSuppressionV5 runs it.
+
+    The best candidate is rescored by ``exp(-0.5 * iou**2 / sigma)`` for each box selected since it was last
+    scored; it is selected when no such box changed its score, otherwise it goes back among the candidates while
+    its score stays above ``score_threshold`` (the IoU threshold plays no part, as in TF).  float32 throughout.
+    """
+    scale = np.float32(-0.5 / sigma)
+    candidates = [(-score, int(box), 0) for box, score in enumerate(scores) if score > score_threshold]
+    heapq.heapify(candidates)
+    selected, selected_scores = [], []
+    while candidates and len(selected) < max_output:
+        negated, box, scored_up_to = heapq.heappop(candidates)
+        original = np.float32(-negated)
+        weights = np.exp(scale * np.square(overlaps[box, selected[scored_up_to:]]))
+        score = np.float32(original * np.prod(weights, dtype=np.float32)) if len(weights) else original
+        if score == original:
+            selected.append(box)
+            selected_scores.append(score)
+        elif score > score_threshold:
+            heapq.heappush(candidates, (-score, box, len(selected)))
+    return np.array(selected, np.int32), np.array(selected_scores, np.float32)
 
 
 def _check_inputs(boxes, scores, max_output_size, tf_op):
@@ -98,11 +124,22 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
 
 def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
                                     score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
-    """``(selected_indices, selected_scores)`` of greedy NMS (``soft_nms_sigma`` 0 only: soft-NMS's Gaussian
-    re-scoring is not implemented)."""
-    if float(soft_nms_sigma) != 0.0:
-        raise NotImplementedError("tf.image.non_max_suppression_with_scores: soft_nms_sigma != 0 (soft-NMS) is "
-                                  "not implemented in vfw")
+    """``(selected_indices, selected_scores)`` of greedy NMS, or of soft-NMS when ``soft_nms_sigma > 0`` (scores
+    decayed by the overlaps with the boxes selected before, see :func:`_soft_greedy`)."""
+    sigma = float(soft_nms_sigma)
+    if sigma < 0:
+        raise op_error("soft_nms_sigma_val must be >= 0", "NonMaxSuppressionV5")
+    if sigma > 0:
+        boxes = convert_to_tensor(boxes, dtype_hint=_dtypes.float32)
+        scores = convert_to_tensor(scores, dtype=boxes.dtype)
+        limit, score_limit = int(max_output_size), float(score_threshold)
+
+        def run(box_array, score_array):
+            _check_inputs(box_array, score_array, limit, "NonMaxSuppressionV5")
+            return _soft_greedy(_iou(box_array), score_array.astype(np.float32), limit, sigma, score_limit)
+
+        indices, decayed = host(run, boxes, scores)
+        return indices, tf.cast(decayed, scores.dtype)
     selected = _nms(boxes, scores, max_output_size, iou_threshold, score_threshold, "NonMaxSuppressionV5")
     return selected, tf.gather(convert_to_tensor(scores, dtype_hint=_dtypes.float32), selected)
 

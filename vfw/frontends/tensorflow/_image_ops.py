@@ -13,7 +13,7 @@ import numpy as np
 
 import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow import _dtypes, _image_scale
-from vfw.frontends.tensorflow._dispatch import convert_to_tensor
+from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
 
 _RESIZE_METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic")
 # methods that TF runs as ScaleAndTranslate: kernel names, with antialias and without
@@ -128,6 +128,15 @@ def _resize_bicubic(images, height, width):
 
 _RESIZERS = {"bilinear": _resize_bilinear, "nearest": _resize_nearest, "bicubic": _resize_bicubic,
              "area": _image_scale.resize_area}
+_RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor", "bicubic": "ResizeBicubic",
+               "area": "ResizeArea"}
+
+
+def _positive_size(height, width, method):
+    """``(height, width)``, checked as TF's resize kernels check an output size."""
+    if height <= 0 or width <= 0:
+        raise op_error("output dimensions must be positive", _RESIZE_OPS[method])
+    return height, width
 
 
 def _resizer(method, antialias):
@@ -135,7 +144,7 @@ def _resizer(method, antialias):
     for lanczos/gaussian/mitchellcubic and antialiased bilinear/bicubic; "nearest" and "area" ignore ``antialias``."""
     kernel = _SCALED_KERNELS.get(method) or (_ANTIALIASED_KERNELS.get(method) if antialias else None)
     if kernel is None:
-        return _RESIZERS[method]
+        return lambda images, height, width: _RESIZERS[method](images, *_positive_size(height, width, method))
     return lambda images, height, width: _image_scale.resize_scaled(images, height, width, kernel, antialias)
 
 

@@ -489,7 +489,9 @@ def add_n(inputs, name=None):
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype and "
                          "shape.")
-    ts = matching("AddN", *inputs, types=_ADD_N)
+    # TF converts each input on its own (a Python int next to a float tensor is an int32 tensor) before AddN
+    # compares their dtypes.
+    ts = matching("AddN", *[convert_to_tensor(x) for x in inputs], types=_ADD_N)
     _ADD_N.check(ts[0].array.dtype)
     if len(ts) == 1:
         return ts[0]

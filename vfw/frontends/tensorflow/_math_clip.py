@@ -118,7 +118,9 @@ def polyval(coeffs, x, name=None):
     x = convert_to_tensor(x)
     if not coeffs:
         return convert_to_tensor(np.zeros_like(x.array))
-    p = convert_to_tensor(coeffs[0])
+    # TF converts each coefficient on its own: [1., 2] mixes a float and an int tensor (its InvalidArgumentError).
+    coeffs = [convert_to_tensor(c) for c in coeffs]
+    p = coeffs[0]
     for c in coeffs[1:]:
         p = c + p * x
     return p

@@ -15,6 +15,7 @@ from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
     is_tensor_like,
+    kernel_type_name,
     op,
     op_error,
     recording,
@@ -58,7 +59,7 @@ def reduction_axes(tf_op, x, axis):
     else:
         t = with_dtype(axis, _dtypes.int32)
         if t.array.dtype not in INDEX_DTYPES:
-            raise attr_error(tf_op, "Tidx", _dtypes.of_array(t.array).name, "int32, int64")
+            raise attr_error(tf_op, "Tidx", kernel_type_name(_dtypes.of_array(t.array)), "int32, int64")
         values = t.array.reshape(-1).tolist()
         pinned(t, values, "axis", tf_op)
     rank = x.array.ndim

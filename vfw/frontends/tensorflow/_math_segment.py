@@ -255,6 +255,8 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     binary_output : bool
         1 where a value occurs instead of its count.
     """
+    if binary_output and weights is not None:
+        raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
     values = convert_to_tensor(arr)
     if values.array.dtype not in INDEX_DTYPES:
         values = call("Cast", values, to=np.dtype(np.int32))

@@ -40,7 +40,7 @@ _ELEMENTWISE = {
 }
 _REDUCTIONS = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all"]
 
-NAMESPACES = {"tf": _ELEMENTWISE["tf"] + _REDUCTIONS + ["concat", "gather"],
+NAMESPACES = {"tf": _ELEMENTWISE["tf"] + _REDUCTIONS + ["concat", "gather", "where"],
               "math": _ELEMENTWISE["math"] + _REDUCTIONS,
               "nn": _ELEMENTWISE["nn"], "dtypes": _ELEMENTWISE["dtypes"], "ragged": ["range"]}
 
@@ -239,6 +239,22 @@ def _gather(dense, params, indices, axis, batch_dims):
     return gathered
 
 
+def _true_coordinates(condition):
+    """``tf.where`` of a ragged ``condition``: the int64 coordinates ``[n, rank]`` of its true entries (each flat
+    value's row, then its position in each ragged dimension, then its inner indices)."""
+    nested = [splits.array for splits in condition.nested_row_splits]
+    rows = _row_ids(nested[-1])
+    coordinates = [np.arange(len(rows)) - nested[-1][rows]]
+    for splits in reversed(nested[:-1]):
+        outer = _row_ids(splits)[rows]
+        coordinates.insert(0, rows - splits[outer])
+        rows = outer
+    coordinates.insert(0, rows)
+    true = np.nonzero(condition.flat_values.array)
+    columns = [c[true[0]] for c in coordinates] + list(true[1:])
+    return _dispatch.wrap(np.stack(columns, axis=1).astype(np.int64).reshape(-1, len(columns)))
+
+
 # -- the dispatching wrappers ------------------------------------------------------------------------------------
 def _original(name):
     """The dense function the other families give ``name`` (tf.math's first, then tf's, then tf.nn's; in each, the
@@ -275,6 +291,13 @@ def _dispatching(name):
             if params.__class__ is RaggedTensor or indices.__class__ is RaggedTensor:
                 return _gather(dense, params, indices, axis, batch_dims)
             return dense(params, indices, validate_indices, axis, batch_dims, name)
+    elif kind == "where":
+        def fn(condition, x=None, y=None, name=None):
+            if not _has_ragged((condition, x, y), {}):
+                return dense(condition, x, y, name)
+            if x is None and y is None:
+                return _true_coordinates(condition)
+            return elementwise(dense, (condition, x, y), {})
     elif kind in _REDUCTIONS:
         def fn(input_tensor, axis=None, keepdims=False, name=None):
             if input_tensor.__class__ is RaggedTensor:

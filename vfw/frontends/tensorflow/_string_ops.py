@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _dtypes
+from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, kernel_type_name, mismatch, op_error, wrap
 from vfw.frontends.tensorflow._print import format_tensor
 from vfw.frontends.tensorflow._ragged import RaggedTensor
@@ -108,7 +108,29 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     regex = _regex(_static_text(pattern, "pattern"), "StaticRegexReplace")
     template = re.sub(r"\\0", r"\\g<0>", _static_text(rewrite, "rewrite"))
     count = 0 if replace_global else 1
-    return _elementwise(lambda b: _encoded(regex.sub(template, _decoded(b), count)), input, "StaticRegexReplace")
+    return _elementwise(lambda b: _encoded(_replaced(regex, template, _decoded(b), count)), input,
+                        "StaticRegexReplace")
+
+
+def _replaced(regex, template, text, count):
+    """``text`` with its first ``count`` (0: all) matches of ``regex`` expanded from ``template``, scanned as RE2's
+    GlobalReplace scans: an empty match where the previous match ended is skipped (Python's ``re.sub`` replaces it,
+    so ``a*`` on "aaa" would give "--" instead of TF's "-")."""
+    pieces, position, previous_end, replaced = [], 0, -1, 0
+    while position <= len(text) and (count == 0 or replaced < count):
+        match = regex.search(text, position)
+        if match is None:
+            break
+        pieces.append(text[position:match.start()])
+        if match.start() == match.end() == previous_end:
+            pieces.append(text[match.start():match.start() + 1])
+            position = match.start() + 1
+            continue
+        pieces.append(match.expand(template))
+        position = previous_end = match.end()
+        replaced += 1
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def regex_full_match(input, pattern, name=None):  # noqa: A002
@@ -130,7 +152,9 @@ def join(inputs, separator="", name=None):
     def run(*arrays):
         shape = next(iter(shapes)) if shapes else ()
         parts = [np.broadcast_to(a, shape).ravel() for a in arrays]
-        return np.asarray([sep.join(row) for row in zip(*parts)] if parts else [], object).reshape(shape)
+        if not parts:  # TF joins no inputs into one empty string
+            return np.asarray(b"", object)
+        return np.asarray([sep.join(row) for row in zip(*parts)], object).reshape(shape)
     return host(run, *tensors)
 
 
@@ -139,19 +163,26 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     ``_ragged_array_ops.ragged_reduce_join``)."""
     if isinstance(inputs, RaggedTensor):
         return ragged_reduce_join(inputs, axis, keepdims, separator, reduce_join)
-    t = strings_of(inputs, "ReduceJoin")
+    # TF converts ``inputs`` with no dtype first: ``[]`` is a float tensor, so not a string tensor.
+    t = inputs if hasattr(inputs, "array") else convert_to_tensor(inputs)
+    if t.array.dtype != object:
+        raise mismatch("ReduceJoin", object, t.array.dtype, 0)
     ndim = t.array.ndim
     axes = list(range(ndim)) if axis is None else [int(a) for a in np.ravel(axis)]
     for a in axes:
-        if not -ndim <= a < max(ndim, 1):
-            raise op_error(f"Invalid reduction dimension {a} for input with {ndim} dimensions.", "ReduceJoin")
-    axes = sorted({a % ndim for a in axes}) if ndim else []
+        if not -ndim <= a < ndim:
+            raise op_error(f"Invalid reduction dimension {a} for input with {ndim} dimension(s)", "ReduceJoin",
+                           errors.OutOfRangeError)
+    if len({a % ndim for a in axes}) != len(axes):
+        raise op_error(f"Duplicate reduction dimension {axes[-1] % ndim}", "ReduceJoin")
+    axes = sorted(a % ndim for a in axes)
     sep = _static_text(separator, "separator").encode()
 
     def run(array):
         kept = [d for d in range(ndim) if d not in axes]
         moved = np.transpose(array, kept + axes).reshape([array.shape[d] for d in kept] + [-1])
-        joined = np.asarray([sep.join(row) for row in moved.reshape(-1, moved.shape[-1])], object)
+        rows = moved.reshape(int(np.prod(moved.shape[:-1])), moved.shape[-1])
+        joined = np.asarray([sep.join(row) for row in rows], object)
         shape = [1 if d in axes else array.shape[d] for d in range(ndim)] if keepdims else \
             [array.shape[d] for d in kept]
         return joined.reshape(shape)
@@ -176,63 +207,122 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
             if not 0 <= begin <= n:
                 raise op_error(f"pos {start} out of range for string b'{b.decode('utf-8', 'replace')}' at index {i}",
                                "Substr")
-            piece = text[begin:begin + max(size, 0)]
+            # TF passes a negative byte length on as an unsigned one: the rest of the string.
+            end = n if size < 0 and not by_char else begin + max(size, 0)
+            piece = text[begin:end]
             out.append(_encoded(piece) if by_char else piece)
         return np.asarray(out, object).reshape(array.shape)
     return host(run, t, pos_t, len_t)
 
 
+# C's strtod syntax as TF's StringToNumber accepts it for floats: decimal, hexadecimal (with an optional binary
+# exponent), inf/infinity/nan(...) in any case; Python's float() would also take "1_0" and non-ASCII digits.
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_HEXADECIMAL = re.compile(r"([+-]?)0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?\d+)?", re.ASCII)
+_SPECIAL = re.compile(r"[+-]?(inf|infinity|nan(\([0-9a-zA-Z_]*\))?)", re.IGNORECASE)
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
+_ASCII_SPACE = " \t\n\v\f\r"
+_NUMBER_TYPES = ("float32", "float64", "int32", "int64", "uint32", "uint64")
+
+
+def _parsed_float(text):
+    """The value of a C float literal ``text`` (surrounding ASCII spaces allowed), or None."""
+    text = text.strip(_ASCII_SPACE)
+    if _DECIMAL.fullmatch(text):
+        return float(text)
+    hexadecimal = _HEXADECIMAL.fullmatch(text)
+    if hexadecimal:
+        sign, digits, exponent = hexadecimal.groups()
+        return float.fromhex(f"{sign}0x{digits}{exponent or ''}")
+    special = _SPECIAL.fullmatch(text)
+    if special:
+        return float(text.lower().split("(")[0])
+    return None
+
+
 def to_number(string_tensor, out_type=_dtypes.float32, name=None):
-    """The numbers the strings spell, as ``out_type`` (float32, float64, int32, int64)."""
+    """The numbers the strings spell, as ``out_type`` (float32, float64, int32, int64, uint32, uint64)."""
     dtype = _dtypes.as_dtype(out_type)
+    if dtype.name not in _NUMBER_TYPES:
+        names = ", ".join(_dtypes.as_dtype(n).name.replace("float32", "float").replace("float64", "double")
+                          for n in _NUMBER_TYPES)
+        raise op_error(f"Value for attr 'out_type' of {kernel_type_name(dtype)} is not in the list of allowed "
+                       f"values: {names}", "StringToNumber")
     np_dtype = np.dtype(dtype.as_numpy_dtype)
     is_float = np_dtype.kind == "f"
 
     def parse(b):
         text = b.decode("utf-8", "replace")
-        try:
-            if is_float:
-                return np_dtype.type(float(text))
-            if text != text.strip() or "_" in text:
-                raise ValueError
-            value = int(text)
-            if np_dtype.type(value) != value:
-                raise ValueError
-            return value
-        except (ValueError, OverflowError):
-            raise op_error(f"StringToNumberOp could not correctly convert string: {text}", "StringToNumber") \
-                from None
+        if is_float:
+            value = _parsed_float(text)
+        else:
+            stripped = text.strip(_ASCII_SPACE)
+            value = int(stripped) if _INTEGER.fullmatch(stripped) else None
+            if value is not None and not np.iinfo(np_dtype).min <= value <= np.iinfo(np_dtype).max:
+                value = None
+        if value is None:
+            raise op_error(f"StringToNumberOp could not correctly convert string: {text}", "StringToNumber")
+        return np_dtype.type(value)
     return _elementwise(parse, string_tensor, "StringToNumber", np_dtype)
 
 
+# The flags AsString takes from ``fill``: a printf flag character (' ', '+', '-', '0', '#').
+_FILL_FLAGS = " +-0#"
+
+
+def _as_string_spec(dtype, precision, scientific, shortest, width, fill):
+    """The printf conversion AsString applies to each element of ``dtype`` (TF's argument checks)."""
+    if len(fill) > 1:
+        raise op_error("Fill string must be one or fewer characters", "AsString")
+    if scientific and shortest:
+        raise op_error("Cannot select both scientific and shortest notation", "AsString")
+    if fill and fill not in _FILL_FLAGS:
+        raise op_error(f'Fill argument not supported: "{fill}"', "AsString")
+    is_float = dtype.is_floating or dtype.is_complex
+    if not is_float and dtype.name != "string":
+        if scientific or shortest:
+            raise op_error(f"scientific and shortest format not supported for datatype {kernel_type_name(dtype)}",
+                           "AsString")
+        if precision > -1:
+            raise op_error(f"precision not supported for datatype {kernel_type_name(dtype)}", "AsString")
+    spec = "%" + fill + (str(width) if width > -1 else "")
+    if is_float:
+        return spec + (f".{precision}" if precision > -1 else "") + ("g" if shortest else "e" if scientific else "f")
+    return spec + ("s" if dtype.name == "string" else "d")
+
+
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002
-    """The numbers (or bools, or strings unchanged) as text, formatted as TF's printf-style ``AsString``."""
+    """The numbers (complex as ``(real,imag)``, bools as true/false, strings padded to ``width``) as text,
+    formatted as TF's printf-style ``AsString``."""
     t = convert_to_tensor(input)
-    kind = t.array.dtype.kind
-    if kind == "O":
-        return t
-    if kind not in "fiub":
-        raise op_error(f"Value for attr 'T' of {t.dtype.name} is not in the list of allowed values", "AsString")
-    flags = ("0" if fill == "0" else "") + (str(width) if width >= 0 else "")
-    if kind == "f":
-        conversion = "g" if shortest else "e" if scientific else "f"
-        spec = "%" + flags + (f".{precision}" if precision >= 0 else "") + conversion
-    elif kind == "b":
-        spec = "%" + flags + "s"
-    else:
-        spec = "%" + flags + "d"
+    dtype = t.dtype
+    if not (dtype.is_floating or dtype.is_complex or dtype.is_integer or dtype.is_bool or dtype.name == "string"):
+        raise op_error(f"Value for attr 'T' of {dtype.name} is not in the list of allowed values", "AsString")
+    spec = _as_string_spec(dtype, precision, scientific, shortest, width, fill)
+
+    def text(v):
+        if dtype.is_bool:  # TF writes bools without the width or fill
+            return "true" if v else "false"
+        if dtype.is_complex:
+            return f"({spec % v.real},{spec % v.imag})"
+        return spec % (_decoded(v) if dtype.name == "string" else v)
 
     def run(array):
-        values = np.where(array, "true", "false") if kind == "b" else array
-        return np.asarray([(spec % (v if kind == "b" else v.item())).encode() for v in values.ravel()],
-                          object).reshape(array.shape)
+        values = array.astype(np.float32) if dtype.name == "bfloat16" else array
+        return np.asarray([_encoded(text(v)) for v in values.ravel().tolist()], object).reshape(array.shape)
     return host(run, t)
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001  (TF's name)
     """``template`` with each ``placeholder`` replaced by the text of the next tensor of ``inputs`` (as
     ``tf.print`` shows it: ``summarize`` elements at each end)."""
-    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    # TF wraps a single tensor; anything else is a sequence whose len() it takes (Python's TypeError for a
+    # number; a string gives its characters, a dict its keys).
+    if hasattr(inputs, "array"):
+        inputs = [inputs]
+    else:
+        len(inputs)
+        inputs = list(inputs)
     pieces = template.split(placeholder)
     if len(pieces) - 1 != len(inputs):
         raise ValueError(f"The template expects {len(pieces) - 1} tensors, but the inputs only has {len(inputs)}. "
