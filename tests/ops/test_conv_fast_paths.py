@@ -1,5 +1,5 @@
 """The stride-1 ConvTranspose path (flat shifted adds), ConvGradFilter's per-batch-item path, Conv's blocks of
-output rows and its stride-1 depthwise path.
+output rows and its two depthwise paths (flattened planes, channels last).
 
 ConvTranspose is compared with the scatter definition (and ONNX's reference evaluator where it works);
 ConvGradFilter with Conv's gradient by central differences.
@@ -127,6 +127,32 @@ def test_conv_bias_as_gemm_column(monkeypatch, xs, ws, attrs, dtype):
     assert (result is out) == (dtype != np.float16)  # half precision computes in float32, then casts
 
 
+def _depthwise_route(monkeypatch, xs, ws, attrs, dtype, bias, channels_last):
+    """A new Conv op (plans are cached per op) on the depthwise route chosen, against ONNX's reference evaluator;
+    returns the plans it ran."""
+    from vfw.core import make_op
+    from vfw.core.ops import _depthwise
+
+    plans = []
+
+    def spy(x, w, b, plan, out=None):
+        plans.append(plan)
+        return depthwise(x, w, b, plan, out)
+
+    depthwise = _depthwise.depthwise
+    monkeypatch.setattr("vfw.core.ops.conv.depthwise", spy)
+    monkeypatch.setattr(_depthwise, "_channels_last_wins", lambda *args: channels_last)
+    x, w = rand(xs, dtype), rand(ws, dtype, seed=1)
+    inputs = [x, w] + ([rand((ws[0],), dtype, seed=2)] if bias else [])
+    tol = 1e-4 if dtype == np.float32 else 2e-2
+    op = make_op("Conv", attrs)
+    assert_same(op(*inputs), onnx_run("Conv", inputs, attrs)[0], tol, tol)
+    out = np.empty(op(*inputs).shape, dtype)
+    assert op(*inputs, out=out) is out
+    assert_same(out, op(*inputs), 0, 0)
+    return plans
+
+
 @pytest.mark.parametrize("xs, ws, attrs", [
     ((1, 6, 7, 7), (6, 1, 3, 3), {"group": 6, "pads": [1, 1, 1, 1]}),
     ((3, 5, 6, 8), (10, 1, 3, 2), {"group": 5, "pads": [0, 1, 2, 0]}),  # two output channels per input channel
@@ -137,24 +163,25 @@ def test_conv_bias_as_gemm_column(monkeypatch, xs, ws, attrs, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("bias", [True, False])
 def test_depthwise_conv_in_channel_blocks(monkeypatch, xs, ws, attrs, dtype, bias):
-    from vfw.core import make_op
     from vfw.core.ops import _depthwise
 
-    calls = []
-
-    def spy(x, w, b, plan, out=None):
-        calls.append(plan.block)
-        return depthwise(x, w, b, plan, out)
-
-    depthwise = _depthwise.depthwise
-    monkeypatch.setattr("vfw.core.ops.conv.depthwise", spy)
     monkeypatch.setattr(_depthwise, "_BLOCK", 40)  # a channel or two per block
-    x, w = rand(xs, dtype), rand(ws, dtype, seed=1)
-    inputs = [x, w] + ([rand((ws[0],), dtype, seed=2)] if bias else [])
-    tol = 1e-4 if dtype == np.float32 else 2e-2
-    check_op("Conv", inputs, attrs, rtol=tol, atol=tol)
-    assert calls and max(calls) < xs[1]  # several blocks per item
-    op = make_op("Conv", attrs)
-    out = np.empty(op(*inputs).shape, dtype)
-    assert op(*inputs, out=out) is out
-    assert_same(out, op(*inputs), 0, 0)
+    plans = _depthwise_route(monkeypatch, xs, ws, attrs, dtype, bias, channels_last=False)
+    assert plans and all(type(p) is _depthwise.DepthwisePlan and p.block < xs[1] for p in plans)  # several blocks
+
+
+@pytest.mark.parametrize("xs, ws, attrs", [
+    ((1, 6, 7, 7), (6, 1, 3, 3), {"group": 6, "pads": [1, 1, 1, 1]}),
+    ((2, 6, 9, 8), (6, 1, 3, 3), {"group": 6, "pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    ((3, 5, 6, 8), (10, 1, 3, 2), {"group": 5, "pads": [0, 1, 2, 0], "strides": [1, 2]}),  # two per channel
+    ((2, 4, 9, 7), (4, 1, 3, 3), {"group": 4, "dilations": [2, 3], "pads": [2, 3, 2, 3], "strides": [2, 1]}),
+    ((1, 7, 5, 6), (7, 1, 5, 5), {"group": 7, "auto_pad": "SAME_UPPER", "strides": [2, 2]}),
+    ((2, 3, 6, 6), (3, 1, 2, 2), {"group": 3}),  # no padding
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("bias", [True, False])
+def test_depthwise_conv_channels_last(monkeypatch, xs, ws, attrs, dtype, bias):
+    from vfw.core.ops import _depthwise
+
+    plans = _depthwise_route(monkeypatch, xs, ws, attrs, dtype, bias, channels_last=True)
+    assert plans and all(type(p) is _depthwise.ChannelsLastPlan for p in plans)

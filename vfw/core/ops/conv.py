@@ -5,8 +5,8 @@ copied into columns, in batch slices of about 1 MiB that stay in cache for
 their GEMM (an item's large columns in blocks of output rows, when its GEMM
 would be memory-bound), and multiplied by the weights with one batched matmul per slice
 (also for depthwise convolutions, where it beats per-tap broadcast
-multiply-adds at every size measured; at stride 1 their columns are cut
-from flattened planes, ``_depthwise``); 1x1 kernels read X itself.  Where the
+multiply-adds at every size measured; ``_depthwise`` cuts their columns
+from flattened planes at stride 1, or runs small ones channels-last); 1x1 kernels read X itself.  Where the
 output is large next to the weights, the bias is one more weight column against
 a row of ones below the columns, so the GEMM adds it.  ConvTranspose is Conv's
 adjoint: one batched matmul to columns, then col2im by strided-slice adds, one
@@ -28,7 +28,7 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import OpAttributeError, ShapeError
 from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive, zeros
-from vfw.core.ops._depthwise import DepthwisePlan, depthwise, depthwise_plan, takes_depthwise
+from vfw.core.ops._depthwise import DEPTHWISE_PLANS, depthwise, depthwise_plan, takes_depthwise
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
@@ -164,8 +164,10 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
         nd, kernel, st, dil, out, begins, ends, m = _conv_geometry(attrs, xshape, wshape, bshape)
         n, c = xshape[:2]
         cg, mg = c // group, m // group
-        if takes_depthwise(nd, cg, kernel, st):
-            return depthwise_plan(xshape, m, kernel, dil, begins, ends, out)
+        if takes_depthwise(nd, cg, kernel):
+            plan = depthwise_plan(xshape, m, kernel, st, dil, begins, ends, out)
+            if plan is not None:
+                return plan
         padding = pad_plan(xshape, begins, ends)
         padded = xshape if padding is None else padding[0]
         grouped = (n, group, cg) + tuple(padded[2:])
@@ -198,7 +200,7 @@ def conv(auto_pad, dilations, group, kernel_shape, pads, strides):
         if p is None:
             bounded_cache(cache)
             p = cache[key] = plan(*key)
-        if isinstance(p, DepthwisePlan):
+        if type(p) in DEPTHWISE_PLANS:
             return depthwise(x, w, b, p, out)
         padding, grouped, layout, cols_shape, w_shape, y_shape, out_shape, b_shape, chunk, inner, perm, rows, ones = p
         ct = compute_dtype(x.dtype)
