@@ -100,10 +100,20 @@ def test_closed_forms():
 
 
 def test_hypot_and_atan2_at_the_origin_are_nan():
-    # As torch: 0/0 in both formulas.
+    # As torch's hypot and TF's atan2 (the default): 0/0 in both formulas.
     for op in ("Hypot", "Atan2"):
         ga, gb = grad_of(op, np.array([0.0]), np.array([0.0]))
         assert np.isnan(ga).all() and np.isnan(gb).all()
+
+
+def test_atan2_zero_at_origin_gradient():
+    # torch's atan2 (zero_at_origin=1) takes the reciprocal of a zero A^2 + B^2 as 0: a zero gradient there.
+    y = Tensor(np.array([0.0, 1e-200, 1.0]), requires_grad=True)
+    x = Tensor(np.array([0.0, 0.0, 2.0]), requires_grad=True)
+    out = execute("Atan2", y, x, zero_at_origin=1)
+    ga, gb = gradient(out, [y, x], [Tensor(np.ones(3))])
+    np.testing.assert_array_equal(ga.array, [0.0, 0.0, 0.4])
+    np.testing.assert_array_equal(gb.array, [0.0, 0.0, -0.2])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

@@ -42,6 +42,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.ops._common import (
+    array_of,
     broadcast_infer,
     conj,
     copy_out,
@@ -287,7 +288,18 @@ def polygamma(n):
     return float64_kernel(lambda x: _polygamma(x, n))
 
 
-_binary("Atan2", ufunc_kernel(np.arctan2), doc="atan2(A, B): the angle of the point (B, A), in [-pi, pi].")
+
+
+@defop("Atan2", inputs="A:T B:T", outputs="C:T", types={"T": dt.FLOATS}, infer=broadcast_infer,
+       attrs={"zero_at_origin": Attr("int", 0)})
+def atan2(zero_at_origin):
+    """atan2(A, B): the angle of the point (B, A), in [-pi, pi].
+
+    ``zero_at_origin`` only changes the gradient where A^2 + B^2 is 0: 0 (torch's) rather than NaN (TF's).
+    """
+    return np.arctan2  # the ufunc is the kernel (its ``out=`` takes the buffer)
+
+
 _binary("Hypot", ufunc_kernel(np.hypot), doc="sqrt(A^2 + B^2) without intermediate overflow.")
 _binary("Copysign", ufunc_kernel(np.copysign), doc="|A| with the sign bit of B (-0.0 and NaN signs included).")
 _binary("FloorDiv", ufunc_kernel(np.floor_divide), types=dt.NUMERIC,
@@ -364,8 +376,14 @@ def _pair(node, ga, gb):
 @register_gradient("Atan2")
 def _atan2_grad(node, g):
     a, b = node.inputs
-    # d/dA atan2(A, B) = B / (A^2 + B^2), d/dB = -A / (A^2 + B^2); NaN at the origin, as torch.
-    scaled = execute("Div", g, execute("Add", _mul(a, a), _mul(b, b)))
+    # d/dA atan2(A, B) = B / (A^2 + B^2), d/dB = -A / (A^2 + B^2): NaN where A^2 + B^2 is 0 (the origin, or
+    # squares underflowing), unless ``zero_at_origin`` takes the reciprocal there as 0 (torch's rule).
+    squares = execute("Add", _mul(a, a), _mul(b, b))
+    recip = execute("Reciprocal", squares)
+    if node.attrs["zero_at_origin"]:
+        zero = scalar(0, array_of(squares).dtype)
+        recip = execute("Where", execute("Equal", squares, zero), zero, recip)
+    scaled = _mul(g, recip)
     return _pair(node, lambda: _mul(scaled, b), lambda: execute("Neg", _mul(scaled, a)))
 
 

@@ -235,17 +235,18 @@ def float_power(input, exponent, *, out=None):
     return finish(_run(_op("Pow"), a, b), out, "float_power")
 
 
-def _float_binary(fn, op_type, input, other, both_tensors=True):
+def _float_binary(fn, op_type, input, other, both_tensors=True, **attrs):
     input = tensor_arg(input, fn)
     if both_tensors:
         tensor_arg(other, fn, "other", 2)
     a, b, _ = _binary(fn, input, other, _float_result_dtype(input, operand(other, fn)))
-    return _run(_op(op_type), a, b)
+    return _run(_op(op_type, **attrs), a, b)
 
 
 def atan2(input, other, *, out=None):
     """The angle of the point ``(other, input)``, in [-pi, pi] (float result)."""
-    return finish(_float_binary("atan2", "Atan2", input, other), out, "atan2")
+    # torch's gradient is 0, not NaN, where input^2 + other^2 is 0
+    return finish(_float_binary("atan2", "Atan2", input, other, zero_at_origin=1), out, "atan2")
 
 
 def hypot(input, other, *, out=None):

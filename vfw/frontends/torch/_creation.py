@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout
@@ -194,17 +195,39 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     start, end, step = (_number(v, n, "arange") for v, n in ((start, "start"), (end, "end"), (step, "step")))
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    for v in (start, end):
+        if not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if any(isinstance(v, float) for v in (start, end, step)):
         np_dtype = _np_dtype(dtype)
     else:
         np_dtype = _dtype.to_np(dtype) if dtype is not None else np.dtype(np.int64)
     _refuse_complex(np_dtype, "arange_cpu")
-    n = math.ceil((end - start) / step)
-    values = start + step * np.arange(n, dtype=np.float64 if np_dtype.kind == "f" or isinstance(step, float)
-                                      else np.int64)
+    if np_dtype.kind not in "iub":
+        n = math.ceil((end - start) / step)
+        values = start + step * np.arange(n, dtype=np.float64)
+    else:
+        values = _integer_steps(start, end, step, np_dtype)
     return _made(values.astype(np_dtype), requires_grad, out, device, "arange")
+
+
+def _integer_steps(start, end, step, np_dtype):
+    """arange's values for an integer or bool dtype: torch steps in int64 from the truncated ``start`` by the
+    truncated ``step``; the count is ceil((end - start) / step) of the given bounds, except for int64, where
+    it comes from the truncated bounds too (so a fractional step of an int64 range can give more values)."""
+    int_start, int_step = int(start), int(step)
+    if np_dtype == np.int64:
+        if int_step == 0:
+            raise ValueError("step must be nonzero")
+        int_end = int(end)
+        sign = 1 if int_step > 0 else -1
+        span = int_end - int_start + int_step - sign
+        n = max(abs(span) // abs(int_step) * (1 if (span >= 0) == (int_step > 0) else -1), 0)  # C's division
+    else:
+        n = math.ceil((end - start) / step)
+    return int_start + int_step * np.arange(n, dtype=np.int64)
 
 
 def _refuse_complex(np_dtype, kernel):
@@ -229,7 +252,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start, "start", "linspace"), _number(end, "end", "linspace")
     steps = _steps(steps, "linspace")
     np_dtype = _np_dtype(dtype)
-    if np_dtype.kind == "f":
+    if np_dtype in dt.FLOATS:  # bfloat16 included (numpy's kind for it is "V")
         values = even_steps(start, end, steps, np_dtype)
     elif np_dtype.kind == "c":  # real bounds: the real parts step, the imaginary parts are 0
         values = even_steps(start, end, steps, np.empty(0, np_dtype).real.dtype).astype(np_dtype)

@@ -348,6 +348,7 @@ def promoted(*args, np_dtype=None):
 # -- results: out= and in-place ----------------------------------------------------------
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 

@@ -153,6 +153,10 @@ def promote_types(a, b):
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
+    if 2 not in (ca, cb) and _UNPROMOTED_UINTS.intersection((a, b)):  # torch's table has them with floats only
+        from vfw.frontends.torch._dispatch import type_name
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{type_name(a)} and {type_name(b)}")
     if ca != cb:
         hi, lo = (a, b) if ca > cb else (b, a)
         if ca == 3 or cb == 3:  # complex wins; a float64 partner widens complex64
@@ -164,6 +168,9 @@ def promote_types(a, b):
         other = b if a == _BF16 else a
         return other if other.itemsize > 2 else _BF16
     return np.promote_types(a, b)
+
+
+_UNPROMOTED_UINTS = frozenset(np.dtype(t) for t in (np.uint16, np.uint32, np.uint64))
 
 
 def _category(d):

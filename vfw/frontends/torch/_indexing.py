@@ -486,6 +486,30 @@ def _array_key(key):
     return tuple(out)
 
 
+def _with_torch_newaxis_strides(arr, np_key, view):
+    """``view`` (``arr[np_key]``, a basic index) with torch's strides for the dims ``None`` inserted: torch
+    unsqueezes as it walks the key, so a new dim's stride is the size times the stride of the source dim that
+    follows it (1 at the end) where numpy gives 0."""
+    if type(np_key) is not tuple or None not in np_key:
+        return view
+    strides = list(view.strides)
+    consumed = sum(1 for k in np_key if k is not None and k is not Ellipsis)
+    src = pos = 0
+    for k in np_key:
+        if k is None:
+            strides[pos] = arr.shape[src] * arr.strides[src] if src < arr.ndim else arr.itemsize
+            pos += 1
+        elif k is Ellipsis:
+            src += arr.ndim - consumed
+            pos += arr.ndim - consumed
+        else:  # an int drops its dim, a slice keeps it
+            src += 1
+            pos += type(k) is slice
+    if tuple(strides) == view.strides:
+        return view
+    return np.lib.stride_tricks.as_strided(view, view.shape, strides, writeable=view.flags.writeable)
+
+
 @names_grad_fn(getitem_name)
 def getitem(self, key):
     """``self[key]`` with torch semantics: views for basic indices, copies for tensor indices."""
@@ -493,7 +517,7 @@ def getitem(self, key):
         np_key = _basic_key(key)
         try:
             if np_key is not None:
-                return _view_of(self, wrap(self.array[np_key]))
+                return _view_of(self, wrap(_with_torch_newaxis_strides(self.array, np_key, self.array[np_key])))
             if isinstance(key, CoreTensor) and key.array.ndim and key.array.dtype in _FAST_INDEX_DTYPES:
                 return wrap(self.array[key.array])  # one int tensor or mask: numpy and torch agree
             np_key = _array_key(key)

@@ -323,6 +323,13 @@ def prod(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):
 
 
 # -- max / min ---------------------------------------------------------------------------
+def refuse_complex(x, error, message):
+    """torch's refusal of a complex ``x`` by an ordering op: ``error(message)``, the kernel's dtype name filled
+    in where ``message`` has ``{}``."""
+    if x.array.dtype.kind == "c":
+        raise error(message.format(type_name(x.array.dtype)))
+
+
 def _extreme_all(x, op_type, name):
     """``max(x)`` / ``min(x)``: the extreme element (gradient split evenly among ties)."""
     if not x.array.size:
@@ -391,7 +398,9 @@ def _max_min(input, dim, keepdim, out, other, name, largest):
             raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, dim, other)")
         return finish(_binary_extreme(x, tensor_arg(other, name, "other"), largest), out, name)
     if dim is _NO:
+        refuse_complex(x, NotImplementedError, f'"{name}_all" not implemented for \'{{}}\'')
         return finish(_extreme_all(x, "ReduceMax" if largest else "ReduceMin", name), out, name)
+    refuse_complex(x, RuntimeError, f"{name}(): does not support complex input")
     if dim is None:
         raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, NoneType), but "
                         "expected one of: (Tensor input), (Tensor input, Tensor other), (Tensor input, int dim, "
@@ -437,6 +446,7 @@ def _amax_amin(input, dim, keepdim, out, op_type, name):
             reduce = np.maximum.reduce if op_type == "ReduceMax" else np.minimum.reduce
             return new_tensor(reduce(a, axis=fast_axis(dim, a.ndim, name), keepdims=bool(keepdim)))
     x = tensor_arg(input, name)
+    refuse_complex(x, NotImplementedError, f'"{name[1:]}_values_cpu" not implemented for \'{{}}\'')
     dims = reduced_dims(x, dim, name)
     if not x.array.size and (dim is None or isinstance(dim, (tuple, list)) and not dim):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -469,6 +479,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None, **aliases):
     if aliases:
         dim, keepdim = dim_aliases("aminmax", aliases, dim, keepdim)
     x = tensor_arg(input, "aminmax")
+    refuse_complex(x, NotImplementedError, '"aminmax_cpu" not implemented for \'{}\'')
     if dim is None:
         if not x.array.size:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -497,6 +508,7 @@ def _arg_extreme(input, dim, keepdim, out, op_type, name):
     arr = x.array
     if arr.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    refuse_complex(x, RuntimeError, f"{name}(): does not support complex input")
     if dim is None:
         if not arr.size:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

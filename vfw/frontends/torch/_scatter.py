@@ -228,6 +228,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     input = _tensor(input, "scatter_reduce", "input")
     index = _tensor(index, "scatter_reduce", "index")
     src = _tensor(src, "scatter_reduce", "src")
+    # torch's forward also takes "max" and "min" (not named in its message) for amax and amin
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if src.array.dtype != input.array.dtype:

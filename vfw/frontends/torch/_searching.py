@@ -6,6 +6,8 @@ trace ``nonzero`` runs as the engine's NonZero and ``unique`` and ``histc`` (who
 the values) as PyFunc ops, recomputed from each run's values (their shapes too).
 """
 
+import math
+
 import numpy as np
 
 from vfw.core import dtypes as dt
@@ -66,6 +68,11 @@ def _unique(input, dim, sort_first, return_inverse, return_counts, name):
         if not arr.ndim:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         dim = dim_index(dim, arr.ndim, name)
+        empty_dims = [i for i, n in enumerate(arr.shape) if n == 0]
+        if len(empty_dims) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        if empty_dims and empty_dims != [dim]:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
 
     def distinct(a):  # computed from the values: under a graph trace, again on every run
         return _distinct(a, dim, sort_first, return_inverse, return_counts)
@@ -87,13 +94,13 @@ def _distinct(arr, d, sort_first, return_inverse, return_counts):
                 rows = np.sort(_keys(rows)).astype(arr.dtype, copy=False)
     else:
         moved = np.moveaxis(arr, d, 0)
-        rows, other = moved.reshape(moved.shape[0], -1), moved.shape[1:]
+        rows, other = moved.reshape(moved.shape[0], math.prod(moved.shape[1:])), moved.shape[1:]
         if sort_first:  # rows in lexicographic order (stable; NaN last)
             order = np.lexsort(_keys(rows).T[::-1])
             rows = rows[order]
     starts = _runs(rows)
     values = rows[starts]
-    results = [values if d is None else np.ascontiguousarray(np.moveaxis(values.reshape((-1,) + other), 0, d))]
+    results = [values if d is None else np.ascontiguousarray(np.moveaxis(values.reshape((len(values),) + other), 0, d))]
     if return_inverse:
         run = np.cumsum(starts) - 1
         inverse = run if order is None else np.empty(len(rows), _INT64)

@@ -30,10 +30,11 @@ from vfw.frontends.torch._reduction import (
     dim_index,
     idle,
     new_tensor,
+    refuse_complex,
     requires_grad,
     tensor_arg,
 )
-from vfw.frontends.torch._topk_order import sort_indices, topk_indices
+from vfw.frontends.torch._topk_order import kth_indices, sort_indices, topk_indices
 from vfw.frontends.torch._traced import replayed
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "quantile", "nanquantile"]
@@ -140,6 +141,7 @@ def sort(input, *args, stable=None, dim=-1, descending=False, out=None, **aliase
     if aliases:
         dim, _ = dim_aliases("sort", aliases, dim, None)
     x = tensor_arg(input, "sort")
+    refuse_complex(x, RuntimeError, " Sort does not support complex dtypes on CPU")
     dim, descending = _sort_args("sort", args, stable, dim, descending)
     d = dim_index(dim, x.array.ndim, "sort")
     if not x.array.ndim:
@@ -172,6 +174,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None, **aliases):  
     if aliases:
         dim, _ = dim_aliases("topk", aliases, dim, None)
     x = tensor_arg(input, "topk")
+    refuse_complex(x, RuntimeError, " topk does not support complex dtypes on CPU")
     k = _int_arg(k, "topk", "k", 2)
     d = dim_index(dim, x.array.ndim, "topk")
     n = x.array.shape[d] if x.array.ndim else 1
@@ -222,8 +225,11 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None, **aliases):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not x.array.ndim:
         return _finish_selection("kthvalue", call(bound("Identity"), x), _zero_index(), out)
-    window = (axes_array((k - 1,)), axes_array((k,)), axes_array((d,)))
-    values, indices = (call(bound("Slice"), t, *window) for t in _sorted_along(x, d, k, False))
+    if _tracing and _exporting_onnx():  # TopK's k smallest, the last of them
+        window = (axes_array((k - 1,)), axes_array((k,)), axes_array((d,)))
+        values, indices = (call(bound("Slice"), t, *window) for t in _sorted_along(x, d, k, False))
+    else:
+        values, indices = _in_torch_order(x, d, lambda rows: kth_indices(rows, k, _REPLAY_LIMIT), False, 1)
     if not keepdim:
         values, indices = (call(bound("Squeeze"), t, axes_array((d,))) for t in (values, indices))
     return _finish_selection("kthvalue", values, indices, out)

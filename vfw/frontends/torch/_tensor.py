@@ -7,6 +7,7 @@ object itself.
 
 import copy
 import functools
+import numbers
 
 import numpy as np
 
@@ -208,6 +209,13 @@ class Tensor(CoreTensor):
         if self.array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __contains__(self, element):
+        """``element in tensor``: whether any entry equals ``element`` (a number, or a tensor broadcast)."""
+        if not isinstance(element, (CoreTensor, numbers.Number)):
+            raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        return bool((element == self).any())
 
     def __hash__(self):
         return id(self)

@@ -1,4 +1,4 @@
-"""The order torch's CPU ``sort`` and ``topk`` give their results, equal values included.
+"""The order torch's CPU ``sort``, ``topk`` and ``kthvalue`` give their results, equal values included.
 
 torch sorts a row (``sort(stable=False)``, ``mode``) with ``std::sort`` and selects the k best of a row
 (``topk``) with the C++ standard library, comparing values only (NaN above every number for the largest,
@@ -8,7 +8,8 @@ below for the smallest): for ``topk`` a partial sort (a heap of the k best, then
 used); rows with ties, and unsorted selections, are replayed with the GNU implementations of those
 algorithms (introselect and introsort: ``_sort_order``, vectorized over rows; heap select and heap
 sort), written from their published behaviour.  Rows of 16 or fewer elements need no replay for a sort
-(an insertion sort is stable).
+(an insertion sort is stable).  ``kthvalue`` runs ATen's own quickselect (median-of-three pivot, Hoare
+partition) on a copy of each row: rows where the k-th value has an equal neighbour replay it.
 """
 
 import numpy as np
@@ -123,3 +124,97 @@ def _selected(keys, k, sort_first):
     if sort_first and k > 1:
         sort_range(values, index, starts, starts + k - 1)
     return index.reshape(rows, n)[:, :k]
+
+
+def kth_indices(rows, k, limit=None):
+    """Index (int64, ``(n, 1)``) of the ``k``-th smallest value (1-based) of each row of ``rows``, among equal
+    values the one torch's CPU ``kthvalue`` picks: its quickselect (median-of-three pivot, NaN above every
+    number) on a copy of the row, replayed on the rows where the k-th value has an equal neighbour.
+
+    ``limit``: the most elements (rows times length) replayed; beyond it the rows keep the stable order.
+    """
+    m = rows.shape[1]
+    ordered = stable_order(rows, False)
+    order = ordered[:, k - 1:k].copy()
+    window = ordered[:, max(k - 2, 0):k + 1]
+    replay = np.flatnonzero(_tied(np.take_along_axis(rows, window, axis=1)))
+    if replay.size and (limit is None or replay.size * m <= limit):
+        order[replay, 0] = _quickselect(ranks(rows[replay], False), k - 1)
+    return order
+
+
+def _quickselect(keys, k):
+    """The original positions that torch's quickselect leaves at ``k`` in each row of ``keys`` (ranks): vectorized
+    over rows, a few numpy passes per partition step."""
+    n_rows, n = keys.shape
+    a = keys.copy()
+    pos = np.tile(np.arange(n, dtype=_I64), (n_rows, 1))
+
+    def swap(r, i, j):
+        a[r, i], a[r, j] = a[r, j], a[r, i]
+        pos[r, i], pos[r, j] = pos[r, j], pos[r, i]
+
+    def swap_if_greater(r, i, j):  # swap where a[i] > a[j]
+        s = a[r, i] > a[r, j]
+        swap(r[s], i[s], j[s])
+
+    low, high = np.zeros(n_rows, _I64), np.full(n_rows, n - 1, _I64)
+    left = np.arange(n_rows)
+    while left.size:
+        pair = high[left] == low[left] + 1
+        swap_if_greater(left[pair], low[left[pair]], high[left[pair]])
+        left = left[high[left] > low[left] + 1]
+        if not left.size:
+            break
+        lo, hi = low[left], high[left]
+        swap(left, lo + (hi - lo) // 2, lo + 1)
+        swap_if_greater(left, lo + 1, hi)
+        swap_if_greater(left, lo, hi)
+        swap_if_greater(left, lo + 1, lo)
+        (r, first, second), i, j = _partition_ends(a, left, lo, hi)
+        swap(left[r], first, second)
+        swap(left, lo, j)
+        low[left] = np.where(j <= k, i, lo)
+        high[left] = np.where(j >= k, j - 1, hi)
+        left = left[low[left] < high[left]]
+    return pos[:, k]
+
+
+def _partition_ends(a, rows, lo, hi):
+    """One Hoare partition of ``a[r, lo:hi + 1]`` around ``a[r, lo]`` for each row ``r`` of ``rows``: the swaps it
+    makes (``(row positions in rows, first, second)``) and where the scans ``i`` (up, stopping at values >= the
+    pivot) and ``j`` (down, at values <= it) end.
+
+    The m-th swap exchanges the m-th stop of ``i`` and the m-th stop of ``j`` in the values the partition started
+    from, as long as the one of ``j`` is not left of the one of ``i`` (the values between the scans are untouched
+    until they meet); all those swaps are made at once.
+    """
+    n = a.shape[1]
+    cols = np.arange(n)
+    block = a[rows]
+    pivot = block[np.arange(len(rows)), lo][:, None]
+    up = (block >= pivot) & (cols > (lo + 1)[:, None]) & (cols <= hi[:, None])
+    down = (block <= pivot) & (cols >= lo[:, None]) & (cols < hi[:, None])
+    # each row's stops in scan order, padded past the last one (n for i, -1 for j)
+    stops_i = _stops(up, np.argsort(~up, axis=1, kind="stable"), n)
+    stops_j = _stops(down, (n - 1) - np.argsort(~down[:, ::-1], axis=1, kind="stable"), -1)
+    swapped = stops_j >= stops_i  # a prefix of each row
+    count = swapped.sum(axis=1)
+    r, m = np.nonzero(swapped)
+    take = np.arange(len(rows))
+    # After the swaps i runs to its next stop or to the nearest position j swapped a value >= the pivot into,
+    # j likewise; a last swap of a position with itself (a value equal to the pivot) moved nothing.
+    last = count - 1
+    idle_last = (count > 0) & (stops_i[take, np.maximum(last, 0)] == stops_j[take, np.maximum(last, 0)])
+    last -= idle_last
+    moved = last >= 0
+    i = np.minimum(stops_i[take, count], np.where(moved, stops_j[take, np.maximum(last, 0)], n))
+    j = np.maximum(stops_j[take, count], np.where(moved, stops_i[take, np.maximum(last, 0)], -1))
+    return (r, stops_i[r, m], stops_j[r, m]), i, j
+
+
+def _stops(is_stop, order, padding):
+    """``order`` (positions, the stops first) with the non-stops and one more column set to ``padding``."""
+    stops = np.concatenate([order, np.full((len(order), 1), padding, _I64)], axis=1)
+    stops[:, :-1][~np.take_along_axis(is_stop, order, axis=1)] = padding
+    return stops

@@ -48,6 +48,11 @@ def _int64(t):
     return t if t.array.dtype == _I64 else cast(as_torch(t), _I64)
 
 
+def _check_target_dtype(t):
+    if t.dtype != _I64 and t.dtype != _U8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_name(t.dtype)}")
+
+
 def _class_indices(input, target, weight, kernel):
     """``(x, labels, weight, unbatched)`` for the class-index losses, with torch's checks.
 
@@ -57,13 +62,12 @@ def _class_indices(input, target, weight, kernel):
     x, t = input.array, target.array
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
-    if t.dtype != _I64 and t.dtype != _U8:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_name(t.dtype)}")
-    if not _is_float(x.dtype):
-        raise not_implemented(kernel, x.dtype)
     batch = t.shape[0] if t.ndim else 0
-    if x.ndim == 1:
-        if t.ndim > 1 or (t.ndim == 1 and batch != 1):
+    if x.ndim == 1:  # torch's order here: the target's rank, its dtype, then its size
+        if t.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        _check_target_dtype(t)
+        if t.ndim == 1 and batch != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {batch}")
     elif x.shape[0] != batch:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch}).")
@@ -74,6 +78,9 @@ def _class_indices(input, target, weight, kernel):
             raise RuntimeError(f"only batches of spatial targets supported ({x.ndim - 1}D tensors) but got targets "
                                f"of dimension: {t.ndim}")
         raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got {list(t.shape)}")
+    _check_target_dtype(t)  # after the shape checks, as torch
+    if not _is_float(x.dtype):
+        raise not_implemented(kernel, x.dtype)
     unbatched = x.ndim == 1
     w = _class_weight(weight, input, x.shape[0] if unbatched else x.shape[1])
     labels = _int64(target)
