@@ -350,7 +350,7 @@ def _read(flat, batch_offsets, rows, cols, height, width, fill_value):
 
 
 def projective_transform(images, transforms, interpolation="bilinear", fill_mode="constant", fill_value=0.0):
-    """TF's ``ImageProjectiveTransformV3`` on a ``[batch, h, w, c]`` float batch, output the input's size.
+    """TF's ``ImageProjectiveTransformV3`` on a ``[batch, h, w, c]`` batch, output the input's size and dtype.
 
     Output pixel ``(x, y)`` (column, row) samples the input at ``((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)``,
     ``k = c0 x + c1 y + 1``, from each image's float32 transform ``[a0, a1, a2, b0, b1, b2, c0, c1]``
@@ -359,6 +359,10 @@ def projective_transform(images, transforms, interpolation="bilinear", fill_mode
     nearest pixel (rounded half away from zero), ``fill_value`` standing for pixels still outside.
     """
     batch, height, width = images.shape[0], images.shape[1], images.shape[2]
+    # TF's kernel reads pixels as float32 and interpolates in float32 whatever the images' dtype, and casts
+    # the result back to it.
+    image_dtype = images.dtype
+    images = tf.cast(images, tf.float32)
     transforms = tf.cast(transforms, tf.float32)
     if transforms.shape[0] == 1 and batch != 1:
         transforms = tf.tile(transforms, [batch, 1])
@@ -386,7 +390,7 @@ def projective_transform(images, transforms, interpolation="bilinear", fill_mode
         lower = read(top + 1.0, left) * (1.0 - x_weight) + read(top + 1.0, left + 1.0) * x_weight
         result = upper * (1.0 - y_weight) + lower * y_weight
     # TF's kernel gives fill_value where the projection is 0
-    return tf.where((projection == 0.0)[..., None], tf.cast(fill_value, result.dtype), result)
+    return tf.cast(tf.where((projection == 0.0)[..., None], tf.cast(fill_value, result.dtype), result), image_dtype)
 
 
 NAMESPACES = {"image": ["resize", "ResizeMethod", "flip_left_right", "flip_up_down", "rot90", "central_crop",

@@ -182,7 +182,7 @@ def in_top_k(targets, predictions, k, name=None):
 
     A row holding a non-finite prediction, or a target out of range, gives False.
     """
-    predictions = convert_to_tensor(predictions)
+    predictions = with_dtype(predictions, _dtypes.float32)  # the op's fixed dtype: Python/numpy values take it
     targets = convert_to_tensor(targets)
     if predictions.array.dtype != _FLOAT32:
         raise mismatch("InTopKV2", _FLOAT32, predictions.array.dtype, 0)

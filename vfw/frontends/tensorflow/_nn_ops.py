@@ -99,7 +99,7 @@ def gelu(features, approximate=False, name=None):
     """Gaussian error linear unit ``x * Phi(x)``; ``approximate`` uses the tanh approximation."""
     x = convert_to_tensor(features)
     if x.array.dtype not in FLOATS:
-        raise ValueError(f"`features.dtype` must be a floating point tensor.Received:features.dtype={x.dtype!r}")
+        raise ValueError(f"`features.dtype` must be a floating point tensor.Received:features.dtype={x.dtype}")
     return call("Gelu", x, approximate="tanh" if approximate else "none", tf_op="Gelu")
 
 

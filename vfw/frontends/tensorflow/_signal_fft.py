@@ -35,7 +35,8 @@ def _complex_transform(rank, inverse, tf_op):
     axes = tuple(range(-rank, 0))
 
     def transform(input, name=None):  # noqa: A002  (TF's argument name)
-        x = convert_to_tensor(input)
+        # the op's type attribute defaults to complex64: TF converts Python and numpy values to it
+        x = convert_to_tensor(input, dtype_hint=_dtypes.complex64)
         if x.array.dtype.kind != "c":
             raise op_error(f"Value for attr 'Tcomplex' of {_dtypes.of_array(x.array).name} is not in the list of "
                            f"allowed values: {_COMPLEX_NAMES}\n\t; NodeDef: {{{{node {tf_op}}}}}", tf_op)
@@ -73,7 +74,8 @@ def _real_transform(rank, inverse, tf_op):
     wanted = ("tf.complex64 or tf.complex128" if inverse else "tf.float32 or tf.float64")
 
     def transform(input_tensor, fft_length=None, name=None):
-        x = convert_to_tensor(input_tensor)
+        # TF converts Python and numpy values preferring complex64 (inverse) or float32 (forward)
+        x = convert_to_tensor(input_tensor, dtype_hint=_dtypes.complex64 if inverse else _dtypes.float32)
         kind_ok = x.array.dtype.kind == "c" if inverse else x.array.dtype in (F32, F64)
         if not kind_ok:
             raise ValueError(f"{tf_op} requires {wanted} inputs, got: {x}")

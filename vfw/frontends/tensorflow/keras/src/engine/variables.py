@@ -416,11 +416,42 @@ def _forwarded(method_name):
     return method
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
-              "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__eq__", "__ne__", "__neg__", "__abs__", "__invert__"):
+def _keras_operator(method_name, function_name, reflected):
+    """The operator ``method_name`` as Keras defines it on variables: ``keras.ops.<function_name>`` of the value
+    and the other operand (Keras' dtype promotion: a float32 variable times a float64 array is float64)."""
+
+    def method(self, other):
+        from vfw.frontends.tensorflow.keras.src import ops  # ops import this module
+
+        function = getattr(ops, function_name)
+        return function(other, self._as_tensor()) if reflected else function(self._as_tensor(), other)
+
+    method.__name__ = method_name
+    method.__doc__ = f"``keras.ops.{function_name}`` of the value and the other operand."
+    return method
+
+
+for _name in ("__neg__", "__abs__", "__invert__"):
     setattr(Variable, _name, _forwarded(_name))
+for _names, _function_name in ((("__add__", "__radd__"), "add"), (("__sub__", "__rsub__"), "subtract"),
+                               (("__mul__", "__rmul__"), "multiply"), (("__truediv__", "__rtruediv__"), "true_divide"),
+                               (("__floordiv__", "__rfloordiv__"), "floor_divide"), (("__mod__", "__rmod__"), "mod"),
+                               (("__pow__", "__rpow__"), "power"), (("__matmul__", "__rmatmul__"), "matmul"),
+                               (("__and__", "__rand__"), "logical_and"), (("__or__", "__ror__"), "logical_or"),
+                               (("__xor__", "__rxor__"), "logical_xor"), (("__eq__",), "equal"),
+                               (("__ne__",), "not_equal"), (("__lt__",), "less"), (("__le__",), "less_equal"),
+                               (("__gt__",), "greater"), (("__ge__",), "greater_equal")):
+    for _reflected, _name in enumerate(_names):
+        setattr(Variable, _name, _keras_operator(_name, _function_name, bool(_reflected)))
+
+
+def _round(self, ndigits=None):
+    from vfw.frontends.tensorflow.keras.src import ops
+
+    return ops.round(self._as_tensor(), decimals=ndigits or 0)
+
+
+Variable.__round__ = _round
 
 
 # -- helpers -----------------------------------------------------------------------------------------------

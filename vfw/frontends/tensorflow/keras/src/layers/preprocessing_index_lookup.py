@@ -12,6 +12,7 @@ vocabulary given to the constructor is part of the config.  The config's ``vocab
 encoding modes until the vocabulary is loaded.
 """
 
+import collections
 import os
 
 import numpy as np
@@ -46,7 +47,9 @@ def checked_vocabulary(tokens, special_tokens, reserved, max_tokens):
     if leading:
         tokens = tokens[len(special_tokens):]
     if len(set(tokens)) != len(tokens):
-        repeated = sorted({t for t in tokens if tokens.count(t) > 1})
+        # Keras checks the vocabulary as a numpy array: the message lists numpy scalars, first repeated first
+        counts = collections.Counter(list(np.asarray(tokens)))
+        repeated = [token for token, count in counts.items() if count > 1]
         raise ValueError("The passed vocabulary has at least one repeated term. Please uniquify your dataset. "
                          f"The repeated terms are: {repeated}")
     for kind, token in reserved:

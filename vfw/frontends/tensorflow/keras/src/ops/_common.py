@@ -92,9 +92,10 @@ def axis_tuple(axis):
 
 
 def canonicalize_axis(axis, ndim):
-    """``axis`` in ``[0, ndim)`` (negative axes count from the end), ValueError when out of range."""
+    """``axis`` in ``[0, ndim)`` (negative axes count from the end), ValueError (Keras' message) when out of
+    range."""
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
+        raise ValueError(f"axis {axis} is out of bounds for an array with dimension {ndim}.")
     return axis % ndim if ndim else 0
 
 

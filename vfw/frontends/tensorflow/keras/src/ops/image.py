@@ -72,16 +72,19 @@ def resize(images, size, interpolation="bilinear", antialias=False, crop_to_aspe
     Tensor
         In the images' dtype (integers rounded and saturated).
     """
+    # Keras' checks in its order: keras.ops.image.resize's own, then its TF backend's
+    if len(size) != 2:
+        raise ValueError(f"Expected `size` to be a tuple of 2 integers. Received: size={size}")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"`size` must have positive height and width. Received: size={size}")
+    images = checked_images(images)
+    if pad_to_aspect_ratio and crop_to_aspect_ratio:
+        raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be `True`.")
     check_resize_interpolation(interpolation)
     if fill_mode != "constant":
         raise ValueError(f"Invalid value for argument `fill_mode`. Only `'constant'` is supported. "
                          f"Received: fill_mode={fill_mode}")
-    if pad_to_aspect_ratio and crop_to_aspect_ratio:
-        raise ValueError("Only one of `pad_to_aspect_ratio` & `crop_to_aspect_ratio` can be `True`.")
-    if len(size) != 2:
-        raise ValueError(f"Argument `size` must be a tuple of two elements (height, width). Received: size={size}")
     target_height, target_width = (int(s) for s in size)
-    images = checked_images(images)
 
     def resized(images):
         height, width = images.shape[-3], images.shape[-2]

@@ -13,7 +13,8 @@ def top_k(x, k, sorted=True):  # noqa: A002  (Keras' argument name)
 @keras_op
 def in_top_k(targets, predictions, k):
     """Whether each target class is among the ``k`` largest ``predictions`` of its row."""
-    return tf.math.in_top_k(convert_to_tensor(targets), convert_to_tensor(predictions), k)
+    # unconverted, as Keras passes them: TF converts numpy/Python predictions to the op's float32
+    return tf.math.in_top_k(targets, predictions, k)
 
 
 @keras_op

@@ -54,7 +54,8 @@ def ifft2(x):
 def rfft(x, fft_length=None):
     """The one-sided DFT of real ``x`` over its last axis (cropped or zero-padded to ``fft_length``): a
     ``(real, imag)`` pair with ``fft_length // 2 + 1`` frequencies."""
-    return _pair(tf.signal.rfft(convert_to_tensor(x), fft_length=None if fft_length is None else [fft_length]))
+    # unconverted, as Keras passes it: TF converts numpy/Python values preferring float32
+    return _pair(tf.signal.rfft(x, fft_length=None if fft_length is None else [fft_length]))
 
 
 @keras_op

@@ -7,6 +7,7 @@ import vfw.tensorflow as tf
 from vfw.frontends.tensorflow._dispatch import op_error
 from vfw.frontends.tensorflow.keras.src.backend import config
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import result_type
+from vfw.frontends.tensorflow.keras.src.engine.variables import in_symbolic_scope
 from vfw.frontends.tensorflow.keras.src.ops._common import cast_to, convert_to_tensor, keras_op
 
 
@@ -134,16 +135,20 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
 @keras_op
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1, merge_repeated=True,
                mask_index=0):
-    """Greedy CTC decoding of ``inputs`` (batch, frames, classes): ``(decoded, scores)`` with ``decoded`` int32
-    (1, batch, frames) (each frame's best class, repeats merged if ``merge_repeated``, blanks ``mask_index``
-    dropped, padded with -1) and ``scores`` (batch, 1) the negated sum of each frame's best logit."""
-    if strategy == "beam_search":
-        raise NotImplementedError("ctc_decode(strategy='beam_search') is not implemented in vfw.")
-    if strategy != "greedy":
+    """CTC decoding of ``inputs`` (batch, frames, classes): ``(decoded, scores)``.
+
+    Greedy: ``decoded`` int32 (1, batch, frames) (each frame's best class, repeats merged if ``merge_repeated``,
+    blanks ``mask_index`` dropped, padded with -1) and ``scores`` (batch, 1) the negated sum of each frame's best
+    logit. Beam search: ``tf.nn.ctc_beam_search_decoder``'s ``top_paths`` best paths, ``decoded``
+    (top_paths, batch, frames) padded with -1, and ``scores`` (batch, top_paths) their log-probabilities.
+    """
+    if strategy not in ("greedy", "beam_search"):
         raise ValueError(f"Invalid strategy {strategy}. Supported values are 'greedy' and 'beam_search'.")
     inputs = convert_to_tensor(inputs)
     inputs = cast_to(inputs, result_type(inputs.dtype.name, "float32"))
     lengths = convert_to_tensor(sequence_lengths, "int32")
+    if strategy == "beam_search":
+        return _ctc_beam_search(inputs, lengths, beam_width, top_paths, mask_index)
     batch, frames, classes = inputs.shape.as_list()
     blank = classes - 1 if mask_index is None else mask_index % classes
     live = tf.range(frames)[None, :] < lengths[:, None]
@@ -163,4 +168,23 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     decoded = tf.scatter_nd(tf.boolean_mask(where, tf.reshape(keep, [-1])), tf.boolean_mask(flat, tf.reshape(
         keep, [-1])), [batch, frames]) - 1
     return decoded[None], scores
+
+
+def _ctc_beam_search(inputs, lengths, beam_width, top_paths, mask_index):
+    """``ctc_decode``'s beam search: TF's decoder takes the last class as the blank, so the ``mask_index`` column
+    moves last (sliced as Keras slices it) and decoded labels at or past it move back up by one."""
+    batch, frames, classes = inputs.shape.as_list()
+    if in_symbolic_scope():  # the shapes of Keras' output spec (zeros standing for KerasTensors hold no paths)
+        return tf.zeros((top_paths, batch, frames), "int32"), tf.zeros((batch, top_paths), inputs.dtype)
+    inputs = tf.transpose(inputs, (1, 0, 2))
+    if mask_index is not None:
+        inputs = tf.concat([inputs[..., :mask_index], inputs[..., mask_index + 1:],
+                            inputs[..., mask_index:mask_index + 1]], axis=-1)
+    paths, scores = tf.nn.ctc_beam_search_decoder(inputs, lengths, beam_width=beam_width, top_paths=top_paths)
+    decoded = tf.cast(tf.stack([tf.sparse.to_dense(tf.SparseTensor(path.indices, path.values, (batch, frames)),
+                                                   default_value=-1) for path in paths]), "int32")
+    if mask_index is not None:
+        blank = mask_index + classes if mask_index < 0 else mask_index
+        decoded = tf.where(decoded >= blank, decoded + 1, decoded)
+    return decoded, scores
 

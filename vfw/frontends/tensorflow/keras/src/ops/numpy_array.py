@@ -5,6 +5,8 @@ Joining ops (``concatenate``, ``stack``, ``where``...) promote their inputs to a
 
 import vfw.tensorflow as tf
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import result_type
+from vfw.frontends.tensorflow.keras.src.engine.operation import call_reporting_arguments
+from vfw.frontends.tensorflow.keras.src.engine.variables import in_symbolic_scope
 from vfw.frontends.tensorflow.keras.src.ops._common import (
     axis_tuple,
     canonicalize_axis,
@@ -224,17 +226,51 @@ def repeat(x, repeats, axis=None):
     return tf.repeat(x, repeats, axis=axis)
 
 
+def _pad_pairs(pad_width):
+    """Keras' ``(before, after)`` pairs: an int or one flat pair is one pair (for every axis), a 1-entry pair
+    pads both sides alike; otherwise ``pad_width`` as given (error messages show it as the caller wrote it)."""
+    if isinstance(pad_width, int):
+        return ((pad_width, pad_width),)
+    if isinstance(pad_width, (tuple, list)) and isinstance(pad_width[0], int):
+        return (pad_width,)
+    first_length = len(pad_width[0])
+    pairs = list(pad_width) if isinstance(pad_width, list) else pad_width
+    for i, pair in enumerate(pad_width):
+        if len(pair) != first_length:
+            raise ValueError(f"`pad_width` should be a list of tuples of length 1 or 2. Received: "
+                             f"pad_width={pad_width}")
+        if len(pair) == 1:
+            pairs[i] = (pair[0], pair[0])  # a tuple of pairs raises Keras' TypeError (item assignment) here
+    return pairs
+
+
 @keras_op
 def pad(x, pad_width, mode="constant", constant_values=None):
-    """``x`` padded by ``pad_width`` (``[[before, after], ...]``); modes constant, reflect, symmetric."""
-    x = convert_to_tensor(x)
-    kwargs = {}
-    if constant_values is not None:
-        if mode != "constant":
-            raise ValueError("Argument `constant_values` can only be provided when `mode == 'constant'`. Received: "
-                             f"mode={mode}")
-        kwargs["constant_values"] = constant_values
-    return tf.pad(x, convert_to_tensor(pad_width, "int32"), mode.upper(), **kwargs)
+    """``x`` padded by ``pad_width`` (``[[before, after], ...]``, one pair, or an int); modes constant, reflect,
+    symmetric.
+
+    As Keras' ``Pad`` operation, errors in the padding itself are reported with the call's arguments
+    ("Exception encountered when calling Pad.call()"); a single pair pads one axis when computing and
+    every axis when inferring the output shape of a KerasTensor (Keras' ``compute_output_spec``).
+    """
+    pairs = _pad_pairs(pad_width)
+
+    def call(x, constant_values=None):
+        # Keras reads ``x.shape`` before converting ``x``: a Python list with several pairs is an AttributeError.
+        if len(pairs) > 1 and len(pairs) != len(x.shape):
+            raise ValueError(f"`pad_width` must have the same length as `x.shape`. Received: pad_width={pairs} "
+                             f"(of length {len(pairs)}) and x.shape={tuple(x.shape)} (of length {len(x.shape)})")
+        x = convert_to_tensor(x)
+        paddings = list(pairs) * len(x.shape) if len(pairs) == 1 and in_symbolic_scope() else pairs
+        kwargs = {}
+        if constant_values is not None:
+            if mode != "constant":
+                raise ValueError("Argument `constant_values` can only be provided when `mode == 'constant'`. "
+                                 f"Received: mode={mode}")
+            kwargs["constant_values"] = constant_values
+        return tf.pad(x, convert_to_tensor(paddings, "int32"), mode.upper(), **kwargs)
+
+    return call_reporting_arguments(call, "Pad.call()", (x,), {"constant_values": constant_values})
 
 
 @keras_op
@@ -356,10 +392,25 @@ def trace(x, offset=0, axis1=0, axis2=1):
 
 @keras_op
 def diff(a, n=1, axis=-1):
-    """``n``-th order differences along ``axis`` (``!=`` for bools)."""
-    a = convert_to_tensor(a)
-    if n == 0:
+    """``n``-th order differences along ``axis`` (``!=`` for bools); errors are reported with the call's
+    arguments, as Keras' ``Diff`` operation does."""
+
+    def call(a):
+        a = convert_to_tensor(a)
+        if n == 0:
+            return a
+        if n < 0:
+            raise ValueError(f"Order `n` must be non-negative. Received n={n}")
+        if not a.shape.rank:
+            raise ValueError(f"`diff` requires input that is at least one dimensional. Received: a={a}")
+        along = canonicalize_axis(axis, len(a.shape))
+        later = tuple(slice(1, None) if i == along else slice(None) for i in range(len(a.shape)))
+        earlier = tuple(slice(None, -1) if i == along else slice(None) for i in range(len(a.shape)))
+        for _ in range(n):
+            a = tf.math.not_equal(a[later], a[earlier]) if a.dtype.name == "bool" else a[later] - a[earlier]
         return a
+
+    return call_reporting_arguments(call, "Diff.call()", (a,), {})
     if n < 0:
         raise ValueError(f"Order `n` must be non-negative. Received n={n}")
     if not a.shape.rank:

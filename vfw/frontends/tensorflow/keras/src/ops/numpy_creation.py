@@ -75,7 +75,11 @@ def arange(start, stop=None, step=None, dtype=None):
     if dtype is None:
         dtype = result_type(*(_scalar_dtype(v) for v in (start, stop, step) if v is not None))
     dtype = standardize_dtype(dtype)
-    return tf.range(start, stop, delta=1 if step is None else step, dtype=dtype)
+    step = 1 if step is None else step
+    try:
+        return tf.range(start, stop, delta=step, dtype=dtype)
+    except tf.errors.NotFoundError:  # no CPU kernel for the dtype (int8, uint16...): Keras counts in float32
+        return tf.cast(tf.range(start, stop, delta=step, dtype="float32"), dtype)
 
 
 @keras_op

@@ -110,8 +110,8 @@ def isreal(x):
 
 @keras_op
 def get_item(x, key):
-    """``x[key]``."""
-    return convert_to_tensor(x)[key]
+    """``x[key]``, indexed as ``x`` itself indexes (Keras converts nothing: a numpy array gives numpy values)."""
+    return x[key]
 
 
 # -- vectorize ---------------------------------------------------------------------------------------------------------

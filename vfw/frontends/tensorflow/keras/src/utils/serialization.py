@@ -62,7 +62,10 @@ class _PublicNames:
                 for name in names:
                     obj = getattr(module, name)
                     full_name = f"{prefix}.{name}"
-                    self.by_name.setdefault(full_name, obj)
+                    # tf.keras' short loss aliases (``keras.losses.mse``) are not in Keras' own namespaces, where
+                    # deserialization looks names up ("Could not deserialize 'keras.metrics.mse'...").
+                    if module_name != "legacy_aliases":
+                        self.by_name.setdefault(full_name, obj)
                     try:
                         known = self.by_object.get(obj)
                     except TypeError:  # an unhashable public value
@@ -168,8 +171,11 @@ def _record_deserialized(obj, config):
 
 # -- functions as data ----------------------------------------------------------------------------------------------
 def func_dump(func):
-    """``(code, defaults, closure)`` of a Python function: its marshalled bytecode in base64."""
-    code = base64.b64encode(marshal.dumps(func.__code__)).decode("ascii")
+    """``(code, defaults, closure)`` of a Python function: its marshalled bytecode in base64.
+
+    The text is MIME base64 (76-character lines, each ending in a newline), the form Keras writes into
+    ``Lambda`` configs, so saved configs compare equal to Keras' own."""
+    code = base64.encodebytes(marshal.dumps(func.__code__)).decode("ascii")
     closure = tuple(cell.cell_contents for cell in func.__closure__) if func.__closure__ else None
     return code, func.__defaults__, closure
 

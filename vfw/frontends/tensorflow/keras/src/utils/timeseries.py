@@ -84,6 +84,8 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
     if targets is not None:
         target_steps = np.asarray(targets[start_index:end_index])
         dataset = tf.data.Dataset.zip((dataset, tf.data.Dataset.from_tensor_slices(target_steps[starts])))
+    # Keras prefetches the windows before shuffling and batching them (an unbatched result is a prefetch dataset).
+    dataset = dataset.prefetch(tf.data.AUTOTUNE)
     if batch_size is not None:
         if shuffle:
             dataset = dataset.shuffle(buffer_size=batch_size * 8, seed=seed)
