@@ -135,8 +135,6 @@ def _max_pool_plan(fn, nd, input, kernel_size, stride, padding, dilation, ceil_m
     shape = x4.array.shape
     win.out_sizes(shape)
     dtype = x4.array.dtype
-    if not return_indices:
-        return _max_pool_values(win, shape, added, dtype)
     wide = dtype not in _ENGINE_MAX_TYPES
     bound = op("MaxPool", dilations=win.dilation, **win.attrs())
     def run(input):
@@ -144,28 +142,6 @@ def _max_pool_plan(fn, nd, input, kernel_size, stride, padding, dilation, ceil_m
         y, flat = call(bound, cast(x, np.float64) if wide else x)
         y = unbatched(cast(y, dtype) if wide else y, added)
         return (y, unbatched(plane_indices(flat, shape[2:]), added)) if return_indices else y
-
-    return run
-
-
-def _max_pool_values(win, shape, added, dtype):
-    """``run(input)`` for max pooling without indices: ChannelsLastMaxPool over ``(N, C, *D, 1)`` (a view), the
-    channels a spatial axis of window 1.  MaxPool's argmax (its Indices, which the gradient does not read) costs
-    3-4x the maxima (2x2 windows of 64x32x26x26: 2.9 -> 0.67 ms); the gradient goes to the first maximum of each
-    window all the same.  ``ceil_mode``'s partial last windows read end padding, which never wins."""
-    out = win.out_sizes(shape)
-    ends = [max(p, (o - 1) * s + d * (k - 1) + 1 - n - p)
-            for n, o, k, s, p, d in zip(shape[2:], out, win.kernel, win.stride, win.padding, win.dilation)]
-    bound = op("ChannelsLastMaxPool", kernel_shape=(1, *win.kernel), strides=(1, *win.stride),
-               dilations=(1, *win.dilation), pads=[0, *win.padding, 0, *ends], ties="first")
-    wide = dtype not in FLOATS and dtype.kind not in "iu"  # (the op takes every float and integer type)
-
-    def run(input):
-        x = _in_batch(input, added)
-        x = cast(x, np.float64) if wide else x
-        y = call(bound, _shape.reshape_to(x, x.array.shape + (1,)))
-        y = _shape.reshape_to(y, y.array.shape[:-1])
-        return unbatched(cast(y, dtype) if wide else y, added)
 
     return run
 
