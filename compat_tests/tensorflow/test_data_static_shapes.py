@@ -156,3 +156,16 @@ def test_fill_from_an_entry_of_an_unknown_dim_argument():
         return shown, filled(tf.constant([3, 4], tf.int64)).numpy().tolist()
 
     assert run(vtf) == run(real)
+
+
+
+@pytest.mark.parametrize("make", [lambda tf: tf.zeros((None, 4)), lambda tf: tf.constant([None, 2]),
+                                  lambda tf: tf.ones([None]), lambda tf: tf.constant({"a": 1})],
+                         ids=["zeros", "constant", "ones", "dict"])
+def test_graph_constants_refuse_unconvertible_values_with_type_error(make):
+    # eagerly TF raises ValueError ("Attempt to convert a value..."); while a graph is built, TypeError
+    for lib in (real, vtf):
+        with pytest.raises(ValueError, match="Attempt to convert a value"):
+            make(lib)
+        with pytest.raises(TypeError):
+            lib.function(lambda lib=lib: make(lib))()

@@ -51,8 +51,20 @@ def cannot_convert(value, dtype):
 
 
 def unsupported(value):
-    """TF's ValueError for a value of a type it does not convert."""
-    return ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a Tensor.")
+    """TF's ValueError for a value of a type it does not convert (the value kept as ``unconvertible``)."""
+    error = ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
+                       "Tensor.")
+    error.unconvertible = value
+    return error
+
+
+def graph_unsupported(data, dtype, value):
+    """TF's TypeError when a graph being built (tf.function, dataset functions, Keras' symbolic calls) converts
+    ``data`` holding ``value``, of a type it does not convert, to a constant (of DType ``dtype`` or inferred)."""
+    if dtype is not None:
+        return TypeError(f"Expected {dtype.name}, but got {value!r} of type '{type(value).__name__}'.")
+    return TypeError(f"Failed to convert elements of {data} to Tensor. Consider casting elements to a supported "
+                     "type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
 
 
 def array_of(value, dtype=None):

@@ -434,7 +434,12 @@ def _from_data(value, dtype):
         return _packed(value, dtype)
     if isinstance(value, TensorShape):
         value, dtype = _shape_dims(value, dtype)
-    t = wrap(_conversion.array_of(value, dtype))
+    try:
+        t = wrap(_conversion.array_of(value, dtype))
+    except ValueError as e:
+        if not _tracing or not hasattr(e, "unconvertible"):
+            raise
+        raise _conversion.graph_unsupported(value, dtype, e.unconvertible) from None
     if _tracing:
         _graph_constant(t)
     return t
