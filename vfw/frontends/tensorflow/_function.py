@@ -109,17 +109,6 @@ def in_function_trace():
 
 
 @contextlib.contextmanager
-def building_graph():
-    """Count as a tf.function trace in this thread (``in_function_trace()``): Keras' symbolic runs of a layer's
-    ``call`` build a graph as a trace does (tensors refuse ``bool``/``numpy()``, ``tf.cond`` traces both branches)."""
-    _trace_state.depth += 1
-    try:
-        yield
-    finally:
-        _trace_state.depth -= 1
-
-
-@contextlib.contextmanager
 def reading_datasets():
     """Let a converted ``for`` loop read a dataset's elements while a tf.function is traced (it unrolls over them:
     the graph replays the elements read, see ``_autograph_control``)."""

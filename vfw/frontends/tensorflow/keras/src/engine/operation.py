@@ -7,23 +7,18 @@ Layers are operations; so are the symbolic forms of tensor operators on KerasTen
   KerasTensors returns KerasTensors and records a ``Node`` (the functional graph), calling it on
   tensors runs ``call``;
 - ``compute_output_spec(*args, **kwargs)`` defaults to ``infer_output_spec(self.call, ...)``:
-  ``call`` runs inside a scratch trace on zero tensors standing for the KerasTensors, typed
-  SymbolicTensor with the KerasTensors' static shapes (``x.shape[0]`` is None, as in Keras), twice
-  when they have None dims (with two sizes for them, so dims that follow them come out None), inside
-  a StatelessScope and SymbolicScope (no state changes).  Override it (or, for layers,
-  ``compute_output_shape``) to skip the run.
+  ``call`` runs on zero tensors standing for the KerasTensors (twice, with two sizes for their
+  None dims, so dims that follow them come out None), inside a StatelessScope and SymbolicScope
+  (no state changes).  Override it (or, for layers, ``compute_output_shape``) to skip the run.
 - ``__new__`` records the constructor arguments: ``get_config()`` returns them when a subclass
   does not override it and they are all plain values (Keras' automatic configs).
 """
 
-import contextlib
 import inspect
 import textwrap
 
 import vfw.frontends.tensorflow as tf
-from vfw.core.graph.subgraph import SubgraphTrace
-from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _function, _tensor, _traced_shapes, nest
+from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow.keras.src.engine import naming
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor, Node, any_symbolic_tensors
 from vfw.frontends.tensorflow.keras.src.engine.variables import StatelessScope, SymbolicScope
@@ -78,12 +73,10 @@ class Operation:
     def call(self, *args, **kwargs):
         raise NotImplementedError
 
-    _probes_symbolically = True  # False: ``call`` is library code run on concrete zeros (see infer_output_spec)
-
     def compute_output_spec(self, *args, **kwargs):
         """KerasTensors describing the outputs of ``call`` on the given (symbolic) arguments."""
         try:
-            return infer_output_spec(self.call, *args, _symbolic=self._probes_symbolically, **kwargs)
+            return infer_output_spec(self.call, *args, **kwargs)
         except Exception as e:
             cls = type(self).__name__
             raise _same_kind(e, f"Could not automatically infer the output shape / dtype of '{self.name}' (of type "
@@ -252,120 +245,51 @@ def _argument_text(value):
 
 
 # -- shape inference by running on zeros ---------------------------------------------------------------------
-def infer_output_spec(fn, *args, _symbolic=True, **kwargs):
+def infer_output_spec(fn, *args, **kwargs):
     """KerasTensors for the outputs of ``fn`` called on the given arguments (KerasTensors in them become zeros).
 
-    As Keras runs ``call`` in a scratch graph on placeholders, ``fn`` runs inside a trace where each zero
-    tensor standing for a KerasTensor is a SymbolicTensor whose static shape is the KerasTensor's (``x.shape[0]``
-    is None for a batch dim): code reading shapes sees what it sees in Keras, and a tensor used as a Python
-    ``bool`` raises.  The output shapes are the static shapes the trace infers; since vfw computes some shapes
-    in Python from the traced sizes (``tf.reshape(x, [-1])``), ``fn`` runs twice when a KerasTensor has a None
-    dim, with different sizes for those dims, and an output dim is None where the runs differ or where no run
-    knows it statically (a third run tells the dims vfw's shape inference loses: see ``_undecided``).
-    The runs change no variable and add no loss (StatelessScope, SymbolicScope, the
-    trace's writes undone), and the second leaves the name counters as the first left them: layers ``fn``
-    makes (``keras.layers.add`` inside a ``call``) take names once, as in Keras' single symbolic run.
-    Non-tensor outputs are returned as they are.  ``_symbolic=False`` runs ``fn`` eagerly on the zeros instead
-    (vfw's own keras.ops, whose output specs Keras computes without running them, read sizes in Python).
+    ``fn`` runs once when no KerasTensor has a None dim, else twice with different sizes for the
+    None dims; an output dim that differs between the runs is None.  The runs change no variable
+    and add no loss (StatelessScope, SymbolicScope), and the second leaves the name counters as the
+    first left them: layers ``fn`` makes (``keras.layers.add`` inside a ``call``) take names once, as
+    in Keras' single symbolic run.  Non-tensor outputs are returned as they are.
     """
     flat = nest.flatten((args, kwargs))
-    has_none = any(d is None for x in flat if isinstance(x, KerasTensor) for d in x.shape)
-    mode = _symbolic and "relaxed"
-    runs = [_probe(fn, flat, (args, kwargs), _PROBE_SIZES[0], mode)]
+    symbolic = [x for x in flat if isinstance(x, KerasTensor)]
+    has_none = any(d is None for x in symbolic for d in x.shape)
+    runs = [_probe(fn, flat, (args, kwargs), _PROBE_SIZES[0])]
     if has_none:
         with naming.preserved_counters():
-            runs += [_probe(fn, flat, (args, kwargs), size, mode) for size in _PROBE_SIZES[1:]]
-            if mode and _undecided(runs):
-                runs.append(_probe(fn, flat, (args, kwargs), _PROBE_SIZES[0], "declared"))
-    result = runs[0][0]
+            runs += [_probe(fn, flat, (args, kwargs), size) for size in _PROBE_SIZES[1:]]
+    first = nest.flatten(runs[0])
+    others = [nest.flatten(r) for r in runs[1:]]
     specs = []
-    for i, out in enumerate(nest.flatten(result)):
+    for i, out in enumerate(first):
         if not tf.is_tensor(out):
             specs.append(out)
             continue
-        shape = _merged_shape([shapes[i] for _, shapes in runs])
-        specs.append(KerasTensor(shape, dtype=out.dtype.name))
-    return nest.pack_sequence_as(result, specs)
+        shape = list(out.shape)
+        for other in others:
+            shape = [a if a == b else None for a, b in zip(shape, other[i].shape)]
+        specs.append(KerasTensor(tuple(shape), dtype=out.dtype.name))
+    return nest.pack_sequence_as(runs[0], specs)
 
 
-def _undecided(runs):
-    """Whether an output dim has the same size in every run but no run knows it statically: a dim that follows no
-    None dim of the inputs but passed an op without shape inference in vfw (``tf.cond``'s If), or a data-dependent
-    size.  A run whose stand-ins have their None dims declared only (not varying) tells them apart."""
-    for i, observed in enumerate(runs[0][1]):
-        if observed is not None:
-            column = [shapes[i] for _, shapes in runs]
-            if _merged_shape(column) != _merged_shape([(traced, None) for traced, _ in column]):
-                return True
-    return False
-
-
-def _merged_shape(observed):
-    """The output shape from each run's ``(traced shape, static shape)``: a dim is known when every run traced
-    the same size and some run knows it statically (an unknown dim may coincide with a probe size)."""
-    traced = [t for t, _ in observed]
-    static = [s for _, s in observed if s is not None and len(s) == len(traced[0])]
-    dims = []
-    for k, size in enumerate(traced[0]):
-        same = all(len(t) == len(traced[0]) and t[k] == size for t in traced)
-        known = not static or any(s[k] is not None for s in static)
-        dims.append(size if same and known else None)
-    return tuple(dims)
-
-
-def _probe(fn, flat, structure, size, symbolic):
-    """``fn``'s outputs on zeros standing for the KerasTensors (None dims ``size``), with each tensor output's
-    ``(traced shape, static shape)`` (None for other outputs; static shapes None when not ``symbolic``).
-    ``symbolic``: False (an eager run), ``"declared"`` or ``"relaxed"`` (see ``_scratch_graph``)."""
-    stand_ins = []
-    concrete = [_stand_in(x, size, stand_ins) if isinstance(x, KerasTensor) else x for x in flat]
+def _probe(fn, flat, structure, size):
+    """``fn``'s outputs (tf tensors) on zeros standing for the KerasTensors, their None dims ``size``."""
+    concrete = [zeros_like_spec(x, size) if isinstance(x, KerasTensor) else x for x in flat]
     args, kwargs = nest.pack_sequence_as(structure, concrete)
-    scratch = _scratch_graph(stand_ins, symbolic == "relaxed") if symbolic else contextlib.nullcontext()
-    with StatelessScope(), SymbolicScope(), scratch:
-        try:
-            result = fn(*args, **kwargs)
-        except tf.errors.InvalidArgumentError as e:
-            raise _function.graph_error(e) from None  # shape and dtype mismatches: TF's errors building a graph
-        shapes = [_observed_shape(out, symbolic) if tf.is_tensor(out) else None for out in nest.flatten(result)]
-    return result, shapes
+    with StatelessScope(), SymbolicScope():
+        return fn(*args, **kwargs)
 
 
-def _observed_shape(t, symbolic):
-    if isinstance(t, CoreTensor):
-        return tuple(t.array.shape), _traced_shapes.shown_shape(t) if symbolic else None
-    return tuple(t.shape), None
-
-
-@contextlib.contextmanager
-def _scratch_graph(stand_ins, relaxed):
-    """A trace whose inputs are ``stand_ins`` (``(tensor, KerasTensor)`` pairs), each declared with the
-    KerasTensor's static shape and typed SymbolicTensor while the trace is open.  ``relaxed``: their None dims
-    also vary for the trace, so sizes computed from them (``tf.zeros([tf.shape(x)[0], 5])``) are None too, as in
-    Keras; ops whose shape inference vfw lacks (``tf.cond``'s If) then lose every dim, which a declared-only run
-    keeps (the dims that do not follow the stand-ins' sizes)."""
-    with SubgraphTrace("scratch_graph", None) as trace, _function.building_graph():
-        for t, spec in stand_ins:
-            trace.add_input(t)
-            _traced_shapes.declare_shape(t, spec.shape)
-            if relaxed and None in spec.shape:
-                trace.relax_shape(t, spec.shape)
-        retyped = _tensor.as_symbolic([t for t, _ in stand_ins])
-        try:
-            yield trace
-        finally:
-            _tensor.as_eager(retyped)
-
-
-def _stand_in(x, size, stand_ins):
-    """A zero tensor with ``x``'s dtype and shape (None dims ``size``), carrying a zero mask when ``x`` has one;
-    appends ``(tensor, x)`` for it (and for its mask) to ``stand_ins``.  Each is a new array: the trace's inputs
-    must not share memory."""
+def zeros_like_spec(x, size):
+    """A zero tensor with ``x``'s dtype and shape (None dims ``size``), carrying a zero mask when ``x`` has one."""
     shape = [size if d is None else d for d in x.shape]
     value = tf.zeros(shape, dtype=x.dtype) if x.dtype != "string" else tf.fill(shape, "")
-    stand_ins.append((value, x))
     mask = getattr(x, "_keras_mask", None)
     if isinstance(mask, KerasTensor):
-        value._keras_mask = _stand_in(mask, size, stand_ins)
+        value._keras_mask = zeros_like_spec(mask, size)
     return value
 
 

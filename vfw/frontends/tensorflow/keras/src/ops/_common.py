@@ -112,7 +112,6 @@ class FunctionOperation(Operation):
     """
 
     function = None
-    _probes_symbolically = False  # Keras computes these specs without running them; vfw's functions read sizes
 
     def __init__(self, name=None, **attributes):
         super().__init__(name=name)
