@@ -184,15 +184,9 @@ class _StaticShapes:
             vector = self.vectors[name] = tuple(int(v) for v in proto_to_tensor(proto).reshape(-1))
             return vector
         vi = self._value_infos.get(name)
-        if vi is None or name in self.trace._shape_varying or len(vi.dims) > 1:
+        if vi is None or name in self.trace._shape_varying or name in self.loose or len(vi.dims) > 1:
             return None
-        dims = vi.dims
-        if name in self.loose:  # following a declared shape: a vector of unknown values when its size is known
-            info = self._info(name)
-            dims = None if info is None else info.shape
-            if dims is None or None in dims:
-                return None
-        size = int(np.prod(dims))
+        size = int(np.prod(vi.dims))
         return (None,) * size if size <= _MAX_VECTOR and dt.as_dtype(vi.data_type).kind in "iu" else None
 
     # -- inference over one op -----------------------------------------------------------------------

@@ -6,13 +6,10 @@ How a function meets the elements, against TF 2.21:
   tensors of the element spec: that gives the output spec, and trace-time errors (a dtype
   mismatch is a TypeError, a shape mismatch a ValueError) are raised by ``map()`` itself.  vfw
   runs the function on two stand-in elements (unknown dims sized 2, then 3; every value 0, then
-  1) under a graph trace whose writes are undone, so the same errors come at the same time.  The
-  function sees TF's placeholders: SymbolicTensors named ``args_<k>`` whose static shapes
-  (``x.shape``) are the element spec's (None dims, unknown ranks; the graph computes with the
-  stand-ins), and the output spec holds the results' static shapes in the trace, with None also for
-  the dims that differ between the two runs (what the frontend computed in Python from a stand-in's
-  size or values, as ``tf.zeros_like`` of an unknown dim or the string ops).  Python side effects run
-  twice then (TF: once).  A run that fails on the stand-in values (an assertion) is left out if the other
+  1) under a graph trace whose writes are undone, so the same errors come at the same time; the
+  output dims that differ between the two runs become None (those following unknown input dims,
+  and those depending on values, as ``tf.boolean_mask``'s).  Python side effects run twice then
+  (TF: once).  A run that fails on the stand-in values (an assertion) is left out if the other
   succeeds.  Python ``if``/``while`` on tensors, which TF's AutoGraph converts, makes a traced run
   fail: vfw then runs the function eagerly on the stand-in instead.
 - **Per element**, vfw calls the function eagerly on the element's tensors (TF runs the traced
@@ -29,8 +26,7 @@ import os
 import numpy as np
 
 from vfw.core.graph.subgraph import SubgraphTrace
-from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes, _function, _symbolic_names, _tensor, _traced_shapes, errors
+from vfw.frontends.tensorflow import _dispatch, _dtypes, _function, errors
 from vfw.frontends.tensorflow._tensor import Tensor, TensorBase
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _randomness
@@ -137,97 +133,46 @@ class StructuredFunction:
 
     def __call__(self, components):
         """The function's raw result on an element given as flat components."""
-        return self._call_on(self._pack(components))
-
-    def _call_on(self, element):
-        return _randomness.call(self._func, element, self._spread, self, self._kernels)
+        return _randomness.call(self._func, self._pack(components), self._spread, self, self._kernels)
 
     def _trace(self):
-        runs, failures = [], []  # runs: (spec of the stand-in results, spec with their static shapes)
+        specs, failures = [], []
         for size, fill in _EXAMPLES:
             try:
-                runs.append(self._example_specs(size, fill))
+                specs.append(self._example_spec(size, fill))
             except Exception as e:  # noqa: BLE001  (a check of the stand-in values may fail: TF checks per element)
                 failures.append(e)
-        if not runs:
+        if not specs:
             raise failures[0]
-        merged = runs[0][0]
-        for other, _ in runs[1:]:
+        merged = specs[0]
+        for other in specs[1:]:
             if not structure.compatible_types(merged, other):
                 raise TypeError(f"The `{self._name}` function returns different structures or dtypes for different "
                                 f"inputs: {merged} and {other}.")
             merged = structure.most_specific(merged, other)
-        return _with_static_dims(merged, [static for _, static in runs])
+        return merged
 
-    def _example_specs(self, size, fill):
-        """The specs of the function's result on stand-in elements (unknown dims of ``size``, values ``fill``): with
-        the results' shapes, and with their static shapes in the trace (None for unknown dims)."""
+    def _example_spec(self, size, fill):
+        """The spec of the function's result on stand-in elements (unknown dims of ``size``, values ``fill``)."""
         components = [structure.example_component(s, size, fill) for s in self._input_specs]
         outer, ON_STAND_INS[0] = ON_STAND_INS[0], size  # functions may make datasets whose functions trace too
         try:
-            with SubgraphTrace(f"{self._name}_function", None) as trace:
-                element = self._pack(components)
-                placeholders = _as_placeholders(trace, element, components, self._input_specs)
+            with SubgraphTrace(f"{self._name}_function", None):
                 try:
-                    result = self._checked_result(self._call_on(element))
+                    result = self(components)
                 except errors.InvalidArgumentError as e:
                     raise _function.graph_error(e) from None
-                finally:
-                    _tensor.as_eager(placeholders)
-                return structure.structure_of(result), structure.map_structure(_static_spec, result)
+                return self._output_spec(result)
         except errors.OperatorNotAllowedInGraphError:
-            result = self._checked_result(self(components))  # Python control flow on tensors: AutoGraph's job in TF
-            spec = structure.structure_of(result)
-            return spec, spec
+            return self._output_spec(self(components))  # Python control flow on tensors: AutoGraph's job in TF
         finally:
             ON_STAND_INS[0] = outer
 
-    def _checked_result(self, result):
-        """The function's ``result`` as an element (normalized)."""
+    def _output_spec(self, result):
         if result is None:
             raise _dispatch.op_error(f"The `{self._name}` function returned None: it must return at least one "
                                      "tensor.", "MapDataset")
-        return normalized_output(result)
-
-
-def _with_static_dims(merged, statics):
-    """``merged`` (the merged specs of the stand-in results: None where their shapes differ) with None also for the
-    dims that no run's static shape knows, and an unknown rank where no run knows the rank.  A dim one run knows is
-    known: where shape inference knows nothing, a traced dim equal to the size of an unknown input dim counts as
-    unknown, and the other run's sizes tell such coincidences apart."""
-    static_leaves = [structure.flatten(s) for s in statics]
-    leaves = []
-    for k, leaf in enumerate(structure.flatten(merged)):
-        if isinstance(leaf, TensorSpec) and leaf.shape.rank is not None:
-            shown = [run[k].shape.as_list() for run in static_leaves if run[k].shape.rank == leaf.shape.rank]
-            dims = [None if d is None or all(s[i] is None for s in shown) else d
-                    for i, d in enumerate(leaf.shape.as_list())]
-            leaf = TensorSpec(dims if shown else None, leaf.dtype)
-        leaves.append(leaf)
-    return structure.pack(merged, leaves)
-
-
-def _as_placeholders(trace, element, components, specs):
-    """Make the tensors of ``element`` (the stand-in ``components`` packed) what TF's trace gives the function:
-    inputs of ``trace`` named ``args_<k>`` with the static shapes of their ``specs`` (None dims; the graph still
-    computes with the stand-in values), and SymbolicTensors.  Returns them, to be made eager again."""
-    from vfw.frontends.tensorflow import nest
-
-    positions = {id(c): k for k, (c, s) in enumerate(zip(components, specs)) if isinstance(s, TensorSpec)}
-    tensors = [t for t in nest.flatten(element) if type(t) is Tensor and id(t.array) in positions]
-    for t in tensors:
-        k = positions[id(t.array)]
-        trace.add_input(t)
-        _traced_shapes.declare_shape(t, specs[k].shape.as_list() if specs[k].shape.rank is not None else None)
-        _symbolic_names.name_argument(t, f"args_{k}")
-    return _tensor.as_symbolic(tensors)
-
-
-def _static_spec(leaf):
-    """The spec of a leaf of a function's result; a tensor's shape is its static shape in the open trace."""
-    if isinstance(leaf, CoreTensor):
-        return TensorSpec(_traced_shapes.shown_shape(leaf), _dtypes.of_array(leaf.array))
-    return structure.spec_of(leaf)
+        return structure.structure_of(normalized_output(result))
 
 
 def _run(function, components):

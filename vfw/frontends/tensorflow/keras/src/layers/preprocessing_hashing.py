@@ -178,8 +178,9 @@ class HashedCrossing(_DataLayer):
             raise ValueError(f"`HashedCrossing` should be called on at least two inputs. Received: inputs={inputs}")
         features = [_as_tensor(x) for x in inputs]
         self._check_features(features, inputs)
+        shape = tuple(features[0].shape)
         bins = _hash_ops.cross_hashed_dense([tf.reshape(x, (-1, 1)) for x in features], self.num_bins)
-        bins = tf.reshape(bins, tf.shape(features[0]))  # (the dynamic shape: a dataset map's batch is unknown)
+        bins = tf.reshape(bins, shape)
         return tf.cast(encode_categories(bins, self.output_mode, self.num_bins, self.compute_dtype), self.dtype)
 
     @staticmethod

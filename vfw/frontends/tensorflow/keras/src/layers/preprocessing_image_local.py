@@ -81,17 +81,17 @@ class ContrastLimitedAdaptiveHistogramEqualization(_ColorLayer):
         return _channels_moved(values, last=False) if channels_first else values
 
     def _equalized(self, images):
-        height, width, channels = images.shape.as_list()[1:]  # (the batch may be unknown: None)
+        batch, height, width, channels = images.shape.as_list()
         grid_h, grid_w = self.tile_grid_size
         tile_h, tile_w = -(-height // grid_h), -(-width // grid_w)
         padded = tf.pad(images, [[0, 0], [0, tile_h * grid_h - height], [0, tile_w * grid_w - width], [0, 0]],
                         mode="SYMMETRIC")
         pixels = tf.clip_by_value(tf.cast(padded, "int32"), 0, 255)
         # tiles ordered (batch, tile row, tile column, channel), each a run of tile_h * tile_w pixels
-        tiles = tf.transpose(tf.reshape(pixels, (-1, grid_h, tile_h, grid_w, tile_w, channels)), [0, 1, 3, 5, 2, 4])
+        tiles = tf.transpose(tf.reshape(pixels, (batch, grid_h, tile_h, grid_w, tile_w, channels)), [0, 1, 3, 5, 2, 4])
         mappings = _tile_mappings(tf.reshape(tiles, (-1, tile_h * tile_w)), float(tile_h * tile_w), self.clip_limit)
         # edge tiles repeated once around the grid, so border pixels blend a tile with itself
-        mappings = tf.reshape(mappings, (-1, grid_h, grid_w, channels, _BINS))
+        mappings = tf.reshape(mappings, (batch, grid_h, grid_w, channels, _BINS))
         mappings = tf.concat([mappings[:, :1], mappings, mappings[:, -1:]], axis=1)
         mappings = tf.concat([mappings[:, :, :1], mappings, mappings[:, :, -1:]], axis=2)
         table = tf.reshape(mappings, (-1,))
@@ -99,7 +99,7 @@ class ContrastLimitedAdaptiveHistogramEqualization(_ColorLayer):
         left, right, x_weight = _blend_positions(tile_w * grid_w, tile_w)
         stride_x = _BINS * channels
         stride_y = stride_x * (grid_w + 2)
-        base = (tf.reshape(tf.range(tf.shape(images)[0]) * stride_y * (grid_h + 2), (-1, 1, 1, 1))
+        base = (tf.reshape(tf.range(batch) * stride_y * (grid_h + 2), (-1, 1, 1, 1))
                 + tf.reshape(tf.range(channels) * _BINS, (1, 1, 1, -1)) + pixels)
 
         def looked_up(rows, cols):

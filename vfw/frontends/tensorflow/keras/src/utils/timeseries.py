@@ -80,11 +80,7 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
         np.random.RandomState(seed).shuffle(starts)
     steps = np.asarray(data[start_index:end_index])
     windows = steps[starts[:, None] + np.arange(sequence_length, dtype=index_dtype)[None, :] * sampling_rate]
-    # Keras computes each window's positions with a tf.range in a dataset map, so the window length is not part of
-    # its element spec (None); reading the length as a dataset value in a map does the same here.
-    lengths = tf.data.Dataset.from_tensors(np.asarray(sequence_length, index_dtype)).repeat()
-    dataset = tf.data.Dataset.zip((tf.data.Dataset.from_tensor_slices(windows), lengths)).map(
-        lambda window, length: window[:length])
+    dataset = tf.data.Dataset.from_tensor_slices(windows)
     if targets is not None:
         target_steps = np.asarray(targets[start_index:end_index])
         dataset = tf.data.Dataset.zip((dataset, tf.data.Dataset.from_tensor_slices(target_steps[starts])))
