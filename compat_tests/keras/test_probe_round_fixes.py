@@ -240,3 +240,14 @@ def test_ctc_decode_beam_search_output_spec():
 
 def test_gelu_of_integers_message():
     same(lambda lib: lib.keras.ops.gelu(np.array([1, 2])))
+
+
+def test_ops_shape_gives_dynamic_sizes_for_unknown_dims():
+    # in a graph (tf.function with a None dim), Keras' ops.shape holds tf.shape(x)[i] for the unknown dims
+    def fn(lib):
+        tf = lib.tf
+        traced = tf.function(lambda x: [lib.keras.ops.shape(x)[0] * 10, lib.keras.ops.shape(x)[1]],
+                             input_signature=[tf.TensorSpec((None, 3))])
+        first, second = traced(tf.ones((2, 3)))
+        return int(first), type(second).__name__, int(second)
+    same(fn)

@@ -39,14 +39,19 @@ def dtype(x):
 
 
 def shape(x):
-    """The shape of ``x`` as a tuple of ints (None for unknown dims of KerasTensors)."""
+    """The shape of ``x`` as a tuple: ints, and for the dims a graph being built does not know (a symbolic call,
+    tf.function) scalar tensors of the size each run has; None for unknown dims of KerasTensors."""
     if isinstance(x, KerasTensor):
         return x.shape
     x = _common.convert_to_tensor(x)
     if x.shape.rank is None:
         raise ValueError(f"All tensors passed to `ops.shape` must have a statically known rank. Received: x={x} with "
                          "unknown rank.")
-    return tuple(x.shape.as_list())
+    static = x.shape.as_list()
+    if None not in static:
+        return tuple(static)
+    dynamic = tf.shape(x)
+    return tuple(dynamic[i] if d is None else d for i, d in enumerate(static))
 
 
 @keras_op
