@@ -75,3 +75,15 @@ def test_sort_gradient_with_ties():
     x = np.array([[1.0, 3.0, 1.0, 2.0, 3.0]], np.float32)
     check_grad(lambda tf, x: tf.sort(x, direction="DESCENDING"), x)
     check_grad(lambda tf, x: tf.sort(x), x)
+
+
+def test_unique_counts_follow_each_call_in_a_traced_function():
+    # how many distinct values there are follows each call's values, not the traced call's
+    from compat_tests.tensorflow.harness import real, vtf
+
+    for lib in (real, vtf):
+        counted = lib.function(lambda x, lib=lib: (lib.shape(lib.unique(x)[0]),
+                                                   lib.unique_with_counts(x)[2]))
+        first = [a.numpy().tolist() for a in counted(lib.constant([1, 1, 1]))]
+        second = [a.numpy().tolist() for a in counted(lib.constant([1, 2, 3]))]
+        assert (first, second) == ([[1], [3]], [[3], [1, 1, 1]]), lib

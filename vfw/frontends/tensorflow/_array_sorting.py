@@ -82,7 +82,11 @@ def _unique(x, out_idx, tf_op):
     index_dtype = _out_index(out_idx, tf_op)
     if x.array.ndim != 1:
         raise op_error("unique expects a 1D vector.", tf_op)
-    return host(lambda a: _unique_arrays(a, index_dtype), x)
+    y, idx, counts = host(lambda a: _unique_arrays(a, index_dtype), x)
+    if _traced_shapes.varies(x):  # how many distinct values follows each call's values
+        _traced_shapes.value_shaped(y)
+        _traced_shapes.value_shaped(counts)
+    return y, idx, counts
 
 
 def unique(x, out_idx=_dtypes.int32, name=None):
