@@ -10,8 +10,8 @@ images these layers see (14 pixels at 14x14).
   Columns are made and multiplied in channel blocks that stay in cache, the bias a weight column against a row of
   ones, and each block's product is copied out without its junk (1.4-1.8x faster than the generic path on
   MobileNet's and ShuffleNet's 3x3 layers at 28x28 and more).
-* Channels last (small outputs, any stride): X is transposed into a padded ``(N, Hp, Wp, C)`` copy and one einsum
-  sums each window's taps times the filters over a window view, the channels the contiguous inner axis; the
+* Channels last (small outputs, any stride): ChannelsLastConv on X transposed to ``(N, H, W, C)``: its padded copy
+  and one einsum summing each window's taps times the filters, the channels the contiguous inner axis; the
   other routes make a few BLAS calls per channel, which a few dozen pixels do not amortize (ShuffleNet's 3x3
   layers, one thread: 272 channels at 14x14 0.19 -> 0.12 ms, 544 at 7x7 0.16 -> 0.06 ms, stride 2 from 56x56 to
   28x28 with 112 channels 0.63 -> 0.49 ms; the transposes included).
@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from vfw.core.ops._windows import compute_dtype
+from vfw.core.registry import make_op
 
 _BLOCK = 1 << 18  # column elements (1 MiB of float32) per channel block
 
@@ -56,15 +57,10 @@ class DepthwisePlan(NamedTuple):
 
 
 class ChannelsLastPlan(NamedTuple):
-    """What :func:`depthwise` needs for the channels-last route (from :func:`depthwise_plan`)."""
+    """The channels-last route of :func:`depthwise` (from :func:`depthwise_plan`)."""
 
-    mult: int
-    padded_shape: tuple  # (N, Hp, Wp, C)
-    dst: tuple  # where X (transposed) goes in the padded image
-    view_shape: tuple  # (N, Ho, Wo, Kh, Kw, C)
-    steps: tuple  # the window view's strides, in elements
-    subscripts: str
-    out_shape: tuple
+    conv: object  # ChannelsLastConv's kernel (its depthwise einsum)
+    contiguous: bool  # whether X must be copied channels-last first (unpadded, the window view reads X itself)
 
 
 def depthwise_plan(xshape, m, kernel, strides, dilations, begins, ends, out):
@@ -74,11 +70,9 @@ def depthwise_plan(xshape, m, kernel, strides, dilations, begins, ends, out):
     n, c, h, w = xshape
     hp, wp = h + begins[0] + ends[0], w + begins[1] + ends[1]
     if _channels_last_wins(c, math.prod(out), strides):
-        steps = (hp * wp * c, strides[0] * wp * c, strides[1] * c, dilations[0] * wp * c, dilations[1] * c, 1)
-        subscripts = "nHWhwc,hwc->nHWc" if m == c else "nHWhwc,hwcm->nHWcm"
-        dst = (slice(None), slice(begins[0], begins[0] + h), slice(begins[1], begins[1] + w))
-        return ChannelsLastPlan(m // c, (n, hp, wp, c), dst, (n,) + tuple(out) + tuple(kernel) + (c,), steps,
-                                subscripts, (n, m) + tuple(out))
+        conv = make_op("ChannelsLastConv", dict(dilations=list(dilations), group=c, pads=list(begins) + list(ends),
+                                                strides=list(strides))).kernel  # (Conv checked the shapes)
+        return ChannelsLastPlan(conv, not any(begins) and not any(ends))
     if strides != (1, 1):
         return None  # the runs would be strided: no faster than the generic path
     ho, wo = out
@@ -89,31 +83,19 @@ def depthwise_plan(xshape, m, kernel, strides, dilations, begins, ends, out):
     return DepthwisePlan(n, c, m // c, (n, c, hp, wp), dst, taps, length, block, (n, m, ho, wo))
 
 
-def _channels_last(x, w, b, plan, ct):
-    """The channels-last route of :func:`depthwise`: ``(N, Ho, Wo, M)`` in ``ct``."""
-    mult, padded_shape, dst, view_shape, steps, subscripts, out_shape = plan
-    padded = np.zeros(padded_shape, ct)
-    padded[dst] = x.transpose(0, 2, 3, 1)
-    view = np.lib.stride_tricks.as_strided(padded, view_shape, [k * padded.itemsize for k in steps], writeable=False)
-    c, kernel = padded_shape[3], view_shape[3:5]
-    filters = np.ascontiguousarray(w.reshape((c, mult) + kernel).transpose(2, 3, 0, 1), ct)  # (kh, kw, C, mult)
-    y = np.einsum(subscripts, view, filters if mult > 1 else filters[..., 0])
-    y = y.reshape(out_shape[:1] + out_shape[2:] + out_shape[1:2])
-    if b is not None:
-        y += b.astype(ct, copy=False)
-    return y
-
-
 def depthwise(x, w, b, plan, out=None):
     """Depthwise convolution of ``x`` (N, C, H, W) by ``w`` (C * mult, 1, kh, kw) plus ``b`` (or None), into
     ``out`` when given, by the route of ``plan`` (from :func:`depthwise_plan`)."""
-    ct = compute_dtype(x.dtype)
     if isinstance(plan, ChannelsLastPlan):
-        y = _channels_last(x, w, b, plan, ct).transpose(0, 3, 1, 2)
+        xt = x.transpose(0, 2, 3, 1)  # copied into the padded image by the convolution, unless unpadded
+        filters = np.ascontiguousarray(w.transpose(2, 3, 1, 0))  # (kh, kw, 1, M): the einsum reads it in order
+        y = plan.conv(np.ascontiguousarray(xt) if plan.contiguous else xt, filters, b)
+        y = y.transpose(0, 3, 1, 2)
         if out is not None:
             np.copyto(out, y, casting="unsafe")
             return out
-        return np.ascontiguousarray(y, x.dtype)
+        return np.ascontiguousarray(y)
+    ct = compute_dtype(x.dtype)
     n, c, mult, padded_shape, dst, taps, length, block, out_shape = plan
     padded = np.zeros(padded_shape, ct)
     padded[dst] = x
