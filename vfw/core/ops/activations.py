@@ -148,6 +148,10 @@ def relu():
     """max(x, 0)."""
 
     def fn(x, out=None):
+        if x.size >= _ZEROS_FROM:
+            zeros = _zeros_view(x.shape, x.dtype)
+            if zeros is not None:
+                return np.maximum(x, zeros, out=out)
         # A zero of x's own dtype: a Python 0 costs a scalar conversion on every call.
         return np.maximum(x, _ZEROS[x.dtype], out=out)
 
@@ -155,6 +159,25 @@ def relu():
 
 
 _ZEROS = {d: np.zeros((), d) for d in _RELU_TYPES}
+# numpy's maximum runs its SIMD loop for two arrays but not for an array and a scalar: against a zeros array
+# float32 Relu is 3-4x faster from a few thousand elements (351k: 130 -> 35 us).  The zeros are one calloc'd
+# buffer per dtype that is never written, so its pages stay the kernel's shared zero page: no memory is used.
+_ZEROS_FROM = 4096
+_ZEROS_MAX_BYTES = 1 << 28
+_ZERO_BUFFERS = {}
+
+
+def _zeros_view(shape, dtype):
+    """A read-only zeros array of ``shape`` and ``dtype`` (a view of the shared buffer), None above its cap."""
+    size = math.prod(shape)
+    buffer = _ZERO_BUFFERS.get(dtype)
+    if buffer is None or buffer.size < size:
+        if size * dtype.itemsize > _ZEROS_MAX_BYTES:
+            return None
+        buffer = np.zeros(max(size, 1 << 20), dtype)
+        buffer.flags.writeable = False
+        _ZERO_BUFFERS[dtype] = buffer
+    return buffer[:size].reshape(shape)
 
 
 @register_gradient("Relu")
