@@ -29,6 +29,8 @@ from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
     check_spatial_rank,
+    clipped_pass,
+    clipped_taps,
     compute_dtype,
     output_geometry,
     pad,
@@ -81,22 +83,33 @@ class _Spec:
                                self.auto_pad, self.ceil_mode)
 
     def passes(self, out):
-        """Per spatial axis, last first: ``(axis, [slices of each tap])`` for separable passes."""
+        """Per spatial axis, first first: ``(axis, [slices of each tap])`` for separable passes.
+
+        The first axis's pass reads whole rows (contiguous runs) and shrinks the data by its stride; the last
+        axis's strided slices, which numpy does not vectorise, then see only what is left (3x3/2 windows on
+        136 x 28 x 28: 0.16 -> 0.12 ms).
+        """
         result = []
-        for i in reversed(range(self.nd)):
+        for i in range(self.nd):
             lead = (slice(None),) * (2 + i)
             result.append((2 + i, [lead + (tap_slice(out[i], self.strides[i], self.dilations[i], t),)
                                    for t in range(self.kernel[i])]))
         return result
 
-    def sum_plan(self, padded, out):
-        """``(summing function, its plan)`` for the window sums of a C-contiguous padded input of shape ``padded``:
-        :func:`_flat_box_sum` for stride-1 windows whose outputs span most of each axis, else :func:`_box_sum`
-        (with large windows or strides, its slices shrink the data many times faster than whole-array shifts).
+    def sum_plan(self, shape, out, begins, ends):
+        """``(summing function, its plan, padding)`` for the window sums of an input of ``shape``, which the caller
+        pads per ``padding`` (from ``pad_plan``; None: not at all) into a C-contiguous array first:
+        :func:`_flat_box_sum` for stride-1 windows whose outputs span most of each axis, else :func:`_clipped_box_sum`
+        on the unpadded input (with large windows or strides, its slices shrink the data many times faster than
+        whole-array shifts, and no padded copy is made: squeezenet's and shufflenet's 3x3/2 pools 20-30% faster).
         """
+        padding = pad_plan(shape, begins, ends)
+        padded = shape if padding is None else padding[0]
         if any(s != 1 or 2 * o < n for s, o, n in zip(self.strides, out, padded[2:])):
-            return _box_sum, self.passes(out)
-        return _flat_box_sum, self.flat_passes(padded, out)
+            return _clipped_box_sum, [(2 + i, out[i], clipped_taps(shape[2 + i], self.kernel[i], out[i],
+                                                                   self.strides[i], self.dilations[i], begins[i]))
+                                      for i in range(self.nd)], None
+        return _flat_box_sum, self.flat_passes(padded, out), padding
 
     def flat_passes(self, padded, out):
         """Separable window sums over a C-contiguous padded input of shape ``padded``, as flat shifts: ``(tap
@@ -139,15 +152,12 @@ def _cached(cache, shape, make):
     return plan
 
 
-def _box_sum(xp, passes):
-    """Sum of each window (zero padding already applied), one spatial axis at a time."""
-    cur = xp
-    for _, taps in passes:
-        acc = cur[taps[0]].copy() if len(taps) == 1 else np.add(cur[taps[0]], cur[taps[1]])
-        for sl in taps[2:]:
-            acc += cur[sl]
-        cur = acc
-    return cur
+def _clipped_box_sum(x, plan):
+    """Sum of each window of the unpadded ``x``, one spatial axis at a time (first first: it reads whole rows and
+    leaves the strided slices less data), over the taps of ``plan`` from :meth:`_Spec.sum_plan`."""
+    for axis, count, taps in plan:
+        x = clipped_pass(x, axis, count, taps, np.add, 0)
+    return x
 
 
 def _flat_box_sum(xp, plan):
@@ -305,12 +315,10 @@ def average_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, co
 
     def make(shape):
         out, begins, ends = spec.geometry(shape)
-        padding = pad_plan(shape, begins, ends)
-        padded = shape if padding is None else padding[0]
-        return padding, spec.sum_plan(padded, out), {}, _divisor(spec, shape, count_include_pad)
+        return spec.sum_plan(shape, out, begins, ends), {}, _divisor(spec, shape, count_include_pad)
 
     def kernel(x, out=None):
-        padding, (box_sum, passes), divisors, divisor = _cached(cache, x.shape, make)
+        (box_sum, passes, padding), divisors, divisor = _cached(cache, x.shape, make)
         ct = compute_dtype(x.dtype)
         div = divisors.get(ct)
         if div is None:
@@ -346,7 +354,7 @@ def average_pool_grad(auto_pad, ceil_mode, dilations, kernel_shape, pads, stride
         out, begins, ends = spec.geometry(shape)
         padding = pad_plan(shape, begins, ends)
         padded, crop = (shape, None) if padding is None else padding
-        # the forward reduces the last axis first; its adjoint expands the first axis first
+        # the forward reduces the first axis first; its adjoint expands the last axis first
         return (shape[:2] + out, padded, crop, spec.passes(out)[::-1], {},
                 _divisor(spec, shape, count_include_pad))
 
@@ -389,12 +397,10 @@ def lp_pool(auto_pad, ceil_mode, dilations, kernel_shape, pads, strides, p):
     cache = {}
 
     def make(shape):
-        out, begins, ends = spec.geometry(shape)
-        padding = pad_plan(shape, begins, ends)
-        return padding, spec.sum_plan(shape if padding is None else padding[0], out)
+        return spec.sum_plan(shape, *spec.geometry(shape))
 
     def kernel(x, out=None):
-        padding, (box_sum, passes) = _cached(cache, x.shape, make)
+        box_sum, passes, padding = _cached(cache, x.shape, make)
         ct = compute_dtype(x.dtype)
         xc = x.astype(ct) if x.dtype != ct else x
         powered = np.square(xc) if p == 2 else np.abs(xc) if p == 1 else np.abs(xc) ** p
