@@ -1,6 +1,7 @@
 """Small helpers shared by the op families: kernel factories, shape inference, gradient makers."""
 
 import functools
+import math
 
 import numpy as np
 
@@ -192,6 +193,33 @@ def array_of(x):
 def conj(t):
     """``t`` conjugated when complex (itself otherwise): complex gradients multiply by conjugate factors."""
     return execute("Conj", t) if array_of(t).dtype.kind == "c" else t
+
+
+_GEMV_SUM_MAX = 4096  # summed elements per row up to which a GEMV's sum is as accurate as numpy's pairwise one
+_GEMV_ONES = {}
+
+
+def trailing_sum(x, axis):
+    """Sums of a float32/float64 C-contiguous ``x`` over its trailing axes ``axis`` (shape without them), as one
+    GEMV against a vector of ones; None where numpy's reduction is the better route.
+
+    numpy's ``add.reduce`` over a short contiguous last axis runs a pairwise sum per row (16384 rows of 49: 0.46
+    ms, against 0.075 ms for the GEMV; a million rows of 2: 15 ms against 0.2); both accumulate in ``x``'s dtype
+    with errors of a few ulps for rows of up to ``_GEMV_SUM_MAX`` elements.
+    """
+    if x.dtype.char not in "fd" or not axis or not x.flags.c_contiguous:
+        return None
+    lead = x.ndim - len(axis)
+    if sorted(axis) != list(range(lead, x.ndim)):
+        return None
+    cols = math.prod(x.shape[lead:])
+    if x.size < 2 * cols or not 2 <= cols <= _GEMV_SUM_MAX:
+        return None
+    ones = _GEMV_ONES.get(x.dtype)
+    if ones is None:
+        ones = _GEMV_ONES[x.dtype] = np.ones(_GEMV_SUM_MAX, x.dtype)
+        ones.flags.writeable = False
+    return np.matmul(x.reshape(-1, cols), ones[:cols]).reshape(x.shape[:lead])
 
 
 @functools.cache

@@ -24,7 +24,16 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import array_of, execute, int64s, non_negative, positive, reshape_to, same_as_first
+from vfw.core.ops._common import (
+    array_of,
+    execute,
+    int64s,
+    non_negative,
+    positive,
+    reshape_to,
+    same_as_first,
+    trailing_sum,
+)
 from vfw.core.ops._windows import (
     AUTO_PADS,
     bounded_cache,
@@ -456,7 +465,11 @@ def global_average_pool():
     def kernel(x, out=None):
         _global_check("GlobalAveragePool", x)
         ct = compute_dtype(x.dtype)
-        y = np.mean(x, axis=tuple(range(2, x.ndim)), dtype=ct, keepdims=True)
+        axes = tuple(range(2, x.ndim))
+        total = trailing_sum(x, axes)
+        if total is not None:
+            return np.divide(total, math.prod(x.shape[2:]), out=total).reshape(x.shape[:2] + (1,) * len(axes))
+        y = np.mean(x, axis=axes, dtype=ct, keepdims=True)
         return y if ct == x.dtype else y.astype(x.dtype)
 
     return kernel

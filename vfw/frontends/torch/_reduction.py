@@ -15,6 +15,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
+from vfw.core.ops._common import trailing_sum
 from vfw.core.registry import get_schema
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype, return_types
@@ -196,6 +197,18 @@ def _summed(op_type, x, dim, keepdim, dtype, name):
 
 
 # -- sums and means -------------------------------------------------------------------
+def _gemv_sum(a, axis, keep):
+    """The engine's ``trailing_sum`` of ``a`` over ``axis`` (an int or a tuple, None for all), shaped as numpy's
+    reduction with ``keepdims=keep``; None where it does not apply."""
+    if axis is None:
+        return None
+    axes = (axis,) if type(axis) is int else axis
+    total = trailing_sum(a, axes)
+    if total is None or not keep:
+        return total
+    return total.reshape(a.shape[:a.ndim - len(axes)] + (1,) * len(axes))
+
+
 def _out_dtype(out):
     """The dtype a sum-like reduction computes in when given ``out=`` (torch uses ``out``'s)."""
     return _dtype._FROM_NP[out.array.dtype] if isinstance(out, CoreTensor) else None
@@ -220,7 +233,9 @@ def sum(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):  # noq
         acc = SUM_ACCUMULATOR.get(a.dtype)
         if acc is not None:
             axis = None if dim is _NO else fast_axis(dim, a.ndim, "sum")
-            return new_tensor(np.add.reduce(a, axis=axis, dtype=acc, keepdims=keepdim is not _NO and bool(keepdim)))
+            keep = keepdim is not _NO and bool(keepdim)
+            total = _gemv_sum(a, axis, keep)
+            return new_tensor(np.add.reduce(a, axis=axis, dtype=acc, keepdims=keep) if total is None else total)
     x = input if type(input) is _dispatch.Tensor else tensor_arg(input, "sum")
     if dim is _NO:
         dim, keepdim = _no_dim("sum", keepdim)
@@ -273,7 +288,10 @@ def mean(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):
             axis = None if dim is _NO else fast_axis(dim, a.ndim, "mean")
             count = a.size if axis is None else a.shape[axis] if type(axis) is int else \
                 math.prod(a.shape[d] for d in axis)
-            total = np.add.reduce(a, axis=axis, dtype=a.dtype, keepdims=keepdim is not _NO and bool(keepdim))
+            keep = keepdim is not _NO and bool(keepdim)
+            total = _gemv_sum(a, axis, keep)
+            if total is None:
+                total = np.add.reduce(a, axis=axis, dtype=a.dtype, keepdims=keep)
             return new_tensor(np.true_divide(total, count, dtype=a.dtype))
     x = _float_input(tensor_arg(input, "mean"), dtype, "mean")
     if dim is _NO:
