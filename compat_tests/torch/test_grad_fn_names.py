@@ -35,6 +35,7 @@ EXPRESSIONS = [
     "x + 1", "x @ x.transpose(1, 2)", "m[0, 0] @ m[0, 0]", "m[0, 0] @ w.t()", "w @ m[0, 0]", "w @ w.t()",
     "m[0] @ w.t()", "w @ m.transpose(1, 2)", "m @ w[0]", "m[0, 0] @ m.transpose(1, 2)", "torch.mv(w, m[0, 0])",
     "torch.dot(b, b)", "torch.mm(w, w.t())", "x.view(-1)", "x.permute(2, 0, 1)", "x.relu()", "x.contiguous() * 1",
+    "x.round()", "x.round(decimals=2)", "torch.round(x, decimals=-1)",
 ]
 
 

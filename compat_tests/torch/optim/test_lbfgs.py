@@ -63,7 +63,9 @@ def _assert_states_alike(t_opt, v_opt, rtol=0.0):
 def test_iterates_match_torch_float64(kwargs):
     (want, t_opt), (got, v_opt) = (_run(lib, np.float64, 3, **kwargs) for lib in LIBS)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
-    _assert_states_alike(t_opt, v_opt)
+    # func_evals and n_iter equal; prev_loss a sum (and a matmul) whose round-off depends on its order and the BLAS
+    # (one ulp apart on AMD EPYCs)
+    _assert_states_alike(t_opt, v_opt, rtol=1e-12)
 
 
 def test_iterates_match_torch_float32():

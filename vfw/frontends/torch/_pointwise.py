@@ -378,6 +378,7 @@ for _name, (_compute, _doc) in _INT_UNARY.items():
     _PUBLIC[_name] = _int_unary(_name, _compute, _doc)
 
 
+@names_grad_fn(lambda input, *, decimals=0, out=None: "RoundBackward1" if decimals else None)
 def round(input, *, decimals=0, out=None):  # noqa: A001  (torch's name)
     """Round half to even; with ``decimals``, to that many decimal places (negative: tens, hundreds...)."""
     x = tensor_arg(input, "round")
