@@ -36,7 +36,17 @@ from vfw.core import dtypes as dt
 from vfw.core.autograd import register_gradient
 from vfw.core.eager import execute_gradient_op
 from vfw.core.errors import ShapeError
-from vfw.core.ops._common import array_of, bound_op, conj, copy_out, execute, same_as_first, unbroadcast
+from vfw.core.ops._common import (
+    array_of,
+    bound_op,
+    conj,
+    copy_out,
+    execute,
+    maximum_scalar,
+    minimum_scalar,
+    same_as_first,
+    unbroadcast,
+)
 from vfw.core.ops._special import erfc_scaled
 from vfw.core.ops.logic import select
 from vfw.core.registry import Attr, TensorInfo, defop
@@ -148,36 +158,13 @@ def relu():
     """max(x, 0)."""
 
     def fn(x, out=None):
-        if x.size >= _ZEROS_FROM:
-            zeros = _zeros_view(x.shape, x.dtype)
-            if zeros is not None:
-                return np.maximum(x, zeros, out=out)
         # A zero of x's own dtype: a Python 0 costs a scalar conversion on every call.
-        return np.maximum(x, _ZEROS[x.dtype], out=out)
+        return maximum_scalar(x, _ZEROS[x.dtype], out)
 
     return fn
 
 
 _ZEROS = {d: np.zeros((), d) for d in _RELU_TYPES}
-# numpy's maximum runs its SIMD loop for two arrays but not for an array and a scalar: against a zeros array
-# float32 Relu is 3-4x faster from a few thousand elements (351k: 130 -> 35 us).  The zeros are one calloc'd
-# buffer per dtype that is never written, so its pages stay the kernel's shared zero page: no memory is used.
-_ZEROS_FROM = 4096
-_ZEROS_MAX_BYTES = 1 << 28
-_ZERO_BUFFERS = {}
-
-
-def _zeros_view(shape, dtype):
-    """A read-only zeros array of ``shape`` and ``dtype`` (a view of the shared buffer), None above its cap."""
-    size = math.prod(shape)
-    buffer = _ZERO_BUFFERS.get(dtype)
-    if buffer is None or buffer.size < size:
-        if size * dtype.itemsize > _ZEROS_MAX_BYTES:
-            return None
-        buffer = np.zeros(max(size, 1 << 20), dtype)
-        buffer.flags.writeable = False
-        _ZERO_BUFFERS[dtype] = buffer
-    return buffer[:size].reshape(shape)
 
 
 @register_gradient("Relu")
@@ -214,9 +201,9 @@ def leaky_relu(alpha):
     if alpha == 0:
         # Not Relu: the formula's 0 * x is nan at -inf (the maximum below would also make +inf nan).
         def zero_slope(x, out=None):
-            t = np.minimum(x, 0.0)
+            t = minimum_scalar(x, 0.0)
             t *= 0.0
-            return np.add(np.maximum(x, 0.0), t, out=out)
+            return np.add(maximum_scalar(x, 0.0), t, out=out)
 
         return zero_slope
     # alpha <= 1: the branch wanted is always the larger of x and alpha*x; alpha > 1: the smaller.
@@ -299,13 +286,13 @@ def _thresholded_relu_grad(node, g):
 
 def _exp_unit(x, out, scale, inner, outer):
     """``outer * max(x, 0) + scale * expm1(inner * min(x, 0))`` without branches."""
-    t = np.minimum(x, 0)
+    t = minimum_scalar(x, 0)
     if inner != 1:
         t *= inner
     np.expm1(t, out=t)
     if scale != 1:
         t *= scale
-    p = np.maximum(x, 0)
+    p = maximum_scalar(x, 0)
     if outer != 1:
         p *= outer
     return np.add(p, t, out=out)
@@ -406,8 +393,8 @@ def hard_sigmoid(alpha, beta):
     def fn(x, out=None):
         y = np.multiply(x, alpha, out=out)
         y += beta
-        np.maximum(y, 0.0, out=y)  # two ufuncs beat np.clip's Python wrapper on small tensors
-        return np.minimum(y, 1.0, out=y)
+        maximum_scalar(y, 0.0, y)
+        return minimum_scalar(y, 1.0, y)
 
     return fn
 
@@ -427,8 +414,8 @@ def hard_swish():
     def fn(x, out=None):
         g = x * (1.0 / 6.0)
         g += 0.5
-        np.maximum(g, 0.0, out=g)
-        np.minimum(g, 1.0, out=g)
+        maximum_scalar(g, 0.0, g)
+        minimum_scalar(g, 1.0, g)
         return np.multiply(x, g, out=out)  # -inf * 0 = nan at -inf, as the formula
 
     return fn
@@ -453,7 +440,7 @@ def softplus():
         np.negative(t, out=t)
         np.exp(t, out=t)
         np.log1p(t, out=t)
-        return np.add(np.maximum(x, 0.0), t, out=out)
+        return np.add(maximum_scalar(x, 0.0), t, out=out)
 
     return fn
 

@@ -31,6 +31,8 @@ from vfw.core.ops._common import (
     copy_out,
     execute,
     int64s,
+    maximum_scalar,
+    minimum_scalar,
     require,
     reshape_to,
     same_as_first,
@@ -432,10 +434,10 @@ def clip():
             # Python wrapper costs more on small ones; it would give bfloat16 input float32 results).
             return np.clip(x, _bound("min", lo), _bound("max", hi), out=out)
         if lo is not None:
-            result = np.maximum(x, _bound("min", lo), out=result)
+            result = maximum_scalar(x, _bound("min", lo), result)
             x = result
         if hi is not None:
-            result = np.minimum(x, _bound("max", hi), out=result)
+            result = minimum_scalar(x, _bound("max", hi), result)
         return result
 
     return kernel
