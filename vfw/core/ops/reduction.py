@@ -21,6 +21,7 @@ from vfw.core.autograd import broadcast_scalar, not_differentiable, register_gra
 from vfw.core.errors import OpInputError, ShapeError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.ops._common import (
+    GEMV_SUM_FROM,
     array_of,
     as_array,
     bound_op,
@@ -107,7 +108,7 @@ def _down(result, dtype, out):
 
 # -- reduction bodies: body(x, axis, keepdims, out) -> ndarray of x.dtype ---------------
 def _sum(x, axis, keep, out):
-    total = trailing_sum(x, axis)
+    total = trailing_sum(x, axis) if x.size >= GEMV_SUM_FROM else None
     if total is not None:
         return _down(total.reshape(_reduced_shape(x.shape, axis, keep)), x.dtype, out)
     if x.dtype in _HALF:
@@ -125,7 +126,7 @@ def _mean(x, axis, keep, out):
     n = _count(x.shape, axis)
     if x.dtype in dt.DIFFERENTIABLE:  # float and complex
         acc = _F32 if x.dtype in _HALF else x.dtype
-        total = trailing_sum(x, axis)
+        total = trailing_sum(x, axis) if x.size >= GEMV_SUM_FROM else None
         if total is None:
             total = np.add.reduce(x, axis=axis, dtype=acc, keepdims=keep)
         else:

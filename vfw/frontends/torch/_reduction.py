@@ -15,7 +15,7 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
-from vfw.core.ops._common import trailing_sum
+from vfw.core.ops._common import GEMV_SUM_FROM, trailing_sum
 from vfw.core.registry import get_schema
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _dispatch, _dtype, return_types
@@ -234,7 +234,7 @@ def sum(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):  # noq
         if acc is not None:
             axis = None if dim is _NO else fast_axis(dim, a.ndim, "sum")
             keep = keepdim is not _NO and bool(keepdim)
-            total = _gemv_sum(a, axis, keep)
+            total = _gemv_sum(a, axis, keep) if a.size >= GEMV_SUM_FROM else None
             return new_tensor(np.add.reduce(a, axis=axis, dtype=acc, keepdims=keep) if total is None else total)
     x = input if type(input) is _dispatch.Tensor else tensor_arg(input, "sum")
     if dim is _NO:
@@ -289,7 +289,7 @@ def mean(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):
             count = a.size if axis is None else a.shape[axis] if type(axis) is int else \
                 math.prod(a.shape[d] for d in axis)
             keep = keepdim is not _NO and bool(keepdim)
-            total = _gemv_sum(a, axis, keep)
+            total = _gemv_sum(a, axis, keep) if a.size >= GEMV_SUM_FROM else None
             if total is None:
                 total = np.add.reduce(a, axis=axis, dtype=a.dtype, keepdims=keep)
             return new_tensor(np.true_divide(total, count, dtype=a.dtype))
