@@ -218,25 +218,26 @@ def _zeros_view(shape, dtype):
     return buffer[:size].reshape(shape)
 
 
-def _against_scalar(ufunc, x, bound, out, clip_bounds):
+def _against_scalar(ufunc, x, bound, out):
     if x.size >= _SCALAR_FAST_FROM and x.dtype.kind == "f":
         if bound == 0:
             zeros = None if np.signbit(bound) else _zeros_view(x.shape, x.dtype)
             if zeros is not None:
                 return ufunc(x, zeros, out=out)
         elif x.dtype.itemsize >= 4 and bound == bound:  # not a nan bound; half types: clip would widen
-            return np.clip(x, *clip_bounds(x.dtype.type(bound), x.dtype.type(np.inf)), out=out)
+            bound, inf = x.dtype.type(bound), x.dtype.type(np.inf)
+            return np.clip(x, bound, inf, out=out) if ufunc is np.maximum else np.clip(x, -inf, bound, out=out)
     return ufunc(x, bound, out=out)
 
 
 def maximum_scalar(x, bound, out=None):
     """``np.maximum(x, bound)`` for a scalar ``bound``, bit for bit, by a faster route on large float arrays."""
-    return _against_scalar(np.maximum, x, bound, out, lambda b, inf: (b, inf))
+    return _against_scalar(np.maximum, x, bound, out)
 
 
 def minimum_scalar(x, bound, out=None):
     """``np.minimum(x, bound)`` for a scalar ``bound``, bit for bit, by a faster route on large float arrays."""
-    return _against_scalar(np.minimum, x, bound, out, lambda b, inf: (-inf, b))
+    return _against_scalar(np.minimum, x, bound, out)
 
 
 _GEMV_SUM_MAX = 4096  # summed elements per row up to which a GEMV's sum is as accurate as numpy's pairwise one
@@ -250,24 +251,28 @@ def _ones(width, dtype):
     return ones
 
 
-def trailing_sum(x, axis, max_width=_GEMV_SUM_MAX):
-    """Sums of a float32/float64 C-contiguous ``x`` over its trailing axes ``axis`` (shape without them), as one
-    GEMV against a vector of ones; None where numpy's reduction is the better route.
+def trailing_sum(x, axis, keepdims=False, max_width=_GEMV_SUM_MAX):
+    """Sums of a float32/float64 C-contiguous ``x`` over its trailing axes ``axis`` (an int or a tuple; shaped as
+    numpy's reduction with ``keepdims``), as one GEMV against a vector of ones; None where numpy's reduction is the
+    better route (also for ``axis`` None or empty).
 
     numpy's ``add.reduce`` over a short contiguous last axis runs a pairwise sum per row (16384 rows of 49: 0.46
     ms, against 0.075 ms for the GEMV; a million rows of 2: 15 ms against 0.2).  Both accumulate in ``x``'s dtype
     with errors of a few ulps for rows of up to ``_GEMV_SUM_MAX`` elements; longer rows (``max_width=None``
     allows them, for softmax's normalizers) are still 2-3x faster by GEMV, a few times less accurate.
     """
-    if x.size < GEMV_SUM_FROM or x.dtype.char not in "fd" or not axis or not x.flags.c_contiguous:
+    if x.size < GEMV_SUM_FROM or x.dtype.char not in "fd" or axis is None or axis == () or not x.flags.c_contiguous:
         return None
+    if type(axis) is int:
+        axis = (axis,)
     lead = x.ndim - len(axis)
     if sorted(axis) != list(range(lead, x.ndim)):
         return None
     cols = math.prod(x.shape[lead:])
     if x.size < 2 * cols or cols < 2 or max_width is not None and cols > max_width:
         return None
-    return np.matmul(x.reshape(-1, cols), _ones(cols, x.dtype)).reshape(x.shape[:lead])
+    total = np.matmul(x.reshape(-1, cols), _ones(cols, x.dtype))
+    return total.reshape(x.shape[:lead] + (1,) * len(axis) if keepdims else x.shape[:lead])
 
 
 @functools.cache

@@ -464,11 +464,11 @@ def global_average_pool():
 
     def kernel(x, out=None):
         _global_check("GlobalAveragePool", x)
-        ct = compute_dtype(x.dtype)
         axes = tuple(range(2, x.ndim))
-        total = trailing_sum(x, axes)
+        total = trailing_sum(x, axes, keepdims=True)
         if total is not None:
-            return np.divide(total, math.prod(x.shape[2:]), out=total).reshape(x.shape[:2] + (1,) * len(axes))
+            return np.divide(total, math.prod(x.shape[2:]), out=total)
+        ct = compute_dtype(x.dtype)
         y = np.mean(x, axis=axes, dtype=ct, keepdims=True)
         return y if ct == x.dtype else y.astype(x.dtype)
 

@@ -108,9 +108,9 @@ def _down(result, dtype, out):
 
 # -- reduction bodies: body(x, axis, keepdims, out) -> ndarray of x.dtype ---------------
 def _sum(x, axis, keep, out):
-    total = trailing_sum(x, axis) if x.size >= GEMV_SUM_FROM else None
+    total = trailing_sum(x, axis, keep) if x.size >= GEMV_SUM_FROM else None
     if total is not None:
-        return _down(total.reshape(_reduced_shape(x.shape, axis, keep)), x.dtype, out)
+        return _down(total, x.dtype, out)
     if x.dtype in _HALF:
         return _down(np.add.reduce(x, axis=axis, dtype=_F32, keepdims=keep), x.dtype, out)
     return as_array(np.add.reduce(x, axis=axis, dtype=x.dtype, out=out, keepdims=keep), x.dtype)
@@ -126,11 +126,9 @@ def _mean(x, axis, keep, out):
     n = _count(x.shape, axis)
     if x.dtype in dt.DIFFERENTIABLE:  # float and complex
         acc = _F32 if x.dtype in _HALF else x.dtype
-        total = trailing_sum(x, axis) if x.size >= GEMV_SUM_FROM else None
+        total = trailing_sum(x, axis, keep) if x.size >= GEMV_SUM_FROM else None
         if total is None:
             total = np.add.reduce(x, axis=axis, dtype=acc, keepdims=keep)
-        else:
-            total = total.reshape(_reduced_shape(x.shape, axis, keep))
         return _down(np.true_divide(total, n, dtype=acc), x.dtype, out)
     # Integers: exact integer sum, then division truncated toward zero (ONNX's int mean).
     signed = x.dtype.kind == "i"

@@ -62,8 +62,8 @@ def axis_sum(x, axis):
     """Sum of ``x`` along ``axis``, kept as a size-1 dim: along the last axis a matrix-vector product with ones
     (``trailing_sum``, at any width: several times faster than numpy's per-row reduction for short rows, still
     faster for long ones)."""
-    total = trailing_sum(x, (axis,), max_width=None) if axis == x.ndim - 1 else None
-    return _sum(x, axis=axis, keepdims=True) if total is None else total[..., None]
+    total = trailing_sum(x, axis, keepdims=True, max_width=None) if axis == x.ndim - 1 else None
+    return _sum(x, axis=axis, keepdims=True) if total is None else total
 
 
 def _softmax_op(name):

@@ -197,18 +197,6 @@ def _summed(op_type, x, dim, keepdim, dtype, name):
 
 
 # -- sums and means -------------------------------------------------------------------
-def _gemv_sum(a, axis, keep):
-    """The engine's ``trailing_sum`` of ``a`` over ``axis`` (an int or a tuple, None for all), shaped as numpy's
-    reduction with ``keepdims=keep``; None where it does not apply."""
-    if axis is None:
-        return None
-    axes = (axis,) if type(axis) is int else axis
-    total = trailing_sum(a, axes)
-    if total is None or not keep:
-        return total
-    return total.reshape(a.shape[:a.ndim - len(axes)] + (1,) * len(axes))
-
-
 def _out_dtype(out):
     """The dtype a sum-like reduction computes in when given ``out=`` (torch uses ``out``'s)."""
     return _dtype._FROM_NP[out.array.dtype] if isinstance(out, CoreTensor) else None
@@ -234,7 +222,7 @@ def sum(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):  # noq
         if acc is not None:
             axis = None if dim is _NO else fast_axis(dim, a.ndim, "sum")
             keep = keepdim is not _NO and bool(keepdim)
-            total = _gemv_sum(a, axis, keep) if a.size >= GEMV_SUM_FROM else None
+            total = trailing_sum(a, axis, keep) if a.size >= GEMV_SUM_FROM else None
             return new_tensor(np.add.reduce(a, axis=axis, dtype=acc, keepdims=keep) if total is None else total)
     x = input if type(input) is _dispatch.Tensor else tensor_arg(input, "sum")
     if dim is _NO:
@@ -289,7 +277,7 @@ def mean(input, dim=_NO, keepdim=_NO, *, dtype=None, out=None, **aliases):
             count = a.size if axis is None else a.shape[axis] if type(axis) is int else \
                 math.prod(a.shape[d] for d in axis)
             keep = keepdim is not _NO and bool(keepdim)
-            total = _gemv_sum(a, axis, keep) if a.size >= GEMV_SUM_FROM else None
+            total = trailing_sum(a, axis, keep) if a.size >= GEMV_SUM_FROM else None
             if total is None:
                 total = np.add.reduce(a, axis=axis, dtype=a.dtype, keepdims=keep)
             return new_tensor(np.true_divide(total, count, dtype=a.dtype))
