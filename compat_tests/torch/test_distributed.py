@@ -130,6 +130,27 @@ def test_unused_parameters():
         assert lenient.module.used.weight.grad is not None and lenient.module.unused.weight.grad is None
 
 
+@pytest.mark.parametrize("torch", [vtorch, real_torch], ids=["vfw", "torch"])
+def test_ddp_reduces_on_backward_only(torch):
+    # torch's reducer hooks gradient accumulation: torch.autograd.grad() through a DDP model averages nothing
+    calls = []
+
+    def hook(state, bucket):
+        calls.append(len(bucket.parameters()))
+        future = torch.futures.Future()
+        future.set_result(bucket.buffer())
+        return future
+
+    with initialized(torch):
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 1))
+        model.register_comm_hook(None, hook)
+        torch.autograd.grad(model(torch.ones(3, 2)).sum(), list(model.parameters()))
+        assert calls == [] and all(p.grad is None for p in model.parameters())
+        model(torch.ones(3, 2)).sum().backward()
+        assert calls == [2]
+        del model
+
+
 def test_backend_errors():
     with pytest.raises(RuntimeError, match="Backend 'nccl' needs accelerators"):
         vtorch.distributed.init_process_group("nccl")

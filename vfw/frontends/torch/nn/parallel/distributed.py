@@ -85,8 +85,8 @@ class DistributedDataParallel(Module):
             self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states)
         self._reduction_queued = False
         self._comm_hook = None  # (state, hook) from register_comm_hook
-        for p in self._trained:
-            p.register_hook(self._on_gradient)
+        for p in self._trained:  # after accumulation, as torch's reducer: torch.autograd.grad() reduces nothing
+            p.register_post_accumulate_grad_hook(self._on_gradient)
 
     def _broadcast(self, buckets, tensors):
         with no_grad():
@@ -126,7 +126,7 @@ class DistributedDataParallel(Module):
             raise TypeError("BF16 all reduce communication hook required CUDA 11+ and NCCL 2.10+ or XPU and XCCL")
         self._comm_hook = (state, hook)
 
-    def _on_gradient(self, grad):
+    def _on_gradient(self, param):
         # A parameter's gradient arrived: average them all once this backward has accumulated every one.
         if self.require_backward_grad_sync and not self._reduction_queued:
             self._reduction_queued = True
