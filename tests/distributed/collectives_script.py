@@ -1,7 +1,8 @@
 """Collectives checked in every process against numpy (run by test_collectives.py); any mismatch raises.
 
 Covers torch.distributed's collectives (sync and async handles), send/recv, objects, the engine ops
-inside a traced graph (run twice: the second run replays the graph) and their gradients.
+inside a traced graph (run twice: the second run replays the graph) and their gradients, and the engine's
+shared-memory averaging.
 """
 
 import numpy as np
@@ -9,6 +10,7 @@ import vfw.torch as torch
 import vfw.torch.distributed as dist
 
 from vfw.core.autograd import gradient
+from vfw.core.distributed import SharedAverage, world
 from vfw.core.eager import execute
 from vfw.core.graph import function
 from vfw.core.tensor import Tensor
@@ -98,6 +100,28 @@ def check_gradients(rank, size):
     close(gz.array, np.full(3, (rank + 1) * sum(r + 1.0 for r in range(size))))
 
 
+def check_shared_average(rank, size):
+    # every process can make every process's arrays, so each checks the average against numpy's, bit for bit
+    specs = [((5, 3), np.float32), ((7,), np.float64), ((6, 4), np.float32), ((2,), np.float32)]
+
+    def local(r, i, trial):
+        return (np.random.default_rng([r, i, trial]).standard_normal(specs[i][0]) * 1e3).astype(specs[i][1])
+
+    average = SharedAverage.create(world(), specs)
+    assert average is not None  # the test's processes share this machine
+    for trial in range(2):  # the window is reused
+        arrays = [local(rank, 0, trial), local(rank, 1, trial), np.asfortranarray(local(rank, 2, trial)), None]
+        results = average.average(arrays)
+        assert all(results[i] is arrays[i] for i in range(3))  # in place, whatever the layout
+        for i in range(3):
+            expected = np.divide(local(0, i, trial), size)
+            for r in range(1, size):  # rank order
+                expected = expected + np.divide(local(r, i, trial), size)
+            np.testing.assert_array_equal(results[i], expected)
+        np.testing.assert_array_equal(results[3], np.zeros(2, np.float32))
+    assert SharedAverage.create(world(), [((2,), np.float16)]) is None  # other dtypes keep MPI's all-reduce
+
+
 def main():
     dist.init_process_group("mpi")
     rank, size = dist.get_rank(), dist.get_world_size()
@@ -106,6 +130,7 @@ def main():
     check_sampler_defaults(rank, size)
     check_traced_ops(rank, size)
     check_gradients(rank, size)
+    check_shared_average(rank, size)
     print(f"rank {rank} ok")
     dist.destroy_process_group()
     assert not dist.is_initialized()

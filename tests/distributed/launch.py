@@ -15,16 +15,18 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 HARD_TIMEOUT = 240  # seconds for a whole job (a loaded CI machine is slow); a collective aborts sooner
 
 
-def environment(collective_timeout=60):
+def environment(collective_timeout=60, extra=None):
     env = dict(os.environ, VFW_DISTRIBUTED_TIMEOUT=str(collective_timeout), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+               OPENBLAS_NUM_THREADS="1", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               **(extra or {}))
     if os.geteuid() == 0:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     return env
 
 
-def launch(nproc, script, *args, via="launcher", collective_timeout=60):
-    """Run ``script`` in ``nproc`` processes (``via`` the vfw launcher or plain mpirun); the CompletedProcess."""
+def launch(nproc, script, *args, via="launcher", collective_timeout=60, env=None):
+    """Run ``script`` in ``nproc`` processes (``via`` the vfw launcher or plain mpirun, with the variables ``env``
+    added to the environment); the CompletedProcess."""
     path = os.path.join(HERE, script)
     if via == "launcher":
         command = [sys.executable, "-m", "vfw.distributed.run", "--nproc", str(nproc), path]
@@ -34,7 +36,7 @@ def launch(nproc, script, *args, via="launcher", collective_timeout=60):
         if mpirun is None:
             pytest.skip("no mpirun")
         command = [mpirun, "--oversubscribe", "-n", str(nproc), sys.executable, path]
-    return _run(command + [str(a) for a in args], environment(collective_timeout), script, nproc)
+    return _run(command + [str(a) for a in args], environment(collective_timeout, env), script, nproc)
 
 
 def _run(command, env, script, nproc):
@@ -55,7 +57,7 @@ def _run(command, env, script, nproc):
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
-def run_ok(nproc, script, *args, via="launcher"):
-    done = launch(nproc, script, *args, via=via)
+def run_ok(nproc, script, *args, via="launcher", env=None):
+    done = launch(nproc, script, *args, via=via, env=env)
     assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     return done

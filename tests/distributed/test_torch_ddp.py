@@ -8,8 +8,11 @@ from tests.distributed.reference import assert_trained_like_reference
 BATCH, STEPS = 4, 3
 
 
+@pytest.mark.parametrize("shared_memory", ["1", "0"], ids=["shared-window", "mpi-all-reduce"])
 @pytest.mark.parametrize("size, via", [(2, "launcher"), (3, "mpirun")])
-def test_ddp_matches_single_process_large_batch(tmp_path, size, via):
+def test_ddp_matches_single_process_large_batch(tmp_path, size, via, shared_memory):
+    """Both averaging routes: a shared-memory window (processes of one machine) and MPI's all-reduce (forced by
+    the environment variable, as across machines)."""
     out = tmp_path / "params.npz"
-    run_ok(size, "ddp_script.py", out, BATCH, STEPS, via=via)
+    run_ok(size, "ddp_script.py", out, BATCH, STEPS, via=via, env={"VFW_DISTRIBUTED_SHARED_MEMORY": shared_memory})
     assert_trained_like_reference(out, size, BATCH, STEPS)

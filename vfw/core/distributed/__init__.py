@@ -13,13 +13,14 @@ from vfw.core.distributed import mpi
 from vfw.core.distributed.buckets import DEFAULT_BUCKET_BYTES, SOLO_BYTES, Buckets
 from vfw.core.distributed.group import DEFAULT_TIMEOUT, REDUCE_OPS, ProcessGroup, divide_by, get_group
 from vfw.core.distributed.mpi import DistributedError, MPIUnavailableError
+from vfw.core.distributed.shared_average import SHARED_MEMORY_VARIABLE, SharedAverage
 
 TIMEOUT_VARIABLE = "VFW_DISTRIBUTED_TIMEOUT"
 """Environment variable: seconds a collective may take before the job is aborted (overrides the default)."""
 
-__all__ = ["DEFAULT_BUCKET_BYTES", "DEFAULT_TIMEOUT", "REDUCE_OPS", "SOLO_BYTES", "Buckets", "DistributedError",
-           "MPIUnavailableError", "ProcessGroup", "available", "destroy", "divide_by", "get_group", "init",
-           "is_initialized", "world"]
+__all__ = ["DEFAULT_BUCKET_BYTES", "DEFAULT_TIMEOUT", "REDUCE_OPS", "SHARED_MEMORY_VARIABLE", "SOLO_BYTES", "Buckets",
+           "DistributedError", "MPIUnavailableError", "ProcessGroup", "SharedAverage", "available", "destroy",
+           "divide_by", "get_group", "init", "is_initialized", "world"]
 
 
 def available():

@@ -99,6 +99,7 @@ class ProcessGroup:
         self.timeout = float(timeout)
         self.group_id = group_id
         self._watchdog = _Watchdog(self) if self.size > 1 else None
+        self._windows = []  # shared-memory windows (see shared_window), freed by destroy
         self._reduce_ops = {"sum": self.MPI.SUM, "prod": self.MPI.PROD, "max": self.MPI.MAX, "min": self.MPI.MIN,
                             "band": self.MPI.BAND, "bor": self.MPI.BOR, "bxor": self.MPI.BXOR, "avg": self.MPI.SUM}
         _GROUPS[group_id] = self
@@ -338,10 +339,53 @@ class ProcessGroup:
             np.copyto(array, buffer)
         return status.Get_source()
 
+    def shared_window(self, nbytes):
+        """A slot of ``nbytes`` bytes for every process in one MPI shared-memory window, when every process of the
+        group runs on this machine.
+
+        Returns ``(window, slots)``: ``slots`` are uint8 arrays in rank order (this process's to write, the others'
+        to read after :meth:`shared_barrier`); ``None`` when the group spans machines or MPI cannot allocate the
+        memory.  Collective; the window lives until :meth:`destroy`.
+        """
+        self._check_live("shared_window")
+        MPI = self.MPI
+        node = self._guarded("splitting the group by machine", self.comm.Split_type, MPI.COMM_TYPE_SHARED)
+        try:
+            if node.Get_size() != self.size:
+                return None
+            try:  # key 0 everywhere: node ranks keep the group's rank order
+                padded = max(64, -(-nbytes // 64) * 64)  # slots on cache lines of their own
+                window = self._guarded("allocating a shared-memory window", MPI.Win.Allocate_shared, padded, 1,
+                                       MPI.INFO_NULL, node)
+            except MPI.Exception:
+                window = None
+            if not self._guarded("allocating a shared-memory window", self.comm.allreduce, int(window is not None),
+                                 MPI.MIN):
+                if window is not None:
+                    window.Free()
+                return None
+        finally:
+            node.Free()
+        window.Lock_all(MPI.MODE_NOCHECK)  # a passive epoch for the loads and stores, synced by shared_barrier
+        self._windows.append(window)
+        slots = [np.frombuffer(window.Shared_query(r)[0], np.uint8, nbytes) for r in range(self.size)]
+        return window, slots
+
+    def shared_barrier(self, window, description):
+        """A barrier that also orders every process's stores to ``window`` (from :meth:`shared_window`) before any
+        process's loads after it."""
+        window.Sync()
+        self._guarded(description, self.comm.Barrier)
+        window.Sync()
+
     def destroy(self):
-        """Free the communicator and stop the watchdog (collectives then raise)."""
+        """Free the communicator and any shared windows, and stop the watchdog (collectives then raise)."""
         if self.comm is None:
             return
+        for window in self._windows:
+            window.Unlock_all()
+            self._guarded("freeing a shared-memory window", window.Free)
+        self._windows = []
         if self._watchdog is not None:
             self._watchdog.close()
         self.comm.Free()

@@ -60,6 +60,9 @@ def load():
         raise MPIUnavailableError(f"vfw.distributed needs mpi4py and an MPI runtime, and mpi4py is not installed: "
                                   f"{INSTALL_HINT}") from None
     mpi4py.rc.thread_level = "multiple"
+    # Open MPI's UCX one-sided component prints an error at the first shared-memory window on a machine without
+    # UCX devices (the pip wheel's build, e.g.); windows within one machine are its "sm" component's anyway.
+    os.environ.setdefault("OMPI_MCA_osc", "^ucx")
     try:
         from mpi4py import MPI
     except (ImportError, OSError, RuntimeError) as e:

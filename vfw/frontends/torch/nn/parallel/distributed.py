@@ -5,16 +5,18 @@ At construction the replicas get rank 0's parameters and buffers (one broadcast 
 buckets of ``bucket_cap_mb`` (one MPI all-reduce per bucket), once every gradient is accumulated, so
 the optimizer step is the same on every replica: N processes with batch B train like one with batch N*B.
 
-A gradient of at least ``SOLO_BYTES`` is averaged in place in its own memory (a bucket of its own, no copies);
-smaller ones are packed into a flat buffer per bucket, divided by the world size as they are packed (so the
-all-reduce's sum is the average), and copied back.
+When every process runs on one machine, the gradients are averaged through an MPI shared-memory window instead
+(:class:`vfw.core.distributed.SharedAverage`: two passes over them, no all-reduce).  Otherwise a gradient of at
+least ``SOLO_BYTES`` is averaged in place in its own memory (a bucket of its own, no copies); smaller ones are
+packed into a flat buffer per bucket, divided by the world size as they are packed (so the all-reduce's sum is
+the average), and copied back.
 """
 
 import contextlib
 
 import numpy as np
 
-from vfw.core.distributed import SOLO_BYTES, Buckets, divide_by
+from vfw.core.distributed import SOLO_BYTES, Buckets, SharedAverage, divide_by
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd import _engine
 from vfw.frontends.torch.autograd.grad_mode import no_grad
@@ -76,8 +78,9 @@ class DistributedDataParallel(Module):
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 2 ** 20)
         engine = self.process_group.engine
         self._trained = [p for p in module.parameters() if p.requires_grad]
-        self._gradient_buckets = Buckets([(p.array.shape, p.array.dtype) for p in self._trained],
-                                         max(self.bucket_bytes_cap, 1), solo_bytes=SOLO_BYTES)
+        specs = [(p.array.shape, p.array.dtype) for p in self._trained]
+        self._gradient_buckets = Buckets(specs, max(self.bucket_bytes_cap, 1), solo_bytes=SOLO_BYTES)
+        self._shared_average = SharedAverage.create(engine, specs)  # None: across machines, MPI's all-reduce
         buffers = list(module.buffers())
         self._buffer_buckets = Buckets([(b.array.shape, b.array.dtype) for b in buffers]) if buffers else None
         if init_sync and engine.size > 1:
@@ -146,6 +149,13 @@ class DistributedDataParallel(Module):
 
             reduce_with_hook(self._comm_hook[1], self._comm_hook[0], self._gradient_buckets, self._trained, grads,
                              used)
+            return
+        if self._shared_average is not None:
+            for p, grad, average, is_used in zip(self._trained, grads, self._shared_average.average(grads), used):
+                if grad is not None:
+                    _dispatch.bump_version(p.grad)
+                elif is_used:
+                    p.grad = _dispatch.wrap(average)
             return
         for bucket in self._gradient_buckets.buckets:
             if len(bucket.indices) == 1:
