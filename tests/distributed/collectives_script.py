@@ -10,7 +10,7 @@ import vfw.torch as torch
 import vfw.torch.distributed as dist
 
 from vfw.core.autograd import gradient
-from vfw.core.distributed import SharedAverage, world
+from vfw.core.distributed import DistributedError, SharedAverage, world
 from vfw.core.eager import execute
 from vfw.core.graph import function
 from vfw.core.tensor import Tensor
@@ -120,6 +120,7 @@ def check_shared_average(rank, size):
             np.testing.assert_array_equal(results[i], expected)
         np.testing.assert_array_equal(results[3], np.zeros(2, np.float32))
     assert SharedAverage.create(world(), [((2,), np.float16)]) is None  # other dtypes keep MPI's all-reduce
+    return average
 
 
 def main():
@@ -130,10 +131,16 @@ def main():
     check_sampler_defaults(rank, size)
     check_traced_ops(rank, size)
     check_gradients(rank, size)
-    check_shared_average(rank, size)
+    average = check_shared_average(rank, size)
     print(f"rank {rank} ok")
     dist.destroy_process_group()
     assert not dist.is_initialized()
+    try:  # its window was freed with the group: an error, not a write to unmapped memory
+        average.average([np.zeros(s, t) for s, t in average.specs])
+    except DistributedError as e:
+        assert "destroyed" in str(e)
+    else:
+        raise AssertionError("SharedAverage.average ran after destroy_process_group")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ class SharedAverage:
         ``None`` counts as zeros and gets a new array.  Returns the averaged arrays.
         """
         group, rank = self._group, self._group.rank
+        group._check_live("SharedAverage.average")  # the window is freed with the group
         if len(arrays) != len(self.specs):
             raise ValueError(f"SharedAverage: expected {len(self.specs)} arrays, got {len(arrays)}")
         for i, array in enumerate(arrays):
