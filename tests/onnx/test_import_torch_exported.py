@@ -143,3 +143,31 @@ def test_fine_tuning_a_torch_export_as_a_keras_layer_matches_torch():
     with torch.no_grad():
         np.testing.assert_allclose(keras_model.predict(x, verbose=0), model(torch.from_numpy(x)).numpy(),
                                    rtol=1e-4, atol=1e-5)
+
+
+def test_fresh_batch_norm_and_relu6_fine_tune_like_torch():
+    # torch's exporter merges a fresh batch norm's running statistics into its weight and bias (equal values) and
+    # gives ReLU6 its bounds as scalars: only the real parameters train, with torch's gradients
+    torch.manual_seed(3)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU6(),
+                                torch.nn.Linear(8, 3)).eval()
+    rng = np.random.default_rng(3)
+    x, y = (10 * rng.standard_normal((6, 4))).astype(np.float32), rng.integers(0, 3, 6)  # ReLU6 saturates
+    data = _torch_file(model, (torch.from_numpy(x),), do_constant_folding=False)
+    module = oi.to_torch_module(data)
+    assert sorted(n for n, _ in module.named_parameters()) == sorted(n for n, _ in model.named_parameters())
+    assert {"1.running_mean", "1.running_var"} <= set(module.state_dict())
+    layer = oi.to_keras_layer(data)
+    assert sorted(layer.initializer_names[:len(layer.trainable_weights)]) == sorted(
+        n for n, _ in model.named_parameters())
+    ours = vt.optim.SGD(module.parameters(), lr=0.05)
+    theirs = torch.optim.SGD(model.parameters(), lr=0.05)
+    for _ in range(3):
+        for opt, net, lib in ((ours, module, vt), (theirs, model, torch)):
+            opt.zero_grad()
+            lib.nn.functional.cross_entropy(net(lib.from_numpy(x)), lib.from_numpy(y)).backward()
+            opt.step()
+    params = dict(module.named_parameters())
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(params[name].detach().numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6,
+                                   err_msg=name)

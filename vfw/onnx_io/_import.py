@@ -11,8 +11,10 @@ import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
 
+from vfw.core import dtypes as dt
 from vfw.core.errors import DTypeError, OpInputError, VfwError
 from vfw.core.graph import CompiledGraph, optimize, validate_graph
+from vfw.core.proto import GraphDef
 from vfw.core.values import OptionalValue, TensorSequence
 from vfw.onnx_io import _import_ops, _import_quant  # noqa: F401  (they fill the handler table)
 from vfw.onnx_io._import_graph import OPTIONAL, SEQUENCE, TENSOR, Converter, element_type, kind_of, tensor_type
@@ -250,18 +252,80 @@ def _check_text(graph, where):
         raise OnnxModelError(f"{where}: a name, op type or domain is not valid UTF-8 text")
 
 
-def running_statistics(graph):
-    """Names of the initializers of an engine graph that only batch norm reads, as its running mean or variance.
+# Inputs that are settings, not weights: gradient descent must not move them (ReLU6's bounds, a Pow exponent,
+# Resize's roi and scales, Dropout's ratio, Pad's fill value); batch norm's running statistics are state.
+_SETTING_INPUTS = {"Clip": (1, 2), "Pow": (1,), "Resize": (1, 2), "Dropout": (1,), "Pad": (2,)}
+_STATISTIC_INPUTS = {"BatchNormalization": (3, 4)}
 
-    ONNX does not tell weights from statistics; these are the ones torch keeps as buffers and Keras as
-    non-trainable weights, which the wrappers of an imported model must not train by gradient descent.
+
+def initializer_roles(graph):
+    """The initializers of an engine graph by role, for the wrappers that train an imported model.
+
+    ONNX does not tell weights from state or settings.  Each read of a float initializer (directly or through
+    Identity ops) has a role: ``"statistic"`` (batch norm's running mean or variance, which torch keeps as
+    buffers and Keras as non-trainable weights), ``"constant"`` (a setting such as ReLU6's bounds) or
+    ``"weight"`` (anything else); integer and 0-d initializers are constants (shapes, indices, a formula's
+    scalars such as an epsilon).
+
+    Returns
+    -------
+    (GraphDef, dict[str, str])
+        A copy of ``graph`` in which an initializer read in several roles is split into one per role, and each
+        initializer's role.  Exporters merge equal initializers: torch's reads a fresh batch norm's running
+        variance from its weight (both ones) through an Identity named ``<bn>.running_var``; the copy takes that
+        name when the Identity has no other reader (it is dropped), else ``<name>_<role>``.
     """
-    readers = {}
+    names = {t.name for t in graph.initializer}
+    alias = {}  # an Identity's output -> the initializer it passes on
     for op in graph.op:
+        if op.type == "Identity" and alias.get(op.input[0], op.input[0]) in names:
+            alias[op.output[0]] = alias.get(op.input[0], op.input[0])
+    reads = {}  # initializer -> {role: [(op index, input position, the name read)]}
+    readers = {}  # value -> how many non-Identity reads
+    for index, op in enumerate(graph.op):
         for position, name in enumerate(op.input):
-            readers.setdefault(name, set()).add(op.type == "BatchNormalization" and position in (3, 4))
-    outputs = set(graph.output)
-    return {t.name for t in graph.initializer if readers.get(t.name) == {True} and t.name not in outputs}
+            source = alias.get(name, name)
+            if source not in names or op.type == "Identity" and op.output[0] in alias:
+                continue
+            readers[name] = readers.get(name, 0) + 1
+            role = ("statistic" if position in _STATISTIC_INPUTS.get(op.type, ()) else
+                    "constant" if position in _SETTING_INPUTS.get(op.type, ()) else "weight")
+            reads.setdefault(source, {}).setdefault(role, []).append((index, position, name))
+    for name in graph.output:
+        if alias.get(name, name) in names:
+            reads.setdefault(alias.get(name, name), {}).setdefault("weight", []).append((None, None, name))
+    split = GraphDef()
+    split.CopyFrom(graph)
+    roles, dropped = {}, set()
+    for proto in graph.initializer:
+        dtype = dt.as_dtype(proto.data_type)
+        if not (dtype.kind == "f" or dtype.name == "bfloat16") or not proto.dims:
+            roles[proto.name] = "constant"
+            continue
+        by_role = reads.get(proto.name, {"weight": []})
+        ordered = sorted(by_role, key=("weight", "statistic", "constant").index)
+        roles[proto.name] = ordered[0]
+        for role in ordered[1:]:  # a copy for each further role, read there instead
+            read_names = {read for _, _, read in by_role[role]}
+            via = read_names.pop() if len(read_names) == 1 else None
+            copy = split.initializer.add()
+            copy.CopyFrom(proto)
+            if via in alias and readers[via] == len(by_role[role]) and via not in graph.output:
+                copy.name = via  # every read of the Identity's output is this role's: the copy replaces it
+                dropped.add(via)
+            else:
+                copy.name = f"{proto.name}_{role}"
+                while copy.name in names:
+                    copy.name += "_"
+            names.add(copy.name)
+            roles[copy.name] = role
+            for index, position, _ in by_role[role]:
+                split.op[index].input[position] = copy.name
+    if dropped:
+        kept = [op for op in split.op if not (op.type == "Identity" and op.output[0] in dropped)]
+        del split.op[:]
+        split.op.extend(kept)
+    return split, roles
 
 
 def load(model, base_dir=None, opt_level=DEFAULT_OPT_LEVEL):

@@ -2,7 +2,8 @@
 
 :func:`to_keras_layer` imports the model (without constant folding: the weights stay the file's
 initializers) and wraps its engine graph in a ``keras.layers.Layer``: each initializer becomes a
-weight of the layer (float ones trainable, except batch norm's running statistics; others not),
+weight of the layer (float ones trainable, except batch norm's running statistics, scalars and settings
+such as ReLU6's bounds: see ``initializer_roles``; others not),
 named after the initializer with ``.`` and ``/`` replaced by ``_`` (Keras forbids ``/`` in weight
 names).  ``call`` runs the graph op by
 op through the eager executor with the weights' values, so a ``tf.GradientTape`` differentiates
@@ -15,7 +16,7 @@ import vfw.tensorflow as tf
 from vfw.core.graph.subgraph import run_graph
 from vfw.core.ir import proto_to_tensor
 from vfw.core.proto import GraphDef
-from vfw.onnx_io._import import running_statistics
+from vfw.onnx_io._import import initializer_roles
 
 
 class OnnxLayer(tf.keras.layers.Layer):
@@ -34,12 +35,12 @@ class OnnxLayer(tf.keras.layers.Layer):
 
     def __init__(self, graph, input_names, output_names, **kwargs):
         super().__init__(**kwargs)
+        graph, roles = initializer_roles(graph)
         runnable = GraphDef()
         runnable.CopyFrom(graph)
         del runnable.initializer[:]
         self._held = []
         taken = set()
-        statistics = running_statistics(graph)
         for proto in graph.initializer:
             value = proto_to_tensor(proto)
             name = re.sub(r"[./]", "_", proto.name) or "initializer"
@@ -48,7 +49,7 @@ class OnnxLayer(tf.keras.layers.Layer):
             taken.add(name)
             self._held.append(self.add_weight(shape=value.shape, initializer=lambda shape, dtype=None, v=value: v,
                                               dtype=value.dtype.name, name=name,
-                                              trainable=value.dtype.kind == "f" and proto.name not in statistics))
+                                              trainable=roles[proto.name] == "weight"))
             runnable.input.append(proto.name)
         self._graph = runnable
         self.input_names = list(input_names)

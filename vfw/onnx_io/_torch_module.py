@@ -3,7 +3,8 @@
 :func:`to_torch_module` imports the model (``vfw.onnx_io.load`` without constant folding, so
 the weights stay the file's initializers) and wraps its engine graph: float initializers become
 ``Parameter``\\s, batch norm's running statistics buffers (as in torch: gradient descent leaves
-them alone) and the others (shapes, indices) non-persistent buffers, under their ONNX names
+them alone) and the others (shapes, indices, scalars, settings such as ReLU6's bounds: see
+``initializer_roles``) non-persistent buffers, under their ONNX names
 (a dotted name such as ``encoder.0.weight`` becomes nested submodules, so ``state_dict()``
 keys are the initializer names and a model exported from vfw.torch loads its original
 ``state_dict``).  ``forward`` runs the graph op by op through the eager executor, so autograd
@@ -17,7 +18,7 @@ import vfw.torch as torch
 from vfw.core.graph.subgraph import run_graph
 from vfw.core.ir import proto_to_tensor
 from vfw.core.proto import GraphDef
-from vfw.onnx_io._import import running_statistics
+from vfw.onnx_io._import import initializer_roles
 
 
 def _owner(root, name, taken):
@@ -58,19 +59,19 @@ class OnnxModule(torch.nn.Module):
 
     def __init__(self, graph, input_names, output_names):
         super().__init__()
+        graph, roles = initializer_roles(graph)
         runnable = GraphDef()
         runnable.CopyFrom(graph)
         del runnable.initializer[:]
         taken = {}
         tensors = []
-        statistics = running_statistics(graph)
         for proto in graph.initializer:
             array = proto_to_tensor(proto)
             module, attr = _owner(self, proto.name, taken)
             taken.setdefault(id(module), set()).add(attr)
-            if proto.name in statistics:
+            if roles[proto.name] == "statistic":
                 module.register_buffer(attr, torch.from_numpy(array))
-            elif array.dtype.kind == "f" or array.dtype.name == "bfloat16":
+            elif roles[proto.name] == "weight":
                 module.register_parameter(attr, torch.nn.Parameter(torch.from_numpy(array)))
             else:
                 module.register_buffer(attr, torch.from_numpy(array), persistent=False)
