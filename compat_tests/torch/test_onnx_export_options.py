@@ -247,3 +247,18 @@ def test_exportable_module_supplies_its_arguments():
                                    rtol=1e-5, atol=1e-6)
     with pytest.raises(TypeError):
         vt.onnx.ExportableModule()  # abstract: example_arguments
+
+
+def test_the_same_tensor_as_several_arguments_gives_one_input_each():
+    # torch's exporter makes query, key and value three inputs even when they are one tensor
+    theirs, ours = same_weights(lambda t: t.nn.MultiheadAttention(8, 2, batch_first=True).eval())
+    x = np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32)
+    kwargs = dict(input_names=["q", "k", "v"], output_names=["out", "weights"])
+    want = _export(real, theirs, (real.from_numpy(x),) * 3, **kwargs)
+    got = _export(vt, ours, (vt.from_numpy(x),) * 3, **kwargs)
+    assert _names(got.graph.input) == _names(want.graph.input) == ["q", "k", "v"]
+    q, k, v = (np.random.default_rng(s).standard_normal((2, 5, 8)).astype(np.float32) for s in (2, 3, 4))
+    with real.no_grad():
+        expected = theirs(*(real.from_numpy(a) for a in (q, k, v)))
+    for actual, wanted in zip(run_ort(got, [q, k, v]), expected):
+        np.testing.assert_allclose(actual, wanted.numpy(), rtol=1e-5, atol=1e-6)

@@ -167,7 +167,8 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
     fn : callable
         Takes the tensors positionally; returns a tensor or a nested tuple/list/dict of them.
     tensors : list[Tensor]
-        Example inputs (engine or frontend tensors).
+        Example inputs (engine or frontend tensors); each is a graph input of its own, a tensor passed twice
+        too (traced as a copy).
     dynamic : dict[int, dict[int, str]], optional
         Symbolic dims: ``{input index: {axis: symbol}}``.
     weight_names : dict[int, str], optional
@@ -184,7 +185,7 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
     Returns
     -------
     graph : GraphDef
-        Inputs in the order of ``tensors`` (one per distinct tensor), outputs the flattened
+        Inputs in the order of ``tensors`` (one per tensor), outputs the flattened
         tensor results.
     dim_names : dict[str, dict[int, str]]
         The symbolic dims of the graph's inputs and outputs.
@@ -194,10 +195,13 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
     """
     dynamic = {k: v for k, v in (dynamic or {}).items() if v}
     weight_names = weight_names or {}
+    seen, tensors = set(), list(tensors)
+    for k, t in enumerate(tensors):  # one input per argument, as torch makes (``mha(x, x, x)``: query, key, value)
+        if id(t) in seen:
+            tensors[k] = t.result_class.wrap(t.array.copy())
+        seen.add(id(tensors[k]))
     trace = _Tracer(fn, name, weight_names, weights_as_inputs, state)
     base, weights = trace(tensors)
-    if len(base.input) - (len(weights) if weights_as_inputs else 0) != len(tensors):
-        raise ExportError("ONNX export: the same tensor is passed as several inputs; pass distinct tensors")
     _check_values(trace, tensors, base)
     dim_names = {base.input[i]: dict(axes) for i, axes in dynamic.items()}
     if dynamic:
