@@ -4,7 +4,17 @@ run by onnxruntime at several sizes, compared with real torch 2.13."""
 import numpy as np
 import pytest
 
-from compat_tests.torch.onnx_harness import F, I, check_module, compare, export_model, real, run_ort, same_weights
+from compat_tests.torch.onnx_harness import (
+    F,
+    I,
+    check_export,
+    check_module,
+    compare,
+    export_model,
+    real,
+    run_ort,
+    same_weights,
+)
 
 LAYERS = {
     "linear": (lambda t: t.nn.Linear(4, 3), [F("B", 4)]),
@@ -265,3 +275,30 @@ def test_dynamic_sizes_a_model_takes_only_in_multiples_are_traced_at_multiples()
         with real.no_grad():
             want = theirs(real.from_numpy(other)).numpy()
         compare(run_ort(proto, [other]), [want], 1e-5, 1e-5, f"shape {shape}")
+
+
+def test_causal_attention_with_dynamic_sequence_lengths():
+    # the causal mask is built from the inputs' shapes, so it follows the sequence axes (queries L, keys N)
+    check_export(lambda t, q, k, v: t.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
+                 [F("B", 2, "L", 8), F("B", 2, "N", 8), F("B", 2, "N", 8)])
+
+
+def test_encoder_with_key_padding_mask_and_dynamic_batch_and_sequence():
+    def make(t):
+        layer = t.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
+        return t.nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+
+    theirs, ours = same_weights(make)
+    rng = np.random.default_rng(0)
+
+    def inputs(batch, length):
+        padding = np.arange(length)[None, :] >= rng.integers(1, length + 1, (batch, 1))  # no row all padding
+        return rng.standard_normal((batch, length, 16)).astype(np.float32), padding
+
+    proto = export_model(lambda x, pad: ours(x, src_key_padding_mask=pad), inputs(2, 7),
+                         dynamic={0: {0: "B", 1: "L"}, 1: {0: "B", 1: "L"}})
+    for batch, length in ((2, 7), (3, 4), (1, 9)):
+        x, padding = inputs(batch, length)
+        with real.no_grad():
+            want = theirs(real.from_numpy(x), src_key_padding_mask=real.from_numpy(padding)).numpy()
+        compare(run_ort(proto, [x, padding]), [want], 1e-5, 1e-5, f"batch {batch}, length {length}")

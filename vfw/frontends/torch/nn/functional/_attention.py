@@ -47,11 +47,33 @@ def _attention_weights(q, k, scale, bias=None, safe=True):
     return _activation_softmax.softmax(scores, -1)
 
 
+def _causal_bias(query, key):
+    """0 where a query may see a key (key index <= query index), -inf elsewhere: a constant, or, while ONNX export
+    traces, ops on the inputs' shapes (so a dynamic sequence axis stays dynamic in the exported graph)."""
+    from vfw.frontends.torch.onnx import is_in_onnx_export
+
+    dtype = query.array.dtype
+    L, S = query.shape[-2], key.shape[-2]
+    if not is_in_onnx_export():
+        return np.where(np.tri(L, S, dtype=bool), 0, -np.inf).astype(dtype)
+    size = call(op("Concat", axis=0), call(op("Shape", start=-2, end=-1), query),
+                call(op("Shape", start=-2, end=-1), key))
+    lower = call(op("Trilu", upper=0), call(op("Expand"), np.ones((), dtype), size))
+    return call(op("Log"), lower)  # log 1 = 0, log 0 = -inf
+
+
+def _bool_mask_bias(mask, dtype, allowed):
+    """``mask`` (bool) as a float bias: 0 where it is ``allowed``, -inf elsewhere (an op on the mask, so a traced
+    export keeps it an input's function)."""
+    zero, minus_inf = np.zeros((), dtype), np.full((), -np.inf, dtype)
+    return call(op("Where"), mask, *((zero, minus_inf) if allowed else (minus_inf, zero)))
+
+
 def _mask_bias(mask, dtype, name="attn_mask", query=None):
     """A float bias for scores: a float mask as is (float32 or ``dtype``, cast to ``dtype``), a bool mask as 0 where
     True and -inf elsewhere."""
     if mask.array.dtype == np.bool_:
-        return np.where(mask.array, 0, -np.inf).astype(dtype)
+        return _bool_mask_bias(mask, dtype, allowed=True)
     if mask.array.dtype != dtype and mask.array.dtype != np.float32:
         raise RuntimeError(f"Expected {name} dtype to be bool or float or to match query dtype, but got "
                            f"{name}.dtype: {_c_type(mask)} and  query.dtype: {_c_type(query)} instead.")
@@ -142,8 +164,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key, value = (t.index_select(-3, shared) for t in (key, value))
     bias = None
     if is_causal:
-        L, S = q.shape[-2], k.shape[-2]
-        bias = np.where(np.tri(L, S, dtype=bool), 0, -np.inf).astype(q.dtype)
+        bias = _causal_bias(query, key)
     elif attn_mask is not None:
         mask = tensor_arg(attn_mask, "scaled_dot_product_attention", "attn_mask", 4)
         bias = _mask_bias(mask, q.dtype, query=query)
@@ -180,7 +201,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         warn_for_user(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.")
     if is_bool:
-        return wrap(np.where(mask.array, -np.inf, 0).astype(target_type.np))
+        return _bool_mask_bias(mask, target_type.np, allowed=False)
     return mask
 
 
