@@ -302,3 +302,17 @@ def test_encoder_with_key_padding_mask_and_dynamic_batch_and_sequence():
         with real.no_grad():
             want = theirs(real.from_numpy(x), src_key_padding_mask=real.from_numpy(padding)).numpy()
         compare(run_ort(proto, [x, padding]), [want], 1e-5, 1e-5, f"batch {batch}, length {length}")
+
+
+@pytest.mark.parametrize("name", ["gather_last_step", "scatter_add", "scatter_reduce_amax", "index_select"])
+def test_index_inputs_stay_graph_inputs(name):
+    # an index computed from the inputs is an input of the exported op, not the traced example's values
+    cases = {
+        "gather_last_step": (lambda t, out, n: out.gather(1, (n - 1).view(-1, 1, 1).expand(-1, 1, out.shape[2]))
+                             .squeeze(1), [F("B", 5, 4), I("B", low=1, high=6)]),
+        "scatter_add": (lambda t, x, i: t.zeros_like(x).scatter_add(1, i, x), [F("B", 5), I("B", 5, high=5)]),
+        "scatter_reduce_amax": (lambda t, x, i: x.scatter_reduce(1, i, x * 2, "amax", include_self=False),
+                                [F("B", 5), I("B", 5, high=5)]),
+        "index_select": (lambda t, x, i: x.index_select(1, i), [F("B", 6), I(4, high=6)]),
+    }
+    check_export(*cases[name])

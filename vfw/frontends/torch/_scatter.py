@@ -92,7 +92,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     _bounds(i, xs[d], d)
     if not is_tracked(input):
         return finish(wrap(x.reshape(-1)[flat_index(i.reshape(ishape), d, xs)].reshape(i.shape)), out, "gather")
-    result = call("GatherElements", _at_least_1d(input), i.reshape(ishape), axis=d)
+    result = call("GatherElements", _at_least_1d(input), _at_least_1d(index), axis=d)  # a traced index stays one
     if i.ndim == 0:
         result = reshape(result, ())
     return finish(result, out, "gather")
@@ -132,8 +132,9 @@ def _scatter_checks(name, input, dim, index, src):
 _AT = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
 
-def _scatter_into(input, d, i, updates, reduction):
-    """ScatterElements of ``updates`` (tensor or array) into ``input`` along ``d`` (numpy when nothing records)."""
+def _scatter_into(input, d, i, updates, reduction, index=None):
+    """ScatterElements of ``updates`` (tensor or array) into ``input`` along ``d`` at ``i`` (numpy when nothing
+    records; the op reads the ``index`` tensor when given, so a traced index stays a graph value)."""
     if not is_tracked(input, updates):
         x = input.array
         u = updates.array if isinstance(updates, CoreTensor) else updates
@@ -150,7 +151,8 @@ def _scatter_into(input, d, i, updates, reduction):
         updates = _at_least_1d(updates)
     elif updates.shape != i.shape:
         updates = np.full(i.shape, updates)
-    result = call("ScatterElements", _at_least_1d(input), i, updates, axis=d, reduction=reduction)
+    positions = i if index is None else _at_least_1d(index)
+    result = call("ScatterElements", _at_least_1d(input), positions, updates, axis=d, reduction=reduction)
     return reshape(result, ()) if input.array.ndim == 0 else result
 
 
@@ -187,7 +189,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     if i is None:
         return finish(input.clone(), out, "scatter")
     updates = src if src is not None else scalar
-    return finish(_scatter_into(input, d, i, updates, _SCATTER_REDUCE[reduce]), out, "scatter")
+    return finish(_scatter_into(input, d, i, updates, _SCATTER_REDUCE[reduce], index), out, "scatter")
 
 
 def scatter_add(input, dim, index, src, *, out=None):
@@ -200,7 +202,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     d, i, src = _scatter_checks("scatter_add", input, dim, index, src)
     if i is None:
         return finish(input.clone(), out, "scatter_add")
-    return finish(_scatter_into(input, d, i, src, "add"), out, "scatter_add")
+    return finish(_scatter_into(input, d, i, src, "add", index), out, "scatter_add")
 
 
 _REDUCE_OPS = {"sum": "add", "prod": "mul", "amax": "max", "amin": "min"}
@@ -242,11 +244,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         return finish(input.clone(), out, "scatter_reduce")
     base = input
     if not include_self:  # the positions written to start from the reduction's neutral element
-        base = _scatter_into(base, d, i, _identity(reduce, np_dtype), "none")
+        base = _scatter_into(base, d, i, _identity(reduce, np_dtype), "none", index)
     if reduce != "mean":
-        result = _scatter_into(base, d, i, src, _REDUCE_OPS[reduce])
+        result = _scatter_into(base, d, i, src, _REDUCE_OPS[reduce], index)
     else:
-        total = _scatter_into(base, d, i, src, "add")
+        total = _scatter_into(base, d, i, src, "add", index)
         counts = np.full(input.array.shape or (1,), 1 if include_self else 0, np_dtype)
         np.add.at(counts.reshape(-1), flat_index(i, d, counts.shape), np.ones((), np_dtype))
         counts = np.maximum(counts, np.ones((), np_dtype)).reshape(input.array.shape)  # untouched: value / 1
@@ -283,7 +285,7 @@ def index_select(input, dim, index, *, out=None):
     if not is_tracked(input):
         x = input.array
         return finish(wrap(x[(_FULL,) * d + (a,)] if x.ndim else x.copy()), out, "index_select")
-    result = call("Gather", _at_least_1d(input), a, axis=d)
+    result = call("Gather", _at_least_1d(input), _at_least_1d(index), axis=d)  # a traced index stays one
     if input.array.ndim == 0:
         result = reshape(result, ())
     return finish(result, out, "index_select")
