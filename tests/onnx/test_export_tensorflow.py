@@ -51,7 +51,13 @@ def control_flow(tf, x, n):
     return z
 
 
+def positions(tf, x):  # keras.io's position embedding: tf.range over a dynamic length
+    n = tf.shape(x)[0]
+    return x + tf.cast(tf.range(n), tf.float32)[:, None] * tf.cast(tf.range(1, 2 * n, 2), tf.float32)[:, None]
+
+
 CASES = {
+    "positions": (positions, [((None, 3), "float32")]),
     "conv_net": (conv_net, [((None, 8, 7, 2), "float32")]),
     "dense_activations": (dense_activations, [((None, 2, 2), "float32")]),
     "transposed_conv": (transposed_conv, [((None, 5, 4, 4), "float32")]),

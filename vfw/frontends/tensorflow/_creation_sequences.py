@@ -67,7 +67,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001  
     if delta < 0 and not start >= limit:
         raise op_error(f"Requires start >= limit when delta < 0: {_text(start)}/{_text(limit)}", "Range")
     if recording(*values):  # a traced tensor argument: the graph computes the range from each run's value
-        result = host(lambda *args: _range_values(*(a.reshape(()).astype(dtype.np) for a in args)), *values)
+        if dtype.is_integer and all(v.array.ndim == 0 for v in values):  # an engine op: ONNX export takes it
+            result = call("Range", *(cast(v, dtype) for v in values))
+        else:  # floats: TF's float arithmetic, not Range's float64 steps
+            result = host(lambda *args: _range_values(*(a.reshape(()).astype(dtype.np) for a in args)), *values)
         return _traced_shapes.value_shaped(result) if _traced_shapes.varies(*values) else result
     return fresh(_range_values(*arrays))
 
