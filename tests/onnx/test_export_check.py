@@ -105,3 +105,15 @@ def test_check_accepts_exported_models_from_file_objects():
     vt.onnx.export(vt.nn.Sequential(vt.nn.Linear(3, 2), vt.nn.Sigmoid()), vt.ones(2, 3), f, dynamo=False)
     f.seek(0)
     assert oi.check(f, verbose=False).ok
+
+
+@pytest.mark.parametrize("command", ["info", "run", "check"])
+def test_command_line_errors_are_one_line(tmp_path, capsys, command):
+    missing, corrupt = tmp_path / "missing.onnx", tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"not a protobuf")
+    for path, kind in ((missing, "FileNotFoundError"), (corrupt, "Error")):
+        with pytest.raises(SystemExit) as exited:
+            main([command, str(path)])
+        err = capsys.readouterr().err
+        assert exited.value.code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+        assert err.startswith(f"python -m vfw.onnx_io {command}: ") and kind in err

@@ -47,6 +47,14 @@ def main(argv=None):
         else:
             p.add_argument("--runtime", choices=("vfw", "onnxruntime"), default="vfw")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except Exception as e:  # noqa: BLE001  (a command line reports what went wrong in one line, not a traceback)
+        message = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        parser.exit(1, f"{parser.prog} {args.command}: {type(e).__name__}: {message}\n")
+
+
+def _run(args):
     if args.command == "info":
         print(describe(args.model))
         return 0
