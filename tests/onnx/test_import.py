@@ -256,3 +256,31 @@ def test_backend_api():
 def test_model_from_a_file_object_without_a_path():
     data = io.BytesIO(_affine().SerializeToString())
     np.testing.assert_allclose(load(data).run([X])[0], load(_affine()).run([X])[0])
+
+
+def test_onnxruntime_static_quantization_qdq_model(tmp_path):
+    # onnxruntime.quantization's default (QDQ) output: a bias's zero point is 0-d beside a scale of shape [1]
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    import onnxruntime
+
+    rng = np.random.default_rng(0)
+    w1, w2 = rng.standard_normal((6, 8)).astype(np.float32), rng.standard_normal((8, 3)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Add", ["h", "b1"], ["hb"]),
+             helper.make_node("Relu", ["hb"], ["r"]), helper.make_node("Gemm", ["r", "w2", "b2"], ["y"])]
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])],
+                              [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2"),
+                               numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "b1"),
+                               numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "b2")])
+    source, quantized = tmp_path / "mlp.onnx", tmp_path / "mlp_qdq.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), source)
+    batches = iter([{"x": rng.standard_normal((4, 6)).astype(np.float32)} for _ in range(4)])
+
+    class Calibration(quantization.CalibrationDataReader):
+        def get_next(self):
+            return next(batches, None)
+
+    quantization.quantize_static(str(source), str(quantized), Calibration())
+    x = rng.standard_normal((5, 6)).astype(np.float32)
+    want = onnxruntime.InferenceSession(str(quantized), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(load(str(quantized))(x), want, rtol=1e-5, atol=1e-5)

@@ -58,6 +58,12 @@ def _check_output_dtype(op_type, output_dtype, zero_point):
     return output_dtype or dt.uint8
 
 
+def _same_layout(zero_point, scale):
+    """Whether a zero point fits its scale: the same shape, or both one element (per-tensor: onnxruntime's
+    quantizer writes a bias's zero point 0-d beside a scale of shape [1], which onnxruntime runs)."""
+    return zero_point.shape == scale.shape or zero_point.size == scale.size == 1
+
+
 @defop("QuantizeLinear", inputs="x:T1 y_scale:T2 y_zero_point?:T3", outputs="y:T3",
        types={"T1": _SCALES | {dt.int32}, "T2": _SCALES | {dt.int32}, "T3": _QUANTIZED},
        attrs={"axis": Attr("int", 1), "block_size": Attr("int", 0), "saturate": Attr("int", 1, choices=(0, 1)),
@@ -71,7 +77,7 @@ def quantize_linear(axis, block_size, saturate, output_dtype, precision):
 
     def kernel(x, y_scale, y_zero_point=None, out=None):
         dtype = _check_output_dtype("QuantizeLinear", output_dtype, y_zero_point)
-        if y_zero_point is not None and y_zero_point.shape != y_scale.shape:
+        if y_zero_point is not None and not _same_layout(y_zero_point, y_scale):
             raise ShapeError(f"QuantizeLinear: y_zero_point {y_zero_point.shape} must have the shape of y_scale "
                              f"{y_scale.shape}")
         scale = _broadcast_params("QuantizeLinear", y_scale, x.shape, axis, block_size, "y_scale")
@@ -106,7 +112,7 @@ def dequantize_linear(axis, block_size, output_dtype):
         dtype = output_dtype or x_scale.dtype
         shifted = x.astype(np.int64)
         if x_zero_point is not None:
-            if x_zero_point.shape != x_scale.shape:
+            if not _same_layout(x_zero_point, x_scale):
                 raise ShapeError(f"DequantizeLinear: x_zero_point {x_zero_point.shape} must have the shape of "
                                  f"x_scale {x_scale.shape}")
             shifted -= _broadcast_params("DequantizeLinear", x_zero_point, x.shape, axis, block_size,
