@@ -47,14 +47,18 @@ def _signature_of(target):
 
 
 def _example(spec, rng):
-    """An example tensor for ``spec`` (``None`` dims take :data:`EXAMPLE_SIZE`)."""
+    """An example tensor for ``spec`` (``None`` dims take :data:`EXAMPLE_SIZE`).
+
+    Values any model takes: floats in [0, 1) and integers 0 and 1, valid indices even where they are token ids
+    of a tiny vocabulary, or floats an Embedding casts (keras.io feeds float ``keras.Input``\\s to Embedding).
+    """
     tf = _tf()
     dtype = np.dtype(tf.as_dtype(spec.dtype).as_numpy_dtype)
     shape = [EXAMPLE_SIZE if d is None else int(d) for d in list(spec.shape)]
     if dtype.kind == "f" or dtype.name == "bfloat16":
-        value = rng.standard_normal(shape)
+        value = rng.random(shape)
     elif dtype.kind in "iu":
-        value = rng.integers(0, 10, shape)
+        value = rng.integers(0, 2, shape)
     elif dtype.kind == "b":
         value = rng.random(shape) < 0.5
     else:
