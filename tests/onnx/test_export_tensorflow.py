@@ -176,3 +176,18 @@ def test_keras_subclassed_model_with_a_signature():
     for batch in (1, 6):
         xs = RNG.standard_normal((batch, 4)).astype(np.float32)
         np.testing.assert_allclose(run_model(model, [xs])[0], theirs(xs).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_keras_model_with_several_outputs_names_them_after_its_output_layers():
+    def make(keras):
+        a = keras.Input((8,), name="a")
+        h = keras.layers.Dense(6)(a)
+        return keras.Model(a, [keras.layers.Dense(1, name="reg")(h), keras.layers.Dense(3, name="cls")(h)])
+
+    ours, theirs = make(vtf.keras), make(real_tf.keras)
+    theirs.set_weights([w.numpy() for w in ours.weights])
+    model = oi.export(ours)
+    assert [o.name for o in model.graph.output] == list(theirs.output_names) == ["reg", "cls"]
+    x = RNG.standard_normal((3, 8)).astype(np.float32)
+    for got, want in zip(run_model(model, [x]), theirs(x)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)

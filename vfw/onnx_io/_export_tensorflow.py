@@ -139,7 +139,8 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
         Default-domain opset (default: the newest the installed onnxruntime supports).
     input_names, output_names : list of str, optional
         Names of the graph inputs (default: the specs' names, else the function's parameter
-        names) and outputs (default ``output`` / ``output_<k>``).
+        names) and outputs (default: a Keras model's ``output_names`` when it has several outputs, else
+        ``output`` / ``output_<k>``).
 
     Returns
     -------
@@ -169,6 +170,9 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
         axes = {a: (BATCH if a == 0 else f"{names[i]}_dim{a}") for a, d in enumerate(list(spec.shape)) if d is None}
         if axes:
             dynamic[i] = axes
+    if output_names is None and _is_keras_model(target) and isinstance(getattr(target, "outputs", None), list) \
+            and len(target.outputs) > 1:
+        output_names = list(getattr(target, "output_names", None) or []) or None  # its output layers' names
     graph_name = getattr(target, "name", None) or getattr(target, "__name__", None) or "main_graph"
     variables = _reachable_variables(target)
     # The variables' values before the export are the weights: what the traced runs assign is undone.
