@@ -198,6 +198,22 @@ def test_dynamic_shapes_by_parameter_name():
                                    rtol=1e-5, atol=1e-6)
 
 
+def test_dim_hints():
+    assert repr(vt.export.Dim.AUTO) == repr(real.export.Dim.AUTO)
+    assert repr(vt.export.Dim.STATIC) == repr(real.export.Dim.STATIC)
+    theirs, ours, x = _pair(lambda t: t.nn.Linear(4, 2))
+    shapes = ({0: vt.export.Dim.AUTO, 1: vt.export.Dim.STATIC},)
+    program = vt.onnx.export(ours, (vt.from_numpy(x),), dynamic_shapes=shapes)
+    dims = program.model_proto.graph.input[0].type.tensor_type.shape.dim
+    assert dims[0].dim_param and dims[1].dim_value == 4
+    big = np.ones((7, 4), np.float32)
+    with real.no_grad():
+        np.testing.assert_allclose(run_ort(program.model_proto, [big])[0], theirs(real.from_numpy(big)).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    runner = vt.export.export(ours, (vt.from_numpy(x),), dynamic_shapes=({0: vt.export.Dim.DYNAMIC},)).module()
+    assert tuple(runner(vt.from_numpy(big)).shape) == (7, 2)
+
+
 def test_recurrent_layer_with_initial_states_returns_nested_outputs():
     theirs, ours = same_weights(lambda t: t.nn.LSTM(3, 4, batch_first=True))
     rng = np.random.default_rng(0)

@@ -49,6 +49,7 @@ from vfw.frontends.torch._onnx_symbolics import (  # noqa: F401
 )
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
+from vfw.frontends.torch.export._program import Dim as _Dim
 from vfw.frontends.torch.nn.modules.module import Module
 
 __all__ = ["ExportableModule", "ONNXProgram", "OnnxExporterError", "TrainingMode", "errors", "export",
@@ -250,7 +251,7 @@ def _axes(spec, name):
     if isinstance(spec, dict):
         axes = {}
         for axis, symbol in spec.items():
-            if symbol is None:
+            if symbol is None or symbol is _Dim.STATIC:
                 continue
             label = symbol if isinstance(symbol, str) else getattr(symbol, "__name__", None)
             axes[int(axis)] = label or f"{name}_dynamic_axes_{len(axes) + 1}"

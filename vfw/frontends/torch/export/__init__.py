@@ -62,7 +62,7 @@ def _dynamic_dims(dynamic_shapes, names, args):
     for k, spec in enumerate(per_input):
         items = spec.items() if isinstance(spec, dict) else enumerate(spec or ())
         for d, dim in items:
-            if dim is not None:
+            if dim is not None and dim is not Dim.STATIC:
                 dims[(k, d)] = (getattr(dim, "min", None), getattr(dim, "max", None))
     return dims
 

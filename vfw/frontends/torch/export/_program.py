@@ -13,8 +13,20 @@ class UserError(RuntimeError):
     """An export the user must change (torch._dynamo.exc.UserError, a RuntimeError)."""
 
 
+class _DimHint:
+    """``Dim.AUTO``, ``Dim.DYNAMIC`` (a dynamic dimension vfw names itself) or ``Dim.STATIC`` (a static one)."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.min = self.max = None
+
+    def __repr__(self):
+        return f"DimHint({self.kind})"
+
+
 class Dim:
-    """A named dynamic dimension of an input: ``Dim("batch", min=2, max=1024)`` in ``dynamic_shapes``.
+    """A named dynamic dimension of an input: ``Dim("batch", min=2, max=1024)`` in ``dynamic_shapes``; or a hint:
+    ``Dim.AUTO``/``Dim.DYNAMIC`` (dynamic, unnamed), ``Dim.STATIC`` (fixed to the example's size).
 
     Parameters
     ----------
@@ -22,6 +34,8 @@ class Dim:
     min, max : int, optional
         The sizes the dimension may take (inclusive).
     """
+
+    AUTO, DYNAMIC, STATIC = _DimHint("AUTO"), _DimHint("DYNAMIC"), _DimHint("STATIC")
 
     def __init__(self, name, *, min=None, max=None):
         if min is not None and max is not None and min > max:
