@@ -16,7 +16,15 @@ import vfw
 _VFW_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(vfw.__file__)))
 
 
-def _prelude(frameworks):
+_served = []  # the frameworks serve_children was last given
+
+
+def served_frameworks():
+    """tuple[str]: the frameworks spawned children serve (empty when this process serves none)."""
+    return tuple(_served)
+
+
+def prelude(frameworks):
     """Python source that serves ``frameworks`` in a fresh interpreter."""
     names = ", ".join(repr(name) for name in frameworks)
     return f"import sys; sys.path.insert(0, {_VFW_ROOT!r}); from vfw import _serving; _serving.serve({names}); "
@@ -31,13 +39,14 @@ def serve_children(frameworks):
         ``"torch"``, ``"tensorflow"``, ``"keras"``.
     """
     plain = getattr(multiprocessing.spawn.get_command_line, "vfw_plain", multiprocessing.spawn.get_command_line)
-    prelude = _prelude(frameworks)
+    _served[:] = frameworks
+    text = prelude(frameworks)
 
     def get_command_line(**kwds):
         command = plain(**kwds)
         if "-c" in command:  # (a frozen executable takes no program text)
             position = command.index("-c") + 1
-            command[position] = prelude + command[position]
+            command[position] = text + command[position]
         return command
 
     get_command_line.vfw_plain = plain

@@ -6,8 +6,10 @@ Processes use the fork start method where the start method is not what is tested
 run scripts in a subprocess with a short child count.
 """
 
+import importlib.util
 import multiprocessing
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -172,3 +174,57 @@ def test_spawned_children_under_runner_get_vfw_torch(tmp_path):
     assert expected.splitlines()[:2] == ["0 real [0.0, 2.0, 4.0]", "1 real [1.0, 3.0, 5.0]"]
     assert got == expected.replace("real", "vfw")
     assert got.splitlines()[-1] == "raised 0 RuntimeError: child failed"
+
+
+_DDP_SPAWN_SCRIPT = textwrap.dedent("""
+    import os
+    import sys
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+
+    def train(rank, world_size, fail):
+        os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", os.environ["TEST_PORT"]
+        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+        torch.manual_seed(0)
+        model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 2))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        g = torch.Generator().manual_seed(rank)
+        torch.nn.functional.mse_loss(model(torch.randn(8, 4, generator=g)), torch.zeros(8, 2)).backward()
+        optimizer.step()
+        if fail:
+            if rank == 1:
+                raise ValueError("rank 1 failed")
+            return
+        weights = [round(v, 5) for v in model.module.weight.detach().reshape(-1).tolist()]
+        sys.stdout.write(f"{rank} {weights}\\n")  # one write: the workers' lines do not interleave
+        sys.stdout.flush()
+        dist.destroy_process_group()
+
+    if __name__ == "__main__":
+        mp.spawn(train, args=(2, False), nprocs=2)
+        try:
+            mp.spawn(train, args=(2, True), nprocs=2)
+        except mp.ProcessRaisedException as error:
+            print("raised", error.error_index, str(error).strip().splitlines()[-1])
+""")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mpi4py") is None, reason="spawned process groups need MPI")
+def test_spawned_workers_form_a_process_group_as_in_the_ddp_tutorial(tmp_path):
+    """mp.spawn from a plain ``python script.py``, each worker calling init_process_group(rank=, world_size=)."""
+    script = tmp_path / "ddp_spawn.py"
+    script.write_text(_DDP_SPAWN_SCRIPT)
+    outputs = []
+    for command in ([sys.executable, str(script)], [sys.executable, "-m", "vfw", "run", "--as", "torch", str(script)]):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = str(probe.getsockname()[1])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]), TEST_PORT=port,
+                   OMP_NUM_THREADS="1")
+        done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stderr
+        outputs.append(sorted(line for line in done.stdout.splitlines() if line[:1].isdigit() or "raised" in line))
+    expected, got = outputs
+    assert len(expected) == 3 and expected[-1] == "raised 1 ValueError: rank 1 failed"
+    assert got == expected

@@ -4,6 +4,10 @@ Each child writes the traceback of an exception escaping ``fn`` into an error fi
 status 1; the parent waits on the processes' sentinels, and at the first failure terminates the others and
 raises :class:`ProcessRaisedException` (with the child's traceback text) or, for a child that died without
 writing one (a crash, a signal, ``os._exit``), :class:`ProcessExitedException`.
+
+Where MPI is installed, ``spawn`` of several processes runs them as one MPI job instead (:mod:`._mpi_spawn`),
+so that they can call ``torch.distributed.init_process_group(rank=rank, world_size=nprocs)``, as the DDP
+tutorial's workers do; failures are reported the same way.
 """
 
 import multiprocessing
@@ -12,11 +16,14 @@ import multiprocessing.util
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 import traceback
 import warnings
+
+from vfw.frontends.torch.multiprocessing import _mpi_spawn
 
 __all__ = ["ProcessContext", "ProcessException", "ProcessExitedException", "ProcessRaisedException", "SpawnContext",
            "spawn", "start_processes"]
@@ -170,6 +177,35 @@ class ProcessContext:
         return ProcessRaisedException(message, index, process.pid)
 
 
+class _MPIJobContext(ProcessContext):
+    """The processes of a spawn run as one MPI job (see :mod:`._mpi_spawn`): joined through their launcher."""
+
+    def __init__(self, launcher, error_files, error_dir):
+        self.launcher, self.error_files, self.error_dir = launcher, error_files, error_dir
+        self.processes, self.sentinels = [], {}
+
+    def pids(self):
+        return [_mpi_spawn.pid_of(self.error_dir, rank) for rank in range(len(self.error_files))]
+
+    def join(self, timeout=None, grace_period=None):
+        try:
+            status = self.launcher.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        if status == 0:
+            return True
+        _mpi_spawn.stop(self.launcher, grace_period)
+        index = _mpi_spawn.failed_rank(self.error_dir, len(self.error_files))
+        pid = _mpi_spawn.pid_of(self.error_dir, index)
+        if os.path.exists(self.error_files[index]):
+            with open(self.error_files[index], encoding="utf-8") as file:
+                child_traceback = file.read()
+            message = f"\n\n-- Process {index} terminated with the following error:\n{child_traceback}"
+            raise ProcessRaisedException(message, index, pid)
+        raise ProcessExitedException(f"process {index} terminated with exit code {status}", error_index=index,
+                                     error_pid=pid, exit_code=status)
+
+
 class SpawnContext(ProcessContext):
     """The pre-1.4 name of :class:`ProcessContext` (warns)."""
 
@@ -192,7 +228,8 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
     daemon : bool
         Start daemonic processes.
     start_method : str
-        ``'spawn'``, ``'fork'`` or ``'forkserver'``.
+        ``'spawn'``, ``'fork'`` or ``'forkserver'``.  With ``'spawn'``, several processes and MPI installed, the
+        processes are one MPI job (``daemon`` does not apply; see :mod:`._mpi_spawn`).
 
     Returns
     -------
@@ -203,6 +240,20 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
     # The error files live in a directory removed when the parent exits; a child creates its file only on failure.
     error_dir = tempfile.mkdtemp(prefix="vfw-spawn-errors-")
     multiprocessing.util.Finalize(None, shutil.rmtree, args=(error_dir, True), exitpriority=0)
+    job = _mpi_spawn.start(fn, args, nprocs, error_dir) if start_method == "spawn" else None
+    if job is not None:  # one MPI job: the children can form a torch.distributed process group
+        process_context = _MPIJobContext(*job, error_dir)
+    else:
+        process_context = _start_children(context, fn, args, nprocs, daemon, error_dir)
+    if not join:
+        return process_context
+    while not process_context.join():
+        pass
+    return None
+
+
+def _start_children(context, fn, args, nprocs, daemon, error_dir):
+    """A :class:`ProcessContext` of ``nprocs`` processes of ``context`` running ``fn(rank, *args)``."""
     error_files, processes = [], []
     for rank in range(nprocs):
         error_file = os.path.join(error_dir, f"process-{rank}.traceback")
@@ -210,12 +261,7 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
         process.start()
         error_files.append(error_file)
         processes.append(process)
-    process_context = ProcessContext(processes, error_files)
-    if not join:
-        return process_context
-    while not process_context.join():
-        pass
-    return None
+    return ProcessContext(processes, error_files)
 
 
 def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
