@@ -137,7 +137,7 @@ LINALG = {
 
 
 # Positions computed from the sizes (flat gathers and scatters): exported with static shapes only.
-STATIC_ONLY = {"diagonal", "index_put"}
+STATIC_ONLY = {"diagonal"}
 
 def _spec(case, default):
     return case if isinstance(case, tuple) and len(case) == 2 and isinstance(case[1], dict) else (case, default)

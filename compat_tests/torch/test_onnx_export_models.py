@@ -316,3 +316,24 @@ def test_index_inputs_stay_graph_inputs(name):
         "index_select": (lambda t, x, i: x.index_select(1, i), [F("B", 6), I(4, high=6)]),
     }
     check_export(*cases[name])
+
+
+@pytest.mark.parametrize("name", ["setitem_column", "setitem_strided", "index_put_rows"])
+def test_in_place_writes_with_dynamic_axes(name):
+    # the written positions are computed from each run's shape, not the traced example's
+    def column(t, x):
+        y = x.clone()
+        y[:, 0] = 0.0
+        return y
+
+    def strided(t, x):
+        y = x * 1
+        y[:, 0::2] = t.sin(x[:, 0::2])
+        return y
+
+    def rows(t, x, i):
+        return x.index_put((i,), x[i] * 2)
+
+    cases = {"setitem_column": (column, [F("B", 3, 4)]), "setitem_strided": (strided, [F("B", 6)]),
+             "index_put_rows": (rows, [F("B", 3), I(2, high=1)])}
+    check_export(*cases[name])

@@ -323,14 +323,22 @@ def _advanced_key(adv):
     return tuple(parts)
 
 
-def positions(shape, basic, adv):
+def positions(shape, basic, adv, like=None):
     """Flat positions (int64) of the elements a parsed index selects, shaped like the selection: an array, or
-    under a graph trace (when index tensors take part) a tensor computed from them with engine ops, so that
-    graphs recompute it from the index values of each run."""
-    grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=_INT64).reshape(shape)
-    if not (adv and tracing()):
-        return numpy_index(grid, basic, adv)
-    return _engine_advanced(_dispatch.new_tensor(np.ascontiguousarray(numpy_index(grid, basic, []))), adv)
+    under a graph trace a tensor computed with engine ops from the shape of ``like`` (the tensor indexed) and
+    the index tensors, so that graphs recompute it from each run's shape and index values."""
+    if not tracing():
+        return numpy_index(np.arange(int(np.prod(shape, dtype=np.int64)), dtype=_INT64).reshape(shape), basic, adv)
+    selected = _engine_basic(_traced_grid(like), basic)
+    return _engine_advanced(selected, adv) if adv else selected
+
+
+def _traced_grid(t):
+    """The flat positions of ``t``'s elements shaped like ``t``, made by ops on its shape: a trace recomputes
+    them for each run's shape (an exported model with dynamic axes, ``y[:, 0] = 0`` included)."""
+    shape = call("Shape", t)
+    count = call("ReduceProd", shape, keepdims=0)
+    return call(_RESHAPE_OP, call("Range", np.zeros((), _INT64), count, np.ones((), _INT64)), shape)
 
 
 # -- engine path (autograd, tracing) ------------------------------------------------------
@@ -573,11 +581,10 @@ def scatter_positions(self, pos, value, reduction, name):
     value = _dispatch.cast(_dispatch.to_tensor(value), self.array.dtype)
     traced = isinstance(pos, CoreTensor)
     value = _broadcast_into(value, pos.array.shape if traced else pos.shape, name, pos if traced else None)
-    shape = self.array.shape
-    flat = reshape(self, (int(np.prod(shape, dtype=np.int64)),))
+    flat = reshape(self, (-1,))
     column = reshape(pos, (-1, 1)) if traced else pos.reshape(-1, 1)
     new = call("ScatterND", flat, column, reshape(value, (-1,)), reduction=reduction)
-    return reshape(new, shape)
+    return call(_RESHAPE_OP, new, call("Shape", self)) if traced else reshape(new, self.array.shape)
 
 
 def setitem(self, key, value):
@@ -587,7 +594,7 @@ def setitem(self, key, value):
     if is_tracked(self, value):  # computed out of place with engine ops, then assigned
         basic, adv = parse(self.array.shape, key)
         src = _dispatch.snapshot(self)
-        pos = positions(self.array.shape, basic, adv)
+        pos = positions(self.array.shape, basic, adv, like=src)
         _dispatch.assign(self, scatter_positions(src, pos, value, "none", "__setitem__"), "__setitem__")
         return
     v = value.array if isinstance(value, CoreTensor) else value

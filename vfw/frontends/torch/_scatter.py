@@ -504,7 +504,7 @@ def index_put(input, indices, values, accumulate=False):
     if len(indices) > max(input.array.ndim, 1):
         raise IndexError(f"too many indices for tensor of dimension {input.array.ndim} (got {len(indices)})")
     basic, adv = parse(input.array.shape, tuple(indices))
-    pos = positions(input.array.shape, basic, adv)
+    pos = positions(input.array.shape, basic, adv, like=input)
     return scatter_positions(input, pos, values, "add" if accumulate else "none", "index_put_")
 
 
