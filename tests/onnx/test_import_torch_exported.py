@@ -171,3 +171,21 @@ def test_fresh_batch_norm_and_relu6_fine_tune_like_torch():
     for name, p in model.named_parameters():
         np.testing.assert_allclose(params[name].detach().numpy(), p.detach().numpy(), rtol=1e-5, atol=1e-6,
                                    err_msg=name)
+
+
+def test_keras_model_holding_an_onnx_layer_saves_and_loads(tmp_path):
+    import vfw.tensorflow as tf
+
+    model = _warmed_cnn()
+    x, y = _fine_tune_data()
+    layer = oi.to_keras_layer(_torch_file(model, (torch.from_numpy(x[:2]),), do_constant_folding=False))
+    inputs = tf.keras.Input((3, 6, 6))
+    keras_model = tf.keras.Model(inputs, layer(inputs))
+    keras_model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
+                        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    keras_model.fit(x, y, batch_size=6, epochs=2, shuffle=False, verbose=0)  # weights move off the file's
+    keras_model.save(tmp_path / "model.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "model.keras")
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), keras_model.predict(x, verbose=0))
+    with torch.no_grad():  # and not the file's weights any more
+        assert not np.allclose(loaded.predict(x, verbose=0), model(torch.from_numpy(x)).numpy(), atol=1e-4)

@@ -10,6 +10,7 @@ op through the eager executor with the weights' values, so a ``tf.GradientTape``
 it, Keras trains it, and ``vfw.onnx_io.export`` traces a model holding it again.
 """
 
+import base64
 import re
 
 import vfw.tensorflow as tf
@@ -19,6 +20,7 @@ from vfw.core.proto import GraphDef
 from vfw.onnx_io._import import initializer_roles
 
 
+@tf.keras.saving.register_keras_serializable(package="vfw")
 class OnnxLayer(tf.keras.layers.Layer):
     """An ONNX graph as a Keras layer (see :func:`vfw.onnx_io.to_keras_layer`).
 
@@ -35,6 +37,7 @@ class OnnxLayer(tf.keras.layers.Layer):
 
     def __init__(self, graph, input_names, output_names, **kwargs):
         super().__init__(**kwargs)
+        self._source = graph.SerializeToString()  # for get_config: a saved model rebuilds the layer from it
         graph, roles = initializer_roles(graph)
         runnable = GraphDef()
         runnable.CopyFrom(graph)
@@ -57,6 +60,18 @@ class OnnxLayer(tf.keras.layers.Layer):
         # Keras lists the trainable weights first: the names follow that order.
         by_weight = {id(w): t.name for w, t in zip(self._held, graph.initializer)}
         self.initializer_names = [by_weight[id(w)] for w in self.weights]
+
+    def get_config(self):
+        """The layer's config: its graph (serialized, base64) and names; Keras saves the weights' values."""
+        return {**super().get_config(), "graph": base64.b64encode(self._source).decode("ascii"),
+                "input_names": self.input_names, "output_names": self.output_names}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        graph = GraphDef()
+        graph.ParseFromString(base64.b64decode(config.pop("graph")))
+        return cls(graph, **config)
 
     def call(self, inputs):
         """Run the graph on ``inputs`` (a tensor, or a list with one tensor per model input)."""
