@@ -16,3 +16,10 @@ def test_ddp_matches_single_process_large_batch(tmp_path, size, via, shared_memo
     out = tmp_path / "params.npz"
     run_ok(size, "ddp_script.py", out, BATCH, STEPS, via=via, env={"VFW_DISTRIBUTED_SHARED_MEMORY": shared_memory})
     assert_trained_like_reference(out, size, BATCH, STEPS)
+
+
+@pytest.mark.parametrize("shared_memory", ["1", "0"], ids=["shared-window", "mpi-all-reduce"])
+def test_ddp_snapshots_and_buffer_broadcasts(shared_memory):
+    """Deep-copied and unpickled DDP models train on 2 ranks; buffers are broadcast at torch's forwards."""
+    done = run_ok(2, "ddp_copy_script.py", env={"VFW_DISTRIBUTED_SHARED_MEMORY": shared_memory})
+    assert sorted(done.stdout.split("\n")[:-1]) == ["rank 0 ok", "rank 1 ok"]

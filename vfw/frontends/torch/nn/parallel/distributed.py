@@ -10,6 +10,10 @@ When every process runs on one machine, the gradients are averaged through an MP
 least ``SOLO_BYTES`` is averaged in place in its own memory (a bucket of its own, no copies); smaller ones are
 packed into a flat buffer per bucket, divided by the world size as they are packed (so the all-reduce's sum is
 the average), and copied back.
+
+A DDP model can be deep-copied and pickled (EMA or best-model snapshots): the copy is a working DDP on the default
+process group, as in torch; its engine state (buckets, shared-memory window) is rebuilt without collectives, the
+window lazily at its first gradient averaging, which every rank reaches together.
 """
 
 import contextlib
@@ -19,7 +23,7 @@ import numpy as np
 from vfw.core.distributed import SOLO_BYTES, Buckets, SharedAverage, divide_by
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd import _engine
-from vfw.frontends.torch.autograd.grad_mode import no_grad
+from vfw.frontends.torch.autograd.grad_mode import is_grad_enabled, no_grad
 from vfw.frontends.torch.distributed._c10d import resolve_group
 from vfw.frontends.torch.nn.modules.module import Module
 
@@ -32,6 +36,8 @@ _UNUSED_PARAMETERS = (
     "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs participate "
     "in calculating loss. Parameter indices which did not receive grad for rank {rank}: {indices}")
 
+_PENDING = object()  # a copy's SharedAverage before its first gradient averaging creates it
+
 
 class DistributedDataParallel(Module):
     """Data-parallel training of ``module`` over the processes of ``process_group``.
@@ -43,7 +49,8 @@ class DistributedDataParallel(Module):
     device_ids, output_device, dim : accepted
         CPU only: ``None`` or ``[]``/CPU devices.
     broadcast_buffers : bool
-        Give every replica rank 0's buffers (running statistics) before each forward.
+        Give every replica rank 0's buffers (running statistics) before a forward that follows one run with grad
+        enabled outside ``no_sync`` (and before the first), as torch does.
     process_group : ProcessGroup, optional
         The default group when ``None``.
     bucket_cap_mb : float, optional
@@ -75,21 +82,57 @@ class DistributedDataParallel(Module):
         self.gradient_as_bucket_view = gradient_as_bucket_view
         self.static_graph = static_graph
         self.require_backward_grad_sync = True
+        self.require_forward_param_sync = True  # torch's: whether the next forward broadcasts the buffers
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 2 ** 20)
         engine = self.process_group.engine
         self._trained = [p for p in module.parameters() if p.requires_grad]
-        specs = [(p.array.shape, p.array.dtype) for p in self._trained]
-        self._gradient_buckets = Buckets(specs, max(self.bucket_bytes_cap, 1), solo_bytes=SOLO_BYTES)
-        self._shared_average = SharedAverage.create(engine, specs)  # None: across machines, MPI's all-reduce
-        buffers = list(module.buffers())
-        self._buffer_buckets = Buckets([(b.array.shape, b.array.dtype) for b in buffers]) if buffers else None
+        self._build_buckets()
+        self._shared_average = SharedAverage.create(engine, self._specs())  # None: across machines, MPI's all-reduce
         if init_sync and engine.size > 1:
-            states = list(module.parameters()) + buffers
+            states = list(module.parameters()) + list(module.buffers())
             self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states)
         self._reduction_queued = False
         self._comm_hook = None  # (state, hook) from register_comm_hook
+        self._register_gradient_hooks()
+
+    def _specs(self):
+        return [(p.array.shape, p.array.dtype) for p in self._trained]
+
+    def _build_buckets(self):
+        self._gradient_buckets = Buckets(self._specs(), max(self.bucket_bytes_cap, 1), solo_bytes=SOLO_BYTES)
+        buffers = list(self.module.buffers())
+        self._buffer_buckets = Buckets([(b.array.shape, b.array.dtype) for b in buffers]) if buffers else None
+
+    def _register_gradient_hooks(self):
         for p in self._trained:  # after accumulation, as torch's reducer: torch.autograd.grad() reduces nothing
-            p.register_post_accumulate_grad_hook(self._on_gradient)
+            if self._on_gradient not in getattr(p, "_post_accumulate_grad_hooks", ()):  # unpickled with it
+                p.register_post_accumulate_grad_hook(self._on_gradient)
+
+    def __getstate__(self):
+        # The process group, engine buckets, shared-memory window and comm hook stay with this process's original
+        # (torch drops its reducer and process group the same way); ``__setstate__`` rebuilds them.
+        if self.process_group is not resolve_group(None, "DistributedDataParallel"):
+            raise RuntimeError("DDP Pickling/Unpickling are only supported when using DDP with the default process "
+                               "group. That is, when you have called init_process_group and have not passed "
+                               "process_group argument to DDP constructor")
+        state = dict(self.__dict__)
+        for name in ("process_group", "_gradient_buckets", "_buffer_buckets", "_shared_average", "_comm_hook",
+                     "_reduction_queued"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self.process_group = resolve_group(None, "DistributedDataParallel")
+        self.__dict__.setdefault("require_forward_param_sync", True)
+        self.__dict__.setdefault("require_backward_grad_sync", True)
+        self._trained = [p for p in self.module.parameters() if p.requires_grad]
+        self._build_buckets()
+        # Creating the window is collective: a copy made on one rank only must not wait for the others here.
+        self._shared_average = _PENDING
+        self._reduction_queued = False
+        self._comm_hook = None
+        self._register_gradient_hooks()
 
     def _broadcast(self, buckets, tensors):
         with no_grad():
@@ -99,9 +142,14 @@ class DistributedDataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         if self.broadcast_buffers and self._buffer_buckets is not None and self.process_group.size() > 1 \
-                and self.require_backward_grad_sync:
-            self._broadcast(self._buffer_buckets, list(self.module.buffers()))
-        return self.module(*inputs, **kwargs)
+                and self.require_forward_param_sync:
+            with no_grad():  # torch keeps the buffers' version counters: a pending backward may still use them
+                self._buffer_buckets.broadcast(self.process_group.engine, [b.array for b in self.module.buffers()],
+                                               root=0)
+        output = self.module(*inputs, **kwargs)
+        # As torch: the next forward broadcasts the buffers only after one that prepared a synchronized backward.
+        self.require_forward_param_sync = is_grad_enabled() and self.require_backward_grad_sync
+        return output
 
     @contextlib.contextmanager
     def no_sync(self):
@@ -150,6 +198,8 @@ class DistributedDataParallel(Module):
             reduce_with_hook(self._comm_hook[1], self._comm_hook[0], self._gradient_buckets, self._trained, grads,
                              used)
             return
+        if self._shared_average is _PENDING:
+            self._shared_average = SharedAverage.create(engine, self._specs())
         if self._shared_average is not None:
             for p, grad, average, is_used in zip(self._trained, grads, self._shared_average.average(grads), used):
                 if grad is not None:
