@@ -121,7 +121,8 @@ def test_fine_tuning_a_torch_export_as_a_torch_module_matches_torch():
                                    atol=1e-5)
 
 
-def test_fine_tuning_a_torch_export_as_a_keras_layer_matches_torch():
+def _keras_fine_tuned(epochs):
+    """``(torch model, its export as a layer of a Keras model fitted for ``epochs``, that Keras model, x, y)``."""
     import vfw.tensorflow as tf
 
     model = _warmed_cnn()
@@ -131,7 +132,12 @@ def test_fine_tuning_a_torch_export_as_a_keras_layer_matches_torch():
     keras_model = tf.keras.Model(inputs, layer(inputs))
     keras_model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
                         loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    keras_model.fit(x, y, batch_size=6, epochs=3, shuffle=False, verbose=0)
+    keras_model.fit(x, y, batch_size=6, epochs=epochs, shuffle=False, verbose=0)
+    return model, layer, keras_model, x, y
+
+
+def test_fine_tuning_a_torch_export_as_a_keras_layer_matches_torch():
+    model, layer, keras_model, x, y = _keras_fine_tuned(epochs=3)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for _ in range(3):
         opt.zero_grad()
@@ -176,14 +182,7 @@ def test_fresh_batch_norm_and_relu6_fine_tune_like_torch():
 def test_keras_model_holding_an_onnx_layer_saves_and_loads(tmp_path):
     import vfw.tensorflow as tf
 
-    model = _warmed_cnn()
-    x, y = _fine_tune_data()
-    layer = oi.to_keras_layer(_torch_file(model, (torch.from_numpy(x[:2]),), do_constant_folding=False))
-    inputs = tf.keras.Input((3, 6, 6))
-    keras_model = tf.keras.Model(inputs, layer(inputs))
-    keras_model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
-                        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    keras_model.fit(x, y, batch_size=6, epochs=2, shuffle=False, verbose=0)  # weights move off the file's
+    model, _, keras_model, x, _ = _keras_fine_tuned(epochs=2)  # the weights move off the file's
     keras_model.save(tmp_path / "model.keras")
     loaded = tf.keras.models.load_model(tmp_path / "model.keras")
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), keras_model.predict(x, verbose=0))
