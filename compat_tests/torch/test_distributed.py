@@ -160,3 +160,39 @@ def test_backend_errors():
                                            "launcher"):
         vtorch.distributed.init_process_group("gloo", world_size=2)
     assert not vtorch.distributed.is_initialized()
+
+
+def test_new_group_destroy_reduce_scatter_and_version_counters():
+    # a new group is a handle of its own: destroying it leaves the world; collectives count versions as gloo does
+    def run(torch):
+        with initialized(torch) as dist:
+            g = dist.new_group(backend="gloo")
+            t = torch.arange(3.0)
+            dist.all_reduce(t, group=g)
+            state = [g is dist.group.WORLD, dist.get_rank(g), dist.get_world_size(g), dist.get_backend(g),
+                     dist.get_pg_count()]
+            dist.destroy_process_group(g)
+            state += [dist.is_initialized(), dist.get_pg_count(), outcome(lambda: dist.all_reduce(t))]
+            errors = [outcome(lambda: dist.get_rank(g)), outcome(lambda: dist.get_backend(g)),
+                      outcome(lambda: dist.broadcast(t, 0, group=g)), outcome(lambda: dist.destroy_process_group(g)),
+                      outcome(lambda: dist.new_group(backend="bogus"))]
+            errors = [(kind, text.replace(repr(g), "<group>")) for kind, text in errors]
+            counts = []
+            for call, written in [(lambda: dist.all_reduce(t), t), (lambda: dist.broadcast(t, 0), t),
+                                  (lambda: dist.all_reduce(t, op=dist.ReduceOp.AVG), t),
+                                  (lambda: dist.reduce_scatter(t, [t * 2]), t),
+                                  (lambda: dist.reduce_scatter_tensor(t, t * 3), t),
+                                  (lambda: dist.all_gather_into_tensor(t, t + 1), t),
+                                  (lambda: dist.scatter(t, [t + 1]), t)]:
+                before = written._version
+                call()
+                counts.append(written._version - before)
+            x = torch.ones(2, requires_grad=True)
+            y = x.exp()
+            dist.all_reduce(y)
+            y.sum().backward()
+            work = dist.all_reduce(t, async_op=True)
+            return (state, errors, counts, t.tolist(), np.round(x.grad.numpy(), 5).tolist(), outcome(work.source_rank),
+                    outcome(lambda: dist.reduce_scatter(t, [t, t])), outcome(lambda: dist.irecv(t.expand(2, 3), 0)))
+
+    assert run(vtorch) == run(real_torch)

@@ -88,6 +88,162 @@ def check_batched_p2p(rank, size):
         raise AssertionError("P2POp accepted dist.send")
 
 
+def check_reduce_scatter_list(rank, size):
+    # rank r's input_list[i] holds i + r (+ a pattern): rank r gets the reduction over every rank's list[r]
+    pattern = np.arange(6, dtype=np.float32).reshape(2, 3)
+    inputs = [[pattern * (i + s) + i for i in range(size)] for s in range(size)]  # inputs[s]: rank s's list
+    mine = [torch.from_numpy(a.copy()) for a in inputs[rank]]
+    for op, reduce in [(dist.ReduceOp.SUM, np.sum), (dist.ReduceOp.MAX, np.max), (dist.ReduceOp.AVG, np.mean)]:
+        out = torch.zeros(2, 3)
+        dist.reduce_scatter(out, mine, op=op)
+        close(out, reduce([inputs[s][rank] for s in range(size)], axis=0))
+    out = torch.zeros(2)  # the probe's case: torch gives [sum_s (r + s)] * 2
+    work = dist.reduce_scatter(out, [torch.ones(2) * (i + rank) for i in range(size)], async_op=True)
+    assert work.wait()
+    close(out, [size * rank + size * (size - 1) / 2] * 2)
+    ints = torch.zeros(2, dtype=torch.int64)
+    dist.reduce_scatter(ints, [torch.full((2,), i + rank + 1) for i in range(size)], op=dist.ReduceOp.PRODUCT)
+    assert ints.tolist() == [int(np.prod([rank + s + 1 for s in range(size)]))] * 2
+    scalar = torch.zeros(())
+    dist.reduce_scatter(scalar, [torch.tensor(float(i * rank)) for i in range(size)])
+    close(scalar, rank * sum(range(size)))
+    for bad, kind, message in [([torch.ones(2)], RuntimeError, "invalid input tensor list size, must be world size"),
+                               ([torch.ones(2, dtype=torch.float64)] * size, ValueError,
+                                "Invalid usage of tensors with different dtypes")]:
+        try:
+            dist.reduce_scatter(torch.zeros(2), bad)
+        except kind as e:
+            assert message in str(e), e
+        else:
+            raise AssertionError(f"reduce_scatter accepted {bad}")
+
+
+def check_nonblocking_p2p(rank, size):
+    nxt, prev = (rank + 1) % size, (rank - 1) % size
+    # irecv, then a blocking send around the ring, then wait: every send finds its receive posted
+    buf = torch.zeros(3)
+    work = dist.irecv(buf, prev)
+    dist.send(torch.full((3,), float(rank)), nxt)
+    assert work.wait() and work.is_completed() and work.source_rank() == prev
+    close(buf, [prev] * 3)
+    assert buf._version == 0  # gloo receives beneath autograd
+    # isend of a message past MPI's eager limit, then a blocking recv: the send does not wait for its receiver
+    big = 1 << 18
+    work = dist.isend(torch.full((big,), float(rank)), nxt)
+    got = torch.zeros(big)
+    assert dist.recv(got, prev) == prev
+    assert work.wait()
+    close(got[[0, -1]], [prev, prev])
+    for call, kind, message in [(work.source_rank, RuntimeError, "sourceRank() may only be called on work objects "
+                                 "that correspond to a recv"), (work.result, RuntimeError, "result() not implemented"),
+                                (work.get_future, RuntimeError, "Work::getFuture not implemented")]:
+        try:
+            call()
+        except kind as e:
+            assert message in str(e), e
+        else:
+            raise AssertionError(f"{call.__name__} on an isend's work returned")
+    # from any rank: source_rank names the sender
+    buf = torch.zeros(2, dtype=torch.int64)
+    work = dist.irecv(buf)
+    dist.send(torch.tensor([rank, 7 * rank]), nxt)
+    work.wait()
+    assert work.source_rank() == prev and buf.tolist() == [prev, 7 * prev]
+    # in flight until the peer sends (after the barrier); a bounded wait gives up with gloo's error first
+    buf = torch.zeros(4)
+    work = dist.irecv(buf, prev, tag=5)
+    assert not work.is_completed()
+    try:
+        work.wait(timeout=datetime.timedelta(seconds=0.2))
+    except RuntimeError as e:
+        assert str(e).endswith("Timed out waiting 200ms for recv operation to complete"), e
+    else:
+        raise AssertionError("irecv.wait(timeout) returned before anything was sent")
+    dist.barrier()
+    dist.send(torch.arange(4.0) + rank, nxt, tag=5)
+    assert work.wait()
+    close(buf, np.arange(4.0) + prev)
+    # a batch of one irecv does not block: each rank sends only after posting it
+    buf = torch.zeros(2)
+    works = dist.batch_isend_irecv([dist.P2POp(dist.irecv, buf, prev)])
+    dist.send(torch.full((2,), 10.0 + rank), nxt)
+    for work in works:
+        work.wait()
+    close(buf, [10 + prev] * 2)
+    try:
+        dist.irecv(torch.zeros(3, 2).t(), prev)
+    except RuntimeError as e:
+        assert str(e) == "input tensor has to be contiguous"
+    else:
+        raise AssertionError("irecv accepted a non-contiguous tensor")
+
+
+def check_new_group(rank, size):
+    count = dist.get_pg_count()
+    group = dist.new_group(backend="gloo")
+    assert group is not dist.group.WORLD and dist.get_pg_count() == count + 1
+    assert (dist.get_rank(group), dist.get_world_size(group), dist.get_backend(group)) == (rank, size, "gloo")
+    t = torch.full((2,), float(rank))
+    dist.all_reduce(t, group=group)
+    close(t, [sum(range(size))] * 2)
+    dist.destroy_process_group(group)
+    assert dist.is_initialized() and dist.get_pg_count() == count + 1  # torch counts created groups
+    t = torch.ones(2)
+    dist.all_reduce(t)  # the world lives on
+    close(t, [size] * 2)
+    dist.all_reduce(t, group=group)  # as in torch: a collective that names no rank still runs
+    close(t, [size * size] * 2)
+    for call, message in [(lambda: dist.get_rank(group), "is not registered, please create group with "
+                           "torch.distributed.new_group API"),
+                          (lambda: dist.broadcast(t, 0, group=group), "is not initialized in the world group map"),
+                          (lambda: dist.get_backend(group), "is not initialized in the world group map"),
+                          (lambda: dist.destroy_process_group(group), "Invalid process group specified")]:
+        try:
+            call()
+        except ValueError as e:
+            assert message in str(e), e
+        else:
+            raise AssertionError("a destroyed group was used")
+    try:
+        dist.new_group(backend="bogus")
+    except AssertionError as e:
+        assert str(e) == "Unknown backend type bogus"
+    else:
+        raise AssertionError("new_group accepted backend 'bogus'")
+    assert dist.get_backend(dist.new_group()) == "gloo"
+
+
+def check_versions(rank, size):
+    # torch's gloo collectives write beneath autograd: the version counter counts only the copy_/div_ it makes
+    def counted(call, tensor):
+        before = tensor._version
+        call()
+        return tensor._version - before
+
+    t = torch.ones(2)
+    assert [counted(lambda: dist.all_reduce(t), t), counted(lambda: dist.broadcast(t, 0), t),
+            counted(lambda: dist.reduce(t, 0), t), counted(lambda: dist.all_reduce(t, op=dist.ReduceOp.AVG), t),
+            counted(lambda: dist.scatter(t, [t] * size if rank == 0 else None, src=0), t)] == [0, 0, 0, 1, 0]
+    outs = [torch.zeros(2) for _ in range(size)]
+    assert counted(lambda: dist.all_gather(outs, t), outs[0]) == 1
+    flat = torch.zeros(2 * size)
+    assert counted(lambda: dist.all_gather_into_tensor(flat, t), flat) == size
+    assert counted(lambda: dist.all_to_all_single(flat, torch.ones(2 * size)), flat) == 0
+    assert counted(lambda: dist.reduce_scatter_tensor(t, torch.ones(2 * size)), t) == 1
+    assert counted(lambda: dist.reduce_scatter(t, [torch.ones(2)] * size), t) == 1
+    assert counted(lambda: dist.reduce_scatter(t, [torch.ones(2)] * size, op=dist.ReduceOp.AVG), t) == 2
+    assert counted(lambda: dist.all_to_all(outs, [t] * size), outs[0]) == 1
+    buf = torch.zeros(2)
+    ops = [dist.P2POp(dist.isend, t, (rank + 1) % size), dist.P2POp(dist.irecv, buf, (rank - 1) % size)]
+    assert counted(lambda: [w.wait() for w in dist.batch_isend_irecv(ops)], buf) == 0
+    # so a collective on a value autograd saved does not break backward: torch's grad uses the reduced value
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp()
+    dist.all_reduce(y)
+    y.sum().backward()
+    close(x.grad, [size * np.e] * 2)
+
+
 def check_misc(rank, size):
     dist.monitored_barrier(timeout=datetime.timedelta(seconds=30))
     if rank == 0:  # the other ranks are late: rank 0's monitored barrier gives up instead of hanging
@@ -204,8 +360,9 @@ def _identity(bucket):
 def main():
     dist.init_process_group("gloo")
     rank, size = dist.get_rank(), dist.get_world_size()
-    for check in (check_rooted, check_object_p2p, check_all_to_all, check_batched_p2p, check_misc, check_stores,
-                  check_comm_hooks, check_device_mesh):
+    for check in (check_rooted, check_object_p2p, check_all_to_all, check_batched_p2p, check_reduce_scatter_list,
+                  check_nonblocking_p2p, check_new_group, check_versions, check_misc, check_stores, check_comm_hooks,
+                  check_device_mesh):
         check(rank, size)
     print(f"rank {rank} ok")
     dist.destroy_process_group()

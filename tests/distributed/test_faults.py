@@ -23,6 +23,14 @@ def test_peer_exit_times_out_the_waiting_rank():
     assert "passed the all-reduce" not in done.stdout
 
 
+def test_irecv_wait_for_a_message_never_sent_times_out():
+    # irecv is non-blocking, and waiting for it is watched by the same timeout as a collective
+    done = launch(2, "fault_script.py", "irecv", collective_timeout=3)
+    assert done.returncode != 0
+    assert "rank 0/2: irecv from rank 1 of (4,) float32 did not complete within 3 s" in done.stderr
+    assert "received" not in done.stdout
+
+
 def test_missing_mpi4py_says_what_to_install(monkeypatch):
     from vfw.core.distributed import mpi
 

@@ -3,7 +3,8 @@
 Every collective is blocking (MPI's own algorithms; shared memory between processes of one machine, TCP
 between machines).  A collective that does not finish within the group's ``timeout`` means a peer died,
 hangs, or called a different collective: the watchdog thread prints which collective on which rank timed
-out and aborts the MPI job, so every process exits instead of waiting forever.
+out and aborts the MPI job, so every process exits instead of waiting forever.  Point-to-point ``isend`` and
+``irecv`` return a :class:`Transfer` in flight, whose ``wait`` the watchdog guards the same way.
 """
 
 import threading
@@ -339,6 +340,27 @@ class ProcessGroup:
             np.copyto(array, buffer)
         return status.Get_source()
 
+    def isend(self, array, dst, tag=0):
+        """Start sending ``array`` to process ``dst``; the :class:`Transfer` in flight (the bytes sent are
+        ``array``'s at the call, or at some moment before the transfer completes: do not write it meanwhile)."""
+        self._check_live("isend")
+        self._check_rank(dst, "isend", "dst")
+        buffer = np.ascontiguousarray(array)
+        return Transfer(self, self.comm.Isend(_bytes(buffer), dst, tag), f"isend to rank {dst} of {array.shape} "
+                        f"{array.dtype}", buffer)
+
+    def irecv(self, array, src=None, tag=None):
+        """Start receiving into ``array`` from process ``src`` (any process when ``None``); the :class:`Transfer`
+        in flight (``array`` holds the message once it completes)."""
+        self._check_live("irecv")
+        if src is not None:
+            self._check_rank(src, "irecv", "src")
+        buffer = array if array.flags.c_contiguous else np.empty_like(array, order="C")
+        request = self.comm.Irecv(_bytes(buffer), self.MPI.ANY_SOURCE if src is None else src,
+                                  self.MPI.ANY_TAG if tag is None else tag)
+        return Transfer(self, request, f"irecv from rank {src} of {array.shape} {array.dtype}", buffer,
+                        None if buffer is array else array)
+
     def shared_window(self, nbytes):
         """A slot of ``nbytes`` bytes for every process in one MPI shared-memory window, when every process of the
         group runs on this machine.
@@ -423,6 +445,54 @@ class ProcessGroup:
         if work.dtype == array.dtype:
             return work
         return work.astype(bool) if array.dtype.kind == "b" else work.astype(array.dtype)
+
+
+class Transfer:
+    """A non-blocking send or receive in flight (from :meth:`ProcessGroup.isend` / :meth:`ProcessGroup.irecv`).
+
+    It holds the send's buffer until the message is handed over (MPI reads it meanwhile), and a receive's
+    contiguous buffer, copied into the (non-contiguous) destination array when the receive completes.
+    """
+
+    def __init__(self, group, request, description, buffer, target=None):
+        self._group = group
+        self._request = request
+        self._description = description
+        self._buffer = buffer
+        self._target = target
+        self._status = group.MPI.Status()
+        self.done = False
+        self.source = None  # a receive's sender, once it completed
+
+    def test(self):
+        """Whether the transfer has completed (never blocks)."""
+        if not self.done and self._request.Test(self._status):
+            self._finish()
+        return self.done
+
+    def wait(self, seconds=None):
+        """Block until the transfer completes: True.  Without ``seconds`` the group's watchdog aborts the job
+        when it takes longer than the group's timeout (a peer that died or never sends); with ``seconds``, give
+        up after that long instead: whether it completed (it stays in flight)."""
+        if self.done:
+            return True
+        if seconds is None:
+            self._group._guarded(self._description, self._request.Wait, self._status)
+            self._finish()
+            return True
+        deadline = time.monotonic() + seconds
+        while not self.test():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.0005)
+        return True
+
+    def _finish(self):
+        self.done = True
+        self.source = self._status.Get_source()
+        if self._target is not None:
+            np.copyto(self._target, self._buffer)
+        self._buffer = self._target = None  # MPI is done with them
 
 
 def _bytes(array):

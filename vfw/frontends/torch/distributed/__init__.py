@@ -9,10 +9,13 @@ script.py`` (torchrun's variables are set) or ``mpirun -n N python script.py``; 
 
 import datetime
 
+import numpy as np
+
 from vfw.core import distributed as _engine
 from vfw.core.distributed import DistributedError
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd.grad_mode import no_grad
+from vfw.frontends.torch.distributed import _c10d
 from vfw.frontends.torch.distributed._c10d import (
     Backend,
     GroupMember,
@@ -101,29 +104,51 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 
 def destroy_process_group(group=None):
-    """Leave the default process group (``group``: it or ``None``; other groups are the world group here)."""
+    """Destroy ``group``: the default group (``None``) and every group with it, or one made by :func:`new_group`
+    (the world lives on)."""
     pg = default_group()
     if pg is None:
         raise ValueError("Default process group has not been initialized, please make sure to call "
                          "init_process_group.")
     if group is None or group is pg:
         pg.engine.destroy()
+        _c10d.unregister(pg)
         GroupMember.WORLD = None
+        return
+    if not isinstance(group, ProcessGroup) or not group.is_registered():
+        raise ValueError("Invalid process group specified")
+    _c10d.unregister(group)  # it shares the world's engine group, which stays
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
               group_desc=None, device_id=None):
-    """A group of ``ranks``: only the whole world is supported (``None`` or every rank)."""
-    pg = resolve_group(None, "new_group")
-    if ranks is not None and sorted(ranks) != list(range(pg.size())):
-        raise ValueError(f"new_group: vfw supports only the group of all ranks (0..{pg.size() - 1}), got ranks "
+    """A new group of ``ranks``: only the whole world is supported (``None`` or every rank).
+
+    The group is a handle of its own (destroying it leaves the world intact) whose collectives run on the world's
+    communicator; ``backend`` defaults to the world's.
+    """
+    world = resolve_group(None, "new_group")
+    if ranks is not None and sorted(ranks) != list(range(world.size())):
+        raise ValueError(f"new_group: vfw supports only the group of all ranks (0..{world.size() - 1}), got ranks "
                          f"{list(ranks)}")
-    return pg
+    if backend:
+        try:
+            backend = Backend(backend)
+        except (ValueError, RuntimeError) as e:
+            _c10d._registry["created"] += 1  # torch counted the group before its backend failed
+            if isinstance(e, RuntimeError):
+                raise
+            # torch's Backend takes any name (a third-party backend's); new_group then asserts
+            raise AssertionError(f"Unknown backend type {str(backend).lower()}") from None
+    return ProcessGroup(world.engine, backend or world.backend, parent=world)
 
 
 def get_rank(group=None):
     """This process's rank in ``group`` (the default group when ``None``)."""
-    return resolve_group(group, "get_rank").rank()
+    pg = resolve_group(group, "get_rank")
+    if not pg.is_registered():
+        raise ValueError(f"Group {pg} is not registered, please create group with torch.distributed.new_group API")
+    return pg.rank()
 
 
 def get_world_size(group=None):
@@ -133,27 +158,58 @@ def get_world_size(group=None):
 
 def get_backend(group=None):
     """The backend name the group was created with (``"gloo"`` or ``"mpi"``)."""
-    return resolve_group(group, "get_backend").backend
+    pg = resolve_group(group, "get_backend")
+    pg.check_registered()
+    return pg.backend
 
 
 # -- collectives on tensors -------------------------------------------------------------------------------------
-def _write(tensor, array):
-    """Put ``array`` into ``tensor``'s memory in place (as torch's collectives do: no autograd history)."""
-    with no_grad():
-        _dispatch.assign(tensor, _dispatch.wrap(array), "torch.distributed")
+def _write(tensor, array, versions=1):
+    """Put ``array`` into ``tensor``'s memory in place (as torch's collectives do: no autograd history).
+
+    ``versions``: how many in-place writes ``tensor``'s version counter counts, as many as the ``copy_`` calls
+    torch's gloo backend makes into it (often none: then a tensor autograd saved stays usable, as in torch).
+    """
+    _put(tensor, _dispatch.wrap(array), versions, "torch.distributed")
 
 
-def _in_place(tensor, name, eager, traced):
+def _put(tensor, value, versions, name):
+    """Write tensor ``value`` into ``tensor``'s memory, counting ``versions`` writes on its version counter."""
+    if versions:
+        with no_grad():
+            _dispatch.assign(tensor, value, name)
+        _count_versions(tensor, versions - 1)
+        return
+    # c10d writes through its backend, beneath autograd: no version, no history change; a trace is still told
+    _dispatch.check_writeable(tensor, name)
+    trace = _dispatch.current_trace() if _dispatch._tracing else None
+    if trace is not None:
+        trace.record_write(tensor, value)
+    np.copyto(tensor.array, value.array, casting="unsafe")
+    if trace is not None:
+        trace.confirm_write(tensor)
+
+
+def _count_versions(tensor, versions):
+    for _ in range(versions):
+        _dispatch.count_version(tensor)
+
+
+def _in_place(tensor, name, eager, traced, versions=0):
     """Run a collective that overwrites ``tensor``: ``eager(array)`` writes into the array directly; in a
-    trace, ``traced(tensor)`` returns the engine op's result, written back so the graph replays it."""
+    trace, ``traced(tensor)`` returns the engine op's result, written back so the graph replays it.
+    ``versions``: the writes torch counts on the tensor's version counter (see :func:`_write`)."""
     _check_tensor(tensor, name, "tensor")
     if _dispatch._tracing:
         with no_grad():
-            _dispatch.assign(tensor, traced(tensor), name)
+            result = traced(tensor)
+        _put(tensor, result, versions, name)
     else:
         _dispatch.check_writeable(tensor, name)
         eager(tensor.array)
-        _dispatch.bump_version(tensor)
+        if versions:
+            _dispatch.bump_version(tensor)
+            _count_versions(tensor, versions - 1)
 
 
 def _check_tensor(tensor, name, argument):
@@ -167,8 +223,10 @@ def _check_tensor(tensor, name, argument):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` over all processes, in place; every process gets the result."""
     pg, reduction = resolve_group(group, "all_reduce"), ReduceOp.engine_name(op)
+    # gloo reduces in the tensor's memory (no version counted), then averages with an in-place division
     _in_place(tensor, "all_reduce", lambda a: pg.engine.all_reduce(a, reduction, out=a),
-              lambda t: _dispatch.call("AllReduce", t, reduction=reduction, group=pg.engine.group_id))
+              lambda t: _dispatch.call("AllReduce", t, reduction=reduction, group=pg.engine.group_id),
+              versions=int(reduction == "avg"))
     return Work([tensor]) if async_op else None
 
 
@@ -202,7 +260,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         raise ValueError(f"all_gather: tensor_list must hold world_size={pg.size()} tensors, got {len(tensor_list)}")
     stacked = _gathered(pg, tensor, "all_gather")
     for out, part in zip(tensor_list, stacked):
-        _write(out, part)
+        _write(out, part)  # one copy_ into each output, as gloo
     return Work(tensor_list) if async_op else None
 
 
@@ -213,7 +271,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if stacked.size != output_tensor.array.size:
         raise RuntimeError(f"all_gather_into_tensor: output tensor of shape {list(output_tensor.array.shape)} "
                            f"cannot hold {pg.size()} tensors of shape {list(input_tensor.array.shape)}")
-    _write(output_tensor, stacked.reshape(output_tensor.array.shape))
+    # gloo copies each rank's part into its chunk of the output: one version per rank
+    _write(output_tensor, stacked.reshape(output_tensor.array.shape), versions=pg.size())
     return Work([output_tensor]) if async_op else None
 
 
@@ -234,15 +293,36 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
-    """The ``rank``-th of the element-wise reductions of every process's ``input_list``, into ``output``."""
-    pg = resolve_group(group, "reduce_scatter")
-    if len(input_list) != pg.size():
-        raise ValueError(f"reduce_scatter: input_list must hold world_size={pg.size()} tensors, got "
-                         f"{len(input_list)}")
-    from vfw.frontends.torch._joining import cat
+    """The ``rank``-th of the element-wise reductions of every process's ``input_list``, into ``output``.
 
-    return reduce_scatter_tensor(output, cat([t.reshape(-1) for t in input_list]).reshape(
-        (pg.size(),) + tuple(output.array.shape)), op, group, async_op)
+    ``input_list`` holds world_size tensors of ``output``'s shape and dtype.
+    """
+    _check_tensor(output, "reduce_scatter", "output")
+    from vfw.frontends.torch._tensor import Tensor
+
+    if not isinstance(input_list, list) or not all(isinstance(t, Tensor) for t in input_list):
+        raise TypeError("Invalid function argument. Expected parameter `input_list` of type List[torch.Tensor]\n"
+                        f"             but got {type(input_list)} instead.")
+    for t in input_list:
+        if t.array.dtype != output.array.dtype:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {output.dtype} and  {t.dtype}")
+    pg, reduction = resolve_group(group, "reduce_scatter"), ReduceOp.engine_name(op)
+    if len(input_list) != pg.size():
+        raise RuntimeError("invalid input tensor list size, must be world size")
+    for t in input_list:
+        if t.array.shape != output.array.shape:
+            raise RuntimeError(f"reduce_scatter: every tensor of input_list must have the output's shape "
+                               f"{list(output.array.shape)}, got {list(t.array.shape)}")
+    if _dispatch._tracing:
+        from vfw.frontends.torch._joining import stack
+
+        part = _dispatch.call("ReduceScatter", stack(input_list), reduction=reduction,
+                              group=pg.engine.group_id).array
+    else:  # rows of the stacked lists: rank r's row is the reduction of everyone's input_list[r]
+        part = pg.engine.reduce_scatter(np.stack([t.array for t in input_list]), reduction)
+    # gloo copies the reduction into the output, then averages it there
+    _write(output, part.reshape(output.array.shape), versions=1 + (reduction == "avg"))
+    return Work([output]) if async_op else None
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -251,40 +331,68 @@ def barrier(group=None, async_op=False, device_ids=None):
     return Work([]) if async_op else None
 
 
-def send(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Send ``tensor`` to rank ``dst`` (blocking)."""
-    pg = resolve_group(group, "send")
-    dst = pg.check_rank(dst if dst is not None else group_dst, "send", "dst")
+def _peer(pg, rank, group_rank, name, argument):
+    """The peer's rank from ``rank`` or ``group_rank`` (the same here), with torch's errors for neither or both."""
+    if rank is not None and group_rank is not None:
+        raise ValueError("Can't specify both group_rank and global_rank")
+    return pg.check_rank(rank if rank is not None else group_rank, name, argument)
+
+
+def _destination(tensor, dst, group, group_dst, name):
+    pg = resolve_group(group, name)
+    dst = _peer(pg, dst, group_dst, name, "dst")
     if dst == pg.rank():
         raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
                          "current process.")
-    _check_tensor(tensor, "send", "tensor")
+    _check_contiguous(tensor, name)
+    return pg, dst
+
+
+def _source(tensor, src, group, group_src, name):
+    pg = resolve_group(group, name)
+    if src is not None or group_src is not None:
+        src = _peer(pg, src, group_src, name, "src")
+    _check_contiguous(tensor, name)
+    _dispatch.check_writeable(tensor, name)
+    return pg, src
+
+
+def _check_contiguous(tensor, name):
+    _check_tensor(tensor, name, "tensor")
+    if not tensor.is_contiguous():  # gloo's point-to-point transfers need it (its collectives do not)
+        raise RuntimeError("input tensor has to be contiguous")
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Send ``tensor`` to rank ``dst`` (blocking)."""
+    pg, dst = _destination(tensor, dst, group, group_dst, "send")
     pg.engine.send(tensor.array, dst, tag)
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Receive into ``tensor`` from rank ``src`` (any rank when ``None``); returns the sender's rank."""
-    pg = resolve_group(group, "recv")
-    src = src if src is not None else group_src
-    if src is not None:
-        pg.check_rank(src, "recv", "src")
-    _check_tensor(tensor, "recv", "tensor")
-    _dispatch.check_writeable(tensor, "recv")
-    sender = pg.engine.recv(tensor.array, src, tag)
-    _dispatch.bump_version(tensor)
-    return sender
+    """Receive into ``tensor`` from rank ``src`` (any rank when ``None``); returns the sender's rank.
+
+    Like gloo, it writes beneath autograd: ``tensor``'s version counter does not change.
+    """
+    pg, src = _source(tensor, src, group, group_src, "recv")
+    return pg.engine.recv(tensor.array, src, tag)
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """:func:`send`, returning a completed :class:`Work` (MPI's eager protocol hands small messages over at once)."""
-    send(tensor, dst, group, tag, group_dst)
-    return Work([tensor])
+    """Start sending ``tensor`` to rank ``dst``; returns the :class:`Work` in flight (``wait()`` for it, and leave
+    ``tensor`` unchanged until then).
+
+    The send does not wait for the receiver, so a process may ``isend`` and then ``recv`` from the same peer.
+    """
+    pg, dst = _destination(tensor, dst, group, group_dst, "isend")
+    return Work([tensor], pg.engine.isend(tensor.array, dst, tag))
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    """:func:`recv`, returning a completed :class:`Work`."""
-    recv(tensor, src, group, tag, group_src)
-    return Work([tensor])
+    """Start receiving into ``tensor`` from rank ``src`` (any rank when ``None``); returns the :class:`Work` in
+    flight: ``tensor`` holds the message once ``wait()`` returns (``source_rank()`` then names the sender)."""
+    pg, src = _source(tensor, src, group, group_src, "irecv")
+    return Work([tensor], pg.engine.irecv(tensor.array, src, tag), receive=True)
 
 
 def all_gather_object(object_list, obj, group=None):
@@ -322,3 +430,4 @@ from vfw.frontends.torch.distributed._store import *  # noqa: E402,F401,F403
 from vfw.frontends.torch.distributed.device_mesh import DeviceMesh, init_device_mesh  # noqa: E402,F401
 
 __all__ += _collectives_more.__all__ + _grad_bucket.__all__ + _groups.__all__ + _store.__all__ + device_mesh.__all__
+from vfw.frontends.torch.distributed import constants, distributed_c10d  # noqa: E402,F401  (torch's submodules)

@@ -72,23 +72,47 @@ class ReduceOp:
 
 
 class Work:
-    """The handle an ``async_op=True`` collective returns; vfw's collectives have finished by then."""
+    """The handle an ``async_op=True`` collective, ``isend`` or ``irecv`` returns.
 
-    def __init__(self, tensors):
+    vfw's collectives have finished by the time they return; a point-to-point ``isend``/``irecv`` is in flight
+    (an engine :class:`~vfw.core.distributed.group.Transfer`) until ``wait()`` or ``is_completed()`` sees it done.
+    """
+
+    def __init__(self, tensors, transfer=None, receive=False):
         self._tensors = list(tensors)
+        self._transfer = transfer
+        self._receive = receive
 
     def wait(self, timeout=None):
-        """Block until the collective is done (it is): True."""
+        """Block until the operation is done: True.  ``timeout`` (a timedelta) bounds the wait for a send or
+        receive in flight: a RuntimeError when it has not completed by then (as gloo's)."""
+        if self._transfer is None:
+            return True
+        if timeout is None:
+            return self._transfer.wait()
+        seconds = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+        if not self._transfer.wait(seconds):
+            raise RuntimeError(f"Timed out waiting {int(seconds * 1000)}ms for "
+                               f"{'recv' if self._receive else 'send'} operation to complete")
         return True
 
     def is_completed(self):
-        return True
+        return True if self._transfer is None else self._transfer.test()
 
     def is_success(self):
         return True
 
+    def source_rank(self):
+        """The rank a receive's message came from (-1 until ``wait()`` has seen it arrive, as gloo's)."""
+        if not self._receive:
+            raise RuntimeError("sourceRank() may only be called on work objects that correspond to a recv or "
+                               "recv-from-any call.")
+        return self._transfer.source if self._transfer.done else -1
+
     def result(self):
         """The tensors the collective wrote."""
+        if self._transfer is not None:  # torch's point-to-point work has no result
+            raise RuntimeError("result() not implemented.")
         return list(self._tensors)
 
     def exception(self):
@@ -96,6 +120,8 @@ class Work:
 
     def get_future(self):
         """A completed ``torch.futures.Future`` whose value is the list of tensors the collective wrote."""
+        if self._transfer is not None:
+            raise RuntimeError("Work::getFuture not implemented.")
         from vfw.frontends.torch.futures import Future
 
         future = Future()
@@ -103,12 +129,22 @@ class Work:
         return future
 
 
-class ProcessGroup:
-    """A process group handle: the engine's :class:`~vfw.core.distributed.ProcessGroup` and the backend name."""
+_registry = {"live": [], "created": 0}  # the live groups (the world first), and torch's group count
 
-    def __init__(self, engine, backend):
+
+class ProcessGroup:
+    """A process group handle: the engine's :class:`~vfw.core.distributed.ProcessGroup` and the backend name.
+
+    ``new_group`` handles (of every rank) share the world's engine group, so their collectives run on the world
+    communicator; destroying one unregisters the handle and leaves the world intact.
+    """
+
+    def __init__(self, engine, backend, parent=None):
         self.engine = engine
         self.backend = backend
+        self._parent = parent  # the world handle a new_group handle was made from (None: the world itself)
+        _registry["live"].append(self)
+        _registry["created"] += 1
 
     def rank(self):
         return self.engine.rank
@@ -122,14 +158,39 @@ class ProcessGroup:
     def __repr__(self):
         return f"<vfw ProcessGroup rank={self.engine.rank} size={self.engine.size} backend={self.backend}>"
 
+    def is_registered(self):
+        """Whether the group is alive (not destroyed by ``destroy_process_group``)."""
+        return any(g is self for g in _registry["live"])
+
+    def check_registered(self):
+        """torch's ValueError for a destroyed group, where an operation translates ranks (or asks its backend)."""
+        if not self.is_registered():
+            raise ValueError(f"Process group {self} is not initialized in the world group map. Please initialize "
+                             "the group first.")
+
     def check_rank(self, rank, name, argument):
         """``rank`` if it is one of the group's, else a RuntimeError naming the function and argument (torch's)."""
+        self.check_registered()
         if rank is None:
-            raise ValueError(f"{name}: {argument} must be given")
+            raise ValueError("Must specify global_rank or group_rank")
         if not 0 <= int(rank) < self.engine.size:
             raise RuntimeError(f"{name}: invalid {argument} rank: {rank} (the group has ranks "
                                f"0..{self.engine.size - 1})")
         return int(rank)
+
+
+def unregister(pg):
+    """Forget ``pg`` (destroyed); the world takes every group with it, and resets the group count (as torch)."""
+    if pg._parent is None:
+        _registry["live"].clear()
+        _registry["created"] = 0
+    else:
+        _registry["live"][:] = [g for g in _registry["live"] if g is not pg]
+
+
+def pg_count():
+    """How many process groups were created since the world was (torch's ``get_pg_count``)."""
+    return _registry["created"]
 
 
 class GroupMember:
@@ -163,4 +224,9 @@ def resolve_group(pg, name):
         return GroupMember.WORLD
     if not isinstance(pg, ProcessGroup):
         raise TypeError(f"{name}: group must be a ProcessGroup, got {type(pg).__name__}")
+    if pg._parent is not None and pg._parent is not GroupMember.WORLD:  # its world was destroyed
+        if GroupMember.WORLD is None:
+            raise ValueError("Default process group has not been initialized, please make sure to call "
+                             "init_process_group.")
+        pg.check_registered()
     return pg

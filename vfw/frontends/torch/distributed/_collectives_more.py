@@ -110,7 +110,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     received = pg.engine.scatter(stacked, np.empty_like(tensor.array), root)
-    _write(tensor, received)
+    _write(tensor, received, versions=0)  # gloo receives into the tensor's memory: no version counted
     return Work([tensor]) if async_op else None
 
 
@@ -223,7 +223,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     recv_counts = _split_counts(output, output_split_sizes, pg, "all_to_all_single", "output")
     received = pg.engine.all_to_all(input.array.reshape(-1), send_counts, np.empty(sum(recv_counts),
                                     output.array.dtype), recv_counts)
-    _write(output, received.reshape(output.array.shape))
+    _write(output, received.reshape(output.array.shape), versions=0)  # gloo writes it in place, uncounted
     return Work([output]) if async_op else None
 
 
@@ -247,7 +247,8 @@ class P2POp:
 
 
 def batch_isend_irecv(p2p_op_list):
-    """Post every send and receive of ``p2p_op_list`` at once (no ordering deadlock); their :class:`Work` handles."""
+    """Start every send and receive of ``p2p_op_list`` (no ordering deadlock); their :class:`Work` handles, in
+    flight until waited for."""
     if not isinstance(p2p_op_list, list) or not all(isinstance(op, P2POp) for op in p2p_op_list):
         raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type ``torch.distributed.P2POp``.")
     if not p2p_op_list:
@@ -255,17 +256,12 @@ def batch_isend_irecv(p2p_op_list):
     if not all(op.group is p2p_op_list[0].group for op in p2p_op_list):
         raise ValueError("All ops need to use the same group.")
     pg = resolve_group(p2p_op_list[0].group, "batch_isend_irecv")
-    transfers = []
     for op in p2p_op_list:
-        peer = pg.check_rank(op.peer, "batch_isend_irecv", "peer")
+        pg.check_rank(op.peer, "batch_isend_irecv", "peer")
         if op.op is irecv:
             _dispatch.check_writeable(op.tensor, "batch_isend_irecv")
-        transfers.append((op.op is isend, op.tensor.array, peer, op.tag))
-    pg.engine.exchange(transfers)
-    for op in p2p_op_list:
-        if op.op is irecv:
-            _dispatch.bump_version(op.tensor)
-    return [Work([op.tensor]) for op in p2p_op_list]
+    # each is posted at once (MPI Isend/Irecv), so any order of the ops on any rank completes
+    return [op.op(op.tensor, op.peer, op.group, op.tag) for op in p2p_op_list]
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
@@ -293,6 +289,7 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     _check_list(tensors, "all_reduce_coalesced", "tensors")
     for t in tensors:
         all_reduce(t, op, group)
+        _dispatch.count_version(t)  # gloo reduces a flattened copy, then copies it back into each tensor
     return Work(tensors) if async_op else None
 
 

@@ -1,14 +1,14 @@
 """torch.distributed's group and environment utilities, debug levels and exception classes.
 
-Every process group here is the world group (``new_group`` accepts only all ranks), so a group rank is the
-global rank; subgroups of fewer ranks raise a ValueError saying so.
+Every process group here has every rank (``new_group`` accepts only all ranks), so a group rank is the global
+rank; subgroups of fewer ranks raise a ValueError saying so.
 """
 
 import datetime
 import enum
 import os
 
-from vfw.frontends.torch.distributed._c10d import Backend, GroupMember, resolve_group
+from vfw.frontends.torch.distributed._c10d import Backend, pg_count, resolve_group
 
 __all__ = ["DebugLevel", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "QueueEmptyError",
            "default_pg_timeout", "get_backend_config", "get_debug_level", "get_default_backend_for_device",
@@ -80,18 +80,28 @@ def set_debug_level_from_env():
 
 def get_process_group_ranks(group):
     """The global ranks of ``group``'s members, in group-rank order."""
-    return list(range(resolve_group(group, "get_process_group_ranks").size()))
+    pg = resolve_group(group, "get_process_group_ranks")
+    if not pg.is_registered():  # torch looks the destroyed group up in its map
+        raise KeyError(pg)
+    return list(range(pg.size()))
+
+
+def _registered(group, name):
+    pg = resolve_group(group, name)
+    if not pg.is_registered():
+        raise ValueError(f"Group {pg} is not registered, please create group with torch.distributed.new_group API")
+    return pg
 
 
 def get_global_rank(group, group_rank):
     """The global rank of ``group``'s rank ``group_rank`` (the same number: every group is the world)."""
-    resolve_group(group, "get_global_rank")
+    _registered(group, "get_global_rank")
     return group_rank
 
 
 def get_group_rank(group, global_rank):
     """``global_rank``'s rank within ``group`` (the same number: every group is the world)."""
-    resolve_group(group, "get_group_rank")
+    _registered(group, "get_group_rank")
     return global_rank
 
 
@@ -127,8 +137,9 @@ is_xccl_available = is_ucc_available
 
 
 def get_pg_count():
-    """How many process groups this process created (0 or 1: the default group)."""
-    return 0 if GroupMember.WORLD is None else 1
+    """How many process groups this process created since the default group (which counts; destroyed groups do
+    too, as in torch)."""
+    return pg_count()
 
 
 def get_backend_config(group=None):
