@@ -196,3 +196,14 @@ def test_new_group_destroy_reduce_scatter_and_version_counters():
                     outcome(lambda: dist.reduce_scatter(t, [t, t])), outcome(lambda: dist.irecv(t.expand(2, 3), 0)))
 
     assert run(vtorch) == run(real_torch)
+
+
+@pytest.mark.parametrize("op", ["PRODUCT", "MIN", "MAX", "BAND", "SUM"])
+def test_complex_tensors_refuse_reductions_torch_refuses(op):
+    def run(torch):
+        with initialized(torch) as dist:
+            reduction = getattr(dist.ReduceOp, op)
+            return [outcome(lambda: dist.all_reduce(torch.ones(2, dtype=torch.complex64), op=reduction)),
+                    outcome(lambda: dist.reduce(torch.ones(2, dtype=torch.complex64), 0, op=reduction))]
+
+    assert run(vtorch) == run(real_torch)

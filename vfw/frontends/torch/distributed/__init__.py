@@ -24,6 +24,7 @@ from vfw.frontends.torch.distributed._c10d import (
     Work,
     default_group,
     resolve_group,
+    supports_complex,
 )
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
@@ -223,6 +224,8 @@ def _check_tensor(tensor, name, argument):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` over all processes, in place; every process gets the result."""
     pg, reduction = resolve_group(group, "all_reduce"), ReduceOp.engine_name(op)
+    if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(op):
+        raise ValueError(f"all_reduce does not support {op} on complex tensors")
     # gloo reduces in the tensor's memory (no version counted), then averages with an in-place division
     _in_place(tensor, "all_reduce", lambda a: pg.engine.all_reduce(a, reduction, out=a),
               lambda t: _dispatch.call("AllReduce", t, reduction=reduction, group=pg.engine.group_id),
@@ -234,6 +237,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     """Reduce ``tensor`` onto rank ``dst`` (here every rank gets the reduced value: an all-reduce)."""
     pg = resolve_group(group, "reduce")
     pg.check_rank(dst if dst is not None else group_dst if group_dst is not None else 0, "reduce", "dst")
+    if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(op):
+        # (sic: torch's message prints the op as the character of its number)
+        raise RuntimeError(f"reduce does not support{chr(getattr(op, 'value', 0))}on complex tensors")
     return all_reduce(tensor, op, group, async_op)
 
 

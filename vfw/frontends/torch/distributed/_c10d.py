@@ -71,6 +71,11 @@ class ReduceOp:
         return name
 
 
+def supports_complex(reduceOp):  # noqa: N803  (torch's argument name)
+    """Whether ``reduceOp`` is defined on complex tensors (not MAX, MIN, PRODUCT or the bitwise ops)."""
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
+
+
 class Work:
     """The handle an ``async_op=True`` collective, ``isend`` or ``irecv`` returns.
 

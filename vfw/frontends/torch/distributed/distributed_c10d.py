@@ -68,6 +68,7 @@ from vfw.frontends.torch.distributed import (  # the same objects as torch.distr
     send,
     send_object_list,
 )
+from vfw.frontends.torch.distributed._c10d import supports_complex  # noqa: F401  (torch has it here)
 
 # torch's distributed_c10d.__all__, less the option classes and experimental APIs vfw lacks (they still raise
 # "does not provide" when served).
@@ -84,11 +85,6 @@ __all__ = ["Backend", "DebugLevel", "GroupMember", "P2POp", "PrefixStore", "Proc
            "new_subgroups_by_enumeration", "recv", "recv_object_list", "reduce", "reduce_scatter",
            "reduce_scatter_single", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
            "send_object_list", "supports_complex"]
-
-
-def supports_complex(reduceOp):  # noqa: N803  (torch's argument name)
-    """Whether ``reduceOp`` is defined on complex tensors (not MAX, MIN, PRODUCT or the bitwise ops)."""
-    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
 
 
 def _get_default_group():
