@@ -207,3 +207,14 @@ def test_complex_tensors_refuse_reductions_torch_refuses(op):
                     outcome(lambda: dist.reduce(torch.ones(2, dtype=torch.complex64), 0, op=reduction))]
 
     assert run(vtorch) == run(real_torch)
+
+
+@pytest.mark.parametrize("case", ["dtype", "length", "size"])
+def test_all_gather_argument_errors(case):
+    def run(torch):
+        outputs = {"dtype": [torch.zeros(2)], "length": [torch.zeros(2), torch.zeros(2)], "size": [torch.zeros(3)]}
+        source = torch.ones(2, dtype=torch.int64 if case == "dtype" else torch.float32)
+        with initialized(torch) as dist:
+            return outcome(lambda: dist.all_gather(outputs[case], source))
+
+    assert run(vtorch) == run(real_torch)

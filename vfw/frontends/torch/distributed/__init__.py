@@ -262,8 +262,16 @@ def _gathered(pg, tensor, name):
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fill ``tensor_list`` (one tensor per rank) with every process's ``tensor``."""
     pg = resolve_group(group, "all_gather")
+    for out in tensor_list:
+        if hasattr(out, "dtype") and hasattr(tensor, "dtype") and out.dtype != tensor.dtype:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {out.dtype} and  {tensor.dtype}")
     if len(tensor_list) != pg.size():
-        raise ValueError(f"all_gather: tensor_list must hold world_size={pg.size()} tensors, got {len(tensor_list)}")
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length "
+                           f"{pg.size()}, got {len(tensor_list)})")
+    for k, out in enumerate(tensor_list):
+        if hasattr(out, "shape") and hasattr(tensor, "shape") and tuple(out.shape) != tuple(tensor.shape):
+            raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {k} (expected "
+                               f"({', '.join(map(str, tensor.shape))}), got ({', '.join(map(str, out.shape))}))")
     stacked = _gathered(pg, tensor, "all_gather")
     for out, part in zip(tensor_list, stacked):
         _write(out, part)  # one copy_ into each output, as gloo
