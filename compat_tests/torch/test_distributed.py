@@ -218,3 +218,32 @@ def test_all_gather_argument_errors(case):
             return outcome(lambda: dist.all_gather(outputs[case], source))
 
     assert run(vtorch) == run(real_torch)
+
+
+_ARGUMENT_CASES = {
+    "avg_of_ints": lambda torch, dist: dist.all_reduce(torch.ones(2, dtype=torch.int64), op=dist.ReduceOp.AVG),
+    "band_of_floats": lambda torch, dist: dist.all_reduce(torch.ones(2), op=dist.ReduceOp.BAND),
+    "bor_of_bools": lambda torch, dist: dist.all_reduce(torch.ones(2, dtype=torch.bool), op=dist.ReduceOp.BOR),
+    "op_string": lambda torch, dist: dist.all_reduce(torch.ones(2), op="sum"),
+    "op_int": lambda torch, dist: dist.all_reduce(torch.ones(2), op=0),
+    "op_premul_sum": lambda torch, dist: dist.all_reduce(torch.ones(2), op=dist.ReduceOp.PREMUL_SUM),
+    "wrapped_op": lambda torch, dist: dist.all_reduce(torch.ones(2), op=dist.ReduceOp(dist.ReduceOp.MAX)),
+    "broadcast_without_src": lambda torch, dist: dist.broadcast(torch.ones(2)),
+    "broadcast_both_srcs": lambda torch, dist: dist.broadcast(torch.ones(2), src=0, group_src=0),
+    "reduce_without_dst": lambda torch, dist: dist.reduce(torch.ones(2)),
+    "reduce_op_as_int": lambda torch, dist: (int(dist.ReduceOp.MAX), dist.ReduceOp.MAX == 4, str(dist.ReduceOp.MAX),
+                                             isinstance(dist.ReduceOp.SUM, dist.ReduceOp),
+                                             dist.ReduceOp(dist.ReduceOp.MIN) == dist.ReduceOp.MIN,
+                                             hasattr(dist.ReduceOp, "UNUSED")),
+    "backend_names": lambda torch, dist: (dist.Backend("NCCL"), dist.Backend("custom"), dist.Backend.GLOO),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ARGUMENT_CASES))
+def test_argument_errors_and_reduce_ops_as_torch(case):
+    def run(torch):
+        with initialized(torch) as dist:
+            kind, value = outcome(lambda: _ARGUMENT_CASES[case](torch, dist))
+            return kind, (value.split("\n")[0] if kind != "ok" else value if case != "wrapped_op" else None)
+
+    assert run(vtorch) == run(real_torch)

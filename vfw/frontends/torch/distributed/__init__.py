@@ -80,7 +80,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
     if is_initialized():
         raise ValueError("trying to initialize the default process group twice!")
-    name = Backend(backend or "gloo")
+    name = Backend.served(backend or "gloo")
     if store is not None and init_method is not None:
         raise ValueError("Cannot specify both init_method and store.")
     if store is not None:  # torch's checks; MPI still does the rendezvous, the store stays the caller's
@@ -134,7 +134,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
                          f"{list(ranks)}")
     if backend:
         try:
-            backend = Backend(backend)
+            backend = Backend.served(backend)
         except (ValueError, RuntimeError) as e:
             _c10d._registry["created"] += 1  # torch counted the group before its backend failed
             if isinstance(e, RuntimeError):
@@ -224,8 +224,16 @@ def _check_tensor(tensor, name, argument):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` over all processes, in place; every process gets the result."""
     pg, reduction = resolve_group(group, "all_reduce"), ReduceOp.engine_name(op)
+    op = ReduceOp(op).op
     if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(op):
         raise ValueError(f"all_reduce does not support {op} on complex tensors")
+    kind = getattr(getattr(tensor, "array", None), "dtype", np.dtype(np.float32)).kind
+    if reduction in ("band", "bor", "bxor") and kind in "fc":
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+    if reduction == "avg" and kind in "biu":  # gloo sums, then the in-place average cannot be stored
+        all_reduce(tensor, ReduceOp.SUM, group)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_dispatch.type_name(tensor.array.dtype)}")
     # gloo reduces in the tensor's memory (no version counted), then averages with an in-place division
     _in_place(tensor, "all_reduce", lambda a: pg.engine.all_reduce(a, reduction, out=a),
               lambda t: _dispatch.call("AllReduce", t, reduction=reduction, group=pg.engine.group_id),
@@ -236,17 +244,18 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` onto rank ``dst`` (here every rank gets the reduced value: an all-reduce)."""
     pg = resolve_group(group, "reduce")
-    pg.check_rank(dst if dst is not None else group_dst if group_dst is not None else 0, "reduce", "dst")
-    if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(op):
+    _peer(pg, dst, group_dst, "reduce", "dst")
+    ReduceOp.engine_name(op)
+    if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(ReduceOp(op).op):
         # (sic: torch's message prints the op as the character of its number)
-        raise RuntimeError(f"reduce does not support{chr(getattr(op, 'value', 0))}on complex tensors")
+        raise RuntimeError(f"reduce does not support{chr(ReduceOp(op).op.value)}on complex tensors")
     return all_reduce(tensor, op, group, async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Overwrite ``tensor`` with rank ``src``'s, on every process."""
     pg = resolve_group(group, "broadcast")
-    root = pg.check_rank(src if src is not None else group_src if group_src is not None else 0, "broadcast", "src")
+    root = _peer(pg, src, group_src, "broadcast", "src")
     _in_place(tensor, "broadcast", lambda a: pg.engine.broadcast(a, root),
               lambda t: _dispatch.call("Broadcast", t, root=root, group=pg.engine.group_id))
     return Work([tensor]) if async_op else None

@@ -14,21 +14,28 @@ class Backend(str):
     _SERVED = (GLOO, MPI)
 
     def __new__(cls, name):
+        # Any name, as torch's (a third-party backend's too): init_process_group/new_group check it (served).
         if not isinstance(name, str):
             raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
-        value = name.lower()
-        if value.startswith("cpu:"):  # torch's "cpu:gloo,cuda:nccl" device map: the CPU entry serves here
-            value = value.split(",")[0][4:]
+        return super().__new__(cls, name.lower())
+
+    @classmethod
+    def served(cls, name):
+        """The backend ``name`` names here (``"gloo"`` or ``"mpi"``; the CPU entry of a ``"cpu:gloo,cuda:nccl"``
+        map), or the error: accelerator backends need devices, other names are unknown."""
+        value = cls(name)
+        if value.startswith("cpu:"):
+            value = cls(value.split(",")[0][4:])
         if value in (cls.NCCL, cls.UCC, "xccl", "hccl"):
             raise RuntimeError(f"Backend '{name}' needs accelerators; vfw runs on the CPU, where 'gloo' and 'mpi' "
                                "are served by MPI")
         if value not in cls._SERVED:
             raise ValueError(f"Invalid backend: '{name}'")
-        return super().__new__(cls, value)
+        return value
 
 
-class RedOpType(enum.Enum):
-    """torch's reduction kinds (the values torch gives them)."""
+class RedOpType(int, enum.Enum):
+    """torch's reduction kinds (the values torch gives them; they compare and convert as ints, as torch's)."""
 
     SUM = 0
     AVG = 1
@@ -39,15 +46,23 @@ class RedOpType(enum.Enum):
     BOR = 6
     BXOR = 7
     PREMUL_SUM = 8
-    UNUSED = 9
+
+    __str__ = enum.Enum.__str__  # "RedOpType.MAX", as torch prints it
+    __format__ = enum.Enum.__format__
 
 
 _ENGINE_REDUCTIONS = {RedOpType.SUM: "sum", RedOpType.AVG: "avg", RedOpType.PRODUCT: "prod", RedOpType.MIN: "min",
                       RedOpType.MAX: "max", RedOpType.BAND: "band", RedOpType.BOR: "bor", RedOpType.BXOR: "bxor"}
 
 
-class ReduceOp:
-    """``ReduceOp.SUM``, ``AVG``, ``PRODUCT``, ``MIN``, ``MAX``, ``BAND``, ``BOR``, ``BXOR``."""
+class _ReduceOpType(type):
+    def __instancecheck__(cls, obj):  # torch's RedOpType members are ReduceOps too
+        return isinstance(obj, RedOpType) or type.__instancecheck__(cls, obj)
+
+
+class ReduceOp(metaclass=_ReduceOpType):
+    """``ReduceOp.SUM``, ``AVG``, ``PRODUCT``, ``MIN``, ``MAX``, ``BAND``, ``BOR``, ``BXOR``; ``ReduceOp(op)`` wraps a
+    kind (equal to it)."""
 
     RedOpType = RedOpType
     SUM = RedOpType.SUM
@@ -59,15 +74,26 @@ class ReduceOp:
     BOR = RedOpType.BOR
     BXOR = RedOpType.BXOR
     PREMUL_SUM = RedOpType.PREMUL_SUM
-    UNUSED = RedOpType.UNUSED
+
+    def __init__(self, op):
+        self.op = RedOpType(op.op if type.__instancecheck__(ReduceOp, op) else op)
+
+    def __eq__(self, other):
+        return self.op == (other.op if type.__instancecheck__(ReduceOp, other) else other)
+
+    def __hash__(self):
+        return hash(self.op)
 
     @staticmethod
     def engine_name(op):
         """The engine's name of reduction ``op`` (``"sum"``...)."""
-        name = _ENGINE_REDUCTIONS.get(op)
-        if name is None:
-            raise ValueError(f"Unsupported reduction operation {op!r} (supported: "
-                             f"{', '.join(o.name for o in _ENGINE_REDUCTIONS)})")
+        if type.__instancecheck__(ReduceOp, op):
+            op = op.op
+        name = _ENGINE_REDUCTIONS.get(op) if isinstance(op, RedOpType) else None
+        if name is None:  # torch's binding refuses it (PREMUL_SUM: a CUDA-only reduction)
+            raise TypeError("(): incompatible function arguments. The following argument types are supported:\n"
+                            "    1. (self: AllreduceOptions, arg0: ReduceOp) -> None\n\n"
+                            f"Invoked with: {op!r} (vfw reduces with {', '.join(o.name for o in _ENGINE_REDUCTIONS)})")
         return name
 
 
