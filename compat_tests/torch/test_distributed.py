@@ -23,11 +23,7 @@ def _free_port():
 
 @contextlib.contextmanager
 def initialized(torch):
-    if torch is real_torch:
-        torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0,
-                                             world_size=1)
-    else:
-        torch.distributed.init_process_group("gloo")
+    torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
     try:
         yield torch.distributed
     finally:
@@ -48,6 +44,18 @@ def test_before_init_process_group(call):
         dist = torch.distributed
         args = (torch.ones(2),) if call == "all_reduce" else ()
         return dist.is_initialized(), dist.is_available(), outcome(lambda: getattr(dist, call)(*args))
+
+    assert run(vtorch) == run(real_torch)
+
+
+def test_env_rendezvous_without_its_variables(monkeypatch):
+    # a script run with plain python (no torchrun, no MPI launcher): torch's env:// error, which scripts catch to
+    # fall back to one process
+    for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+
+    def run(torch):
+        return outcome(lambda: torch.distributed.init_process_group("gloo")), torch.distributed.is_initialized()
 
     assert run(vtorch) == run(real_torch)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from vfw.core import distributed as _engine
 from vfw.core.distributed import DistributedError
+from vfw.core.distributed.mpi import launcher_environment
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.distributed import _c10d
@@ -91,6 +92,10 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if init_method is None or init_method.startswith("env://"):
         world_size = int(os.environ["WORLD_SIZE"]) if world_size == -1 and "WORLD_SIZE" in os.environ else world_size
         rank = int(os.environ["RANK"]) if rank == -1 and "RANK" in os.environ else rank
+        if store is None and rank == -1 and world_size == -1 and launcher_environment()[1] is None:
+            # neither torchrun's variables nor an MPI launcher: torch's env:// rendezvous fails the same way
+            raise ValueError("Error initializing torch.distributed using env:// rendezvous: environment variable RANK "
+                             "expected, but not set")
     seconds = None
     if timeout is not None:
         if not isinstance(timeout, datetime.timedelta):
