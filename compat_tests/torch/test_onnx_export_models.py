@@ -25,6 +25,7 @@ LAYERS = {
     "conv2d": (lambda t: t.nn.Conv2d(3, 4, 3), [F("B", 3, "H", "W")]),
     "conv2d_same": (lambda t: t.nn.Conv2d(3, 4, (3, 5), padding="same", padding_mode="zeros"), [F("B", 3, 8, 9)]),
     "conv2d_reflect": (lambda t: t.nn.Conv2d(3, 2, 3, padding=1, padding_mode="reflect"), [F("B", 3, 6, 7)]),
+    "conv2d_circular": (lambda t: t.nn.Conv2d(3, 2, 3, padding=(1, 2), padding_mode="circular"), [F("B", 3, 6, 7)]),
     "conv3d": (lambda t: t.nn.Conv3d(2, 3, 2, stride=(1, 2, 1)), [F("B", 2, 4, 5, 4)]),
     "conv_transpose1d": (lambda t: t.nn.ConvTranspose1d(3, 2, 3, stride=2, output_padding=1), [F("B", 3, "L")]),
     "conv_transpose2d": (lambda t: t.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, groups=2), [F("B", 4, 5, 6)]),
@@ -208,7 +209,7 @@ def test_older_opsets(opset):
 
 
 @pytest.mark.parametrize("name", ["groupnorm", "rmsnorm", "layernorm", "adaptive_maxpool2d", "pixel_unshuffle",
-                                  "embedding_bag_padding", "multihead_attention"])
+                                  "embedding_bag_padding", "multihead_attention", "conv2d_circular"])
 @pytest.mark.parametrize("opset", [11, 13, 17])
 def test_layers_decomposed_for_older_opsets(name, opset):
     make, specs = LAYERS[name]

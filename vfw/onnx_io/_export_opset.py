@@ -11,9 +11,10 @@ The engine's ops follow the newest opset onnx defines.  For an older target:
   (opset 18) become scales / sizes / roi / pads over every axis;
 * attributes the target does not know are dropped when they hold the newest default, and refused
   otherwise (:meth:`~vfw.onnx_io._export.GraphWriter.emit`); values an attribute could not take
-  yet (``GridSample``'s mode names before 20, ``Pad``'s ``wrap``, ``dilations`` of ``AveragePool``)
-  are translated or refused here; ``ScatterND`` adding rows becomes a one-hot ``MatMul`` before opset 16,
-  and before opset 28 ``Mod`` of floats (Python's modulo) and ``SpaceToDepth`` with ``mode='CRD'`` are decomposed;
+  yet (``GridSample``'s mode names before 20, ``dilations`` of ``AveragePool``) are translated or refused here,
+  ``Pad``'s ``wrap`` (opset 19) is decomposed into slices and concatenations; ``ScatterND`` adding rows becomes a
+  one-hot ``MatMul`` before opset 16, and before opset 28 ``Mod`` of floats (Python's modulo) and
+  ``SpaceToDepth`` with ``mode='CRD'`` are decomposed;
 * before opset 13: ``axes`` / ``split`` inputs become attributes, the softmax family (which then flattened
   its input to 2-D) works on the last axis between transposes, and Resize gets the inputs it required.
 """
@@ -100,7 +101,8 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
         attrs["mode"] = {"linear": "bilinear", "cubic": "bicubic"}.get(mode, mode)
     elif op_type == "Pad" and opset < 19:
         if attrs.get("mode") == "wrap":
-            raise _needs(op_type, "mode='wrap'", opset, 19)
+            _wrap_pad(writer, inputs, outputs)
+            return None
         if opset < 18 and len(inputs) > 3 and inputs[3]:
             rank = _known_rank(writer, op_type, inputs[0])
             axes = _constant(writer, inputs[3], op_type, "axes").reshape(-1)
@@ -121,6 +123,36 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
     if opset < 13:
         return _before_opset_13(writer, op_type, inputs, outputs, attrs)
     return inputs, attrs
+
+
+def _wrap_pad(writer, inputs, outputs):
+    """Pad with ``mode='wrap'`` (torch's circular padding) before opset 19: along each padded axis, the input's
+    last ``before`` and first ``after`` slices concatenated around it (constant, non-negative pads)."""
+    x = inputs[0]
+    rank = _known_rank(writer, "Pad", x)
+    pads = _constant(writer, inputs[1], "Pad", "mode='wrap' and pads", since=19).reshape(-1)
+    axes = (_constant(writer, inputs[3], "Pad", "mode='wrap' and axes", since=19).reshape(-1)
+            if len(inputs) > 3 and inputs[3] else np.arange(rank))
+    if (pads < 0).any():
+        raise _needs("Pad", "mode='wrap' with negative pads", writer.opset, 19)
+    i64 = np.int64
+    padded = [(int(a) % rank, int(pads[k]), int(pads[k + len(axes)])) for k, a in enumerate(axes)
+              if pads[k] or pads[k + len(axes)]]
+    if not padded:
+        writer.emit("Identity", [x], outputs, {})
+        return
+    for n, (axis, before, after) in enumerate(padded):
+        axis_const = writer.const(np.asarray([axis], i64))
+        parts = [writer.op("Slice", [x, writer.const(np.asarray([-before], i64)),
+                                     writer.const(np.asarray([np.iinfo(i64).max], i64)), axis_const])] if before else []
+        parts.append(x)
+        if after:
+            parts.append(writer.op("Slice", [x, writer.const(np.asarray([0], i64)),
+                                             writer.const(np.asarray([after], i64)), axis_const]))
+        if n == len(padded) - 1:
+            writer.emit("Concat", parts, outputs, {"axis": axis})
+        else:
+            x = writer.op("Concat", parts, axis=axis)
 
 
 def _floor_mod(writer, inputs, outputs):
