@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from vfw.frontends.tensorflow import _math_ops
+from vfw.frontends.tensorflow import _math_binary, _math_ops
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, wrap
 from vfw.frontends.tensorflow._op_support import (
     F16,
@@ -223,7 +223,8 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if sample_weight is not None:
         loss = cast(_weighted_losses(loss, convert_to_tensor(sample_weight)), dtype)
     if global_batch_size is None:
-        batch = convert_to_tensor(loss.array.shape[0])
+        # the global batch is every replica's: this one's times the number of replicas (one per MPI process)
+        batch = convert_to_tensor(loss.array.shape[0] * _replicas_in_sync("compute_average_loss"))
     else:
         batch = convert_to_tensor(global_batch_size)
         if batch.array.ndim:
@@ -231,14 +232,29 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         if batch.array.dtype.kind not in "iu":
             raise TypeError("global_batch_size must be an integer..  Expected \"x\" to be integer type.  Found: "
                             f"tensor of dtype {batch.dtype!r}")
-    return _math_ops.divide(reduce("ReduceSum", loss, None, False, "Sum"), cast(batch, dtype))
+        if batch.array < 0:  # TF's assert_non_negative
+            raise op_error("global_batch_size must be non-negative..  \nCondition x >= 0 did not hold element-wise:"
+                           f"\nx (shape=() dtype={batch.dtype.name}) = \n{batch.array}")
+    # div_no_nan: an empty global batch gives 0
+    return _math_binary.divide_no_nan(reduce("ReduceSum", loss, None, False, "Sum"), cast(batch, dtype))
 
 
 def scale_regularization_loss(regularization_loss):
-    """The summed regularization loss divided by the number of replicas (one here)."""
+    """The summed regularization loss divided by the number of replicas (one per MPI process)."""
+    replicas = _replicas_in_sync("scale_regularization_loss")
     loss = convert_to_tensor(regularization_loss)
     _SUM_TYPES.check(loss.array.dtype)
-    return _math_ops.divide(reduce("ReduceSum", loss, None, False, "Sum"), 1)
+    return _math_ops.divide(reduce("ReduceSum", loss, None, False, "Sum"), replicas)
+
+
+def _replicas_in_sync(name):
+    """The current strategy's number of replicas; a RuntimeError in its cross-replica context, as TF."""
+    from vfw.frontends.tensorflow import distribute
+
+    if distribute.has_strategy() and distribute.in_cross_replica_context():
+        raise RuntimeError(f"You are calling `{name}` in cross replica context, while it was expected to be called "
+                           "in replica context.")
+    return distribute.get_strategy().num_replicas_in_sync
 
 
 NAMESPACES = {

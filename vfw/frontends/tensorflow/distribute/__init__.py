@@ -26,7 +26,8 @@ from vfw.core.distributed import DistributedError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.tensorflow import _dispatch, _variables, nest
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor
-from vfw.frontends.tensorflow.distribute import experimental
+from vfw.frontends.tensorflow.distribute import cluster_resolver, experimental
+from vfw.frontends.tensorflow.distribute import cluster_resolver as _cluster_resolver
 from vfw.frontends.tensorflow.distribute._buckets import all_reduce_tensors
 from vfw.frontends.tensorflow.distribute._cross_device import (
     CrossDeviceOps,
@@ -34,9 +35,10 @@ from vfw.frontends.tensorflow.distribute._cross_device import (
     NcclAllReduce,
     ReductionToOneDevice,
 )
-from vfw.frontends.tensorflow.distribute._extended import StrategyExtended
+from vfw.frontends.tensorflow.distribute._extended import CPU_DEVICE, StrategyExtended
 from vfw.frontends.tensorflow.distribute._values import (
     DistributedDataset,
+    DistributedDatasetsFromFunction,
     DistributedIterator,
     DistributedValues,
     InputOptions,
@@ -48,8 +50,9 @@ from vfw.frontends.tensorflow.distribute.experimental import CommunicationOption
 __all__ = ["CrossDeviceOps", "DistributedDataset", "DistributedIterator", "DistributedValues",
            "HierarchicalCopyAllReduce", "InputContext", "InputOptions", "InputReplicationMode", "MirroredStrategy",
            "MultiWorkerMirroredStrategy", "NcclAllReduce", "OneDeviceStrategy", "ReduceOp", "ReductionToOneDevice",
-           "ReplicaContext", "RunOptions", "Strategy", "StrategyExtended", "experimental", "experimental_set_strategy",
-           "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context"]
+           "ReplicaContext", "RunOptions", "Strategy", "StrategyExtended", "cluster_resolver", "experimental",
+           "experimental_set_strategy", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context"]
 
 
 class ReduceOp(enum.Enum):
@@ -64,13 +67,14 @@ _ENGINE_REDUCTIONS = {ReduceOp.SUM: "sum", ReduceOp.MEAN: "avg"}
 
 def _reduce_op(op):
     if isinstance(op, str):
-        try:
-            return ReduceOp(op.upper())
-        except ValueError:
-            pass
+        return ReduceOp(op.upper())  # TF's ValueError: "'MAX' is not a valid ReduceOp"
     if isinstance(op, ReduceOp):
         return op
     raise ValueError(f"reduce_op must be tf.distribute.ReduceOp.SUM or MEAN (or 'SUM'/'MEAN'), got {op!r}")
+
+
+_CROSS_REPLICA_ONLY = "Method requires being in cross-replica context, use get_replica_context().merge_call()"
+_STRATEGY_NAME = "tf.distribute.Strategy"
 
 
 class _Contexts(threading.local):
@@ -95,7 +99,7 @@ class InputContext:
         """``global_batch_size / num_replicas_in_sync`` (a ValueError when it does not divide)."""
         if global_batch_size % self.num_replicas_in_sync:
             raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
-                             f"`num_replicas_in_sync` {self.num_replicas_in_sync}")
+                             f"`num_replicas_in_sync` {self.num_replicas_in_sync} ")  # TF's trailing space
         return global_batch_size // self.num_replicas_in_sync
 
 
@@ -111,7 +115,27 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
+        if self.strategy is _DEFAULT:  # TF's default replica context gives a Python int
+            return 0
         return convert_to_tensor(np.int32(self.strategy._rank))
+
+    @property
+    def devices(self):
+        """The devices of this replica (a tuple of device strings; ``("",)`` for the default strategy)."""
+        return ("",) if self.strategy is _DEFAULT else (CPU_DEVICE,)
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """``merge_fn(strategy, *args, **kwargs)`` in cross-replica context (one replica: its values as they are)."""
+        replica = _contexts.replica.pop() if _contexts.replica and _contexts.replica[-1] is self else None
+        try:
+            return merge_fn(self.strategy, *args, **(kwargs or {}))
+        finally:
+            if replica is not None:
+                _contexts.replica.append(replica)
+
+    def all_gather(self, value, axis, options=None):
+        """Every replica's ``value`` (a nested structure of tensors) concatenated along ``axis`` (rank order)."""
+        return nest.map_structure(lambda v: self.strategy._gather(v, axis), value)
 
     def all_reduce(self, reduce_op, value, options=None):
         """``value`` (a nested structure of tensors) reduced over every replica; every replica gets it."""
@@ -145,9 +169,26 @@ class Strategy:
         """Each of ``tensors`` reduced over the replicas (vfw's; one collective per bucket, traceable)."""
         return list(tensors)
 
-    @contextlib.contextmanager
+    def _require_cross_replica(self, message=_CROSS_REPLICA_ONLY):
+        if _contexts.replica:
+            raise RuntimeError(message)
+
     def scope(self):
-        """Make this the current strategy; variables created inside start from rank 0's values."""
+        """Make this the current strategy; variables created inside start from rank 0's values.
+
+        Raises
+        ------
+        RuntimeError
+            Inside ``strategy.run`` (a replica context), or inside another strategy's scope.
+        """
+        self._require_cross_replica()
+        return self._scope()
+
+    @contextlib.contextmanager
+    def _scope(self):
+        current = get_strategy()
+        if current is not _DEFAULT and current is not self:
+            raise RuntimeError(f"Mixing different tf.distribute.Strategy objects: {current} is not {self}")
         _contexts.scopes.append(self)
         try:
             with _variables.variable_creator_scope(self._create_variable):
@@ -162,16 +203,20 @@ class Strategy:
 
     def run(self, fn, args=(), kwargs=None, options=None):
         """``fn(*args, **kwargs)`` on this process's replica, in a replica context."""
+        self._require_cross_replica()
         _contexts.replica.append(ReplicaContext(self))
         try:
-            with self.scope():
+            with self._scope():
                 return fn(*args, **(kwargs or {}))
         finally:
             _contexts.replica.pop()
 
     def reduce(self, reduce_op, value, axis=None):
         """Combine ``value`` over the replicas (and over ``axis`` of each, when given): a tensor every process gets."""
+        self._require_cross_replica()
         op = _reduce_op(reduce_op)
+        if nest.is_nested(value):  # TF reduces each tensor of a nested structure
+            return nest.map_structure(lambda v: self.reduce(op, v, axis), value)
         value = convert_to_tensor(value)
         if axis is None:
             return self.batch_all_reduce(op, [value])[0]
@@ -184,7 +229,12 @@ class Strategy:
         return total / tf.cast(count, total.dtype)
 
     def gather(self, value, axis):
-        """Every replica's ``value`` concatenated along ``axis`` (rank order)."""
+        """Every replica's ``value`` (a nested structure of tensors) concatenated along ``axis`` (rank order)."""
+        self._require_cross_replica(f"{_STRATEGY_NAME}.gather method requires cross-replica context, use "
+                                    "get_replica_context().all_gather() instead")
+        return nest.map_structure(lambda v: self._gather(v, axis), value)
+
+    def _gather(self, value, axis):
         return convert_to_tensor(value)
 
     def experimental_local_results(self, value):
@@ -200,9 +250,13 @@ class Strategy:
         return value_fn(experimental.ValueContext(self._rank, self.num_replicas_in_sync))
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
-        """``dataset_fn(InputContext)``'s dataset (its function shards by ``input_pipeline_id`` itself)."""
+        """``dataset_fn(InputContext)``'s dataset, distributed (its function shards by ``input_pipeline_id``
+        itself: its batches are this replica's)."""
         context = InputContext(self.num_replicas_in_sync, self._rank, self.num_replicas_in_sync)
-        return dataset_fn(context)
+        dataset = dataset_fn(context)
+        if not hasattr(dataset, "element_spec"):  # not a dataset: returned as it is (vfw's tests read the context)
+            return dataset
+        return DistributedDatasetsFromFunction(self, dataset)
 
     def shard_batch(self, batch):
         """This replica's slice of a global batch (a nested structure of tensors/arrays, batch dim first)."""
@@ -236,6 +290,9 @@ class _MPIStrategy(Strategy):
         return all_reduce_tensors(tensors, _ENGINE_REDUCTIONS[_reduce_op(reduce_op)], self._group)
 
     def _create_variable(self, next_creator, **kwargs):
+        if _variables.VariableSynchronization(kwargs["synchronization"]) is _variables.VariableSynchronization.AUTO:
+            # TF's mirrored variables resolve AUTO: written on every replica in sync
+            kwargs["synchronization"] = _variables.VariableSynchronization.ON_WRITE
         variable = super()._create_variable(next_creator, **kwargs)
         if self._group.size > 1 and not _tracing:  # a traced function creates its variables once, eagerly
             variable.assign(self._group.broadcast(np.array(variable.numpy(), order="C"), 0))
@@ -251,7 +308,7 @@ class _MPIStrategy(Strategy):
         for v, a in zip(variables, arrays):
             v.assign(a)
 
-    def gather(self, value, axis):
+    def _gather(self, value, axis):
         value = convert_to_tensor(value)
         stacked = _dispatch.call("AllGather", value, group=self._group.group_id)
         import vfw.tensorflow as tf
@@ -278,7 +335,10 @@ class MultiWorkerMirroredStrategy(_MPIStrategy):
 
     Parameters
     ----------
-    cluster_resolver : accepted (MPI knows the processes; ``TF_CONFIG`` is not read)
+    cluster_resolver : tf.distribute.cluster_resolver.ClusterResolver, optional
+        What ``strategy.cluster_resolver`` returns (MPI knows the processes); by default a
+        ``TFConfigClusterResolver``, which names this process ``("worker", rank)`` when there are several
+        and ``TF_CONFIG`` names no task.
     communication_options : tf.distribute.experimental.CommunicationOptions, optional
     """
 
@@ -290,6 +350,16 @@ class MultiWorkerMirroredStrategy(_MPIStrategy):
                              f"{type(communication_options).__name__}")
         super().__init__()
         self.communication_options = communication_options or CommunicationOptions()
+        if cluster_resolver is None:
+            cluster_resolver = _cluster_resolver.TFConfigClusterResolver()
+            if self._group.size > 1 and cluster_resolver.task_type is None:
+                cluster_resolver.task_type, cluster_resolver.task_id = "worker", self._group.rank
+        self._cluster_resolver = cluster_resolver
+
+    @property
+    def cluster_resolver(self):
+        """The cluster resolver of the workers (see the class docstring)."""
+        return self._cluster_resolver
 
 
 class MirroredStrategy(_MPIStrategy):

@@ -8,8 +8,8 @@ dataset iterates this replica's slice of every global batch.
 import collections
 import enum
 
-__all__ = ["DistributedDataset", "DistributedIterator", "DistributedValues", "InputOptions", "InputReplicationMode",
-           "RunOptions"]
+__all__ = ["DistributedDataset", "DistributedDatasetsFromFunction", "DistributedIterator", "DistributedValues",
+           "InputOptions", "InputReplicationMode", "RunOptions"]
 
 
 class InputReplicationMode(enum.Enum):
@@ -94,14 +94,25 @@ class DistributedIterator:
 class DistributedDataset:
     """This replica's part of a dataset: iterating yields this replica's slice of every global batch."""
 
+    _per_replica = False  # whether ``_dataset`` already gives this replica's batches (else global batches)
+
     def __init__(self, strategy, dataset):
         self._strategy = strategy
         self._dataset = dataset
         self.element_spec = getattr(dataset, "element_spec", None)
 
+    @property
+    def cardinality(self):
+        """int: the number of batches (``tf.data.INFINITE_CARDINALITY``/``UNKNOWN_CARDINALITY`` as tf.data)."""
+        return int(self._dataset.cardinality())
+
+    def _batches(self):
+        if self._per_replica:
+            return iter(self._dataset)
+        return (self._strategy.shard_batch(batch) for batch in self._dataset)
+
     def __iter__(self):
-        batches = (self._strategy.shard_batch(batch) for batch in self._dataset)
-        return DistributedIterator(batches, self.element_spec)
+        return DistributedIterator(self._batches(), self.element_spec)
 
     def reduce(self, initial_state, reduce_func):
         """``reduce_func(state, element)`` folded over the elements from ``initial_state``."""
@@ -109,3 +120,9 @@ class DistributedDataset:
         for element in self:
             state = reduce_func(state, element)
         return state
+
+
+class DistributedDatasetsFromFunction(DistributedDataset):
+    """What ``distribute_datasets_from_function`` returns: the function's dataset gives this replica's batches."""
+
+    _per_replica = True

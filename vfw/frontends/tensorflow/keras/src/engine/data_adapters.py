@@ -28,6 +28,7 @@ from vfw.frontends.tensorflow import _random_ops, nest
 from vfw.frontends.tensorflow._random_common import Stream
 from vfw.frontends.tensorflow._random_samplers import permutation
 from vfw.frontends.tensorflow.data import Dataset
+from vfw.frontends.tensorflow.distribute import DistributedDataset
 from vfw.frontends.tensorflow.keras.src.backend.config import floatx
 from vfw.frontends.tensorflow.keras.src.utils.data import PyDataset, pack_x_y_sample_weight, unpack_x_y_sample_weight
 
@@ -136,6 +137,7 @@ class DataAdapter:
 
     num_batches = None
     batch_size = None
+    per_replica = False  # the batches are this replica's already (not global batches fit slices)
 
     def get_iterator(self):
         raise NotImplementedError
@@ -225,9 +227,14 @@ class ArrayDataAdapter(DataAdapter):
 
 
 class DatasetAdapter(DataAdapter):
-    """A ``tf.data.Dataset`` of batches, iterated once per epoch (``class_weight`` maps labels to weights)."""
+    """A ``tf.data.Dataset`` of batches, iterated once per epoch (``class_weight`` maps labels to weights).
 
-    def __init__(self, dataset, class_weight=None):
+    ``per_replica``: the batches are already this replica's (``distribute_datasets_from_function``), so
+    ``fit`` does not take a slice of them.
+    """
+
+    def __init__(self, dataset, class_weight=None, per_replica=False):
+        self.per_replica = per_replica
         self._dataset = dataset
         self._class_weight = class_weight
         cardinality = int(dataset.cardinality())
@@ -351,6 +358,12 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps_per_e
     if can_convert_arrays((x, y, sample_weight)):
         return ArrayDataAdapter(x, y, sample_weight=sample_weight, class_weight=class_weight, shuffle=shuffle,
                                 batch_size=batch_size, steps=steps_per_epoch)
+    if isinstance(x, DistributedDataset):  # fit slices the global batches of experimental_distribute_dataset itself
+        if class_weight is not None:  # Keras maps the dataset to weight it: a distributed one has no map
+            raise AttributeError(f"'{type(x).__name__}' object has no attribute 'map'")
+        x, per_replica = x._dataset, x._per_replica
+    else:
+        per_replica = False
     if isinstance(x, Dataset):
         if y is not None:
             _unsupported("y", "the targets", "tf.data.Dataset")
@@ -360,7 +373,7 @@ def get_data_adapter(x, y=None, sample_weight=None, batch_size=None, steps_per_e
             warn_for_user("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
                           "tf.data.Dataset. The Dataset is expected to already be shuffled (via "
                           "`.shuffle(buffer_size)`).")
-        return DatasetAdapter(x, class_weight=class_weight)
+        return DatasetAdapter(x, class_weight=class_weight, per_replica=per_replica)
     if isinstance(x, PyDataset):
         if y is not None:
             _unsupported("y", "the targets", "PyDataset")

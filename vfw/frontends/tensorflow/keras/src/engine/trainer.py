@@ -45,6 +45,7 @@ class Trainer(TrainerLoops):
             self.steps_per_execution = 1
             self.stop_training = False
             self._initial_epoch = None  # set by callbacks (BackupAndRestore) in on_train_begin
+            self._fit_input_per_replica = False  # fit's batches are this replica's already (set by fit)
             self._compute_loss_has_training_arg = "training" in inspect.signature(self.compute_loss).parameters
             self._compile_loss = None
             self._compile_metrics = None
@@ -316,7 +317,8 @@ class Trainer(TrainerLoops):
         def function(batches):
             outputs = None
             for _, data in zip(range(self.steps_per_execution), batches):
-                outputs = one_step(strategy.shard_batch(data) if shard else data)
+                sliced = shard and not self._fit_input_per_replica
+                outputs = one_step(strategy.shard_batch(data) if sliced else data)
             return outputs
 
         return function

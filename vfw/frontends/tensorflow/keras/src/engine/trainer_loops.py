@@ -86,6 +86,7 @@ class TrainerLoops:
         epoch_iterator = EpochIterator(x, y, sample_weight=sample_weight, batch_size=batch_size,
                                        steps_per_epoch=steps_per_epoch, shuffle=shuffle, class_weight=class_weight,
                                        steps_per_execution=self.steps_per_execution)
+        self._fit_input_per_replica = epoch_iterator.data_adapter.per_replica
         self._build_from_iterator(epoch_iterator)
         epoch_iterator.reset()  # as Keras: a PyDataset's on_epoch_end runs once before training
         callbacks = self._callback_list(callbacks, verbose, epochs, epoch_iterator.num_batches, add_history=True)
