@@ -226,13 +226,17 @@ def _check_tensor(tensor, name, argument):
                         f"             but got {type(tensor)} instead.")
 
 
+def _dtype_kind(tensor):
+    """numpy's kind of ``tensor``'s dtype (``"f"`` for a non-tensor, which the collective then refuses)."""
+    return tensor.array.dtype.kind if hasattr(tensor, "array") else "f"
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` over all processes, in place; every process gets the result."""
     pg, reduction = resolve_group(group, "all_reduce"), ReduceOp.engine_name(op)
-    op = ReduceOp(op).op
-    if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(op):
+    op, kind = ReduceOp(op).op, _dtype_kind(tensor)
+    if kind == "c" and not supports_complex(op):
         raise ValueError(f"all_reduce does not support {op} on complex tensors")
-    kind = getattr(getattr(tensor, "array", None), "dtype", np.dtype(np.float32)).kind
     if reduction in ("band", "bor", "bxor") and kind in "fc":
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
     if reduction == "avg" and kind in "biu":  # gloo sums, then the in-place average cannot be stored
@@ -251,7 +255,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg = resolve_group(group, "reduce")
     _peer(pg, dst, group_dst, "reduce", "dst")
     ReduceOp.engine_name(op)
-    if getattr(tensor, "is_complex", lambda: False)() and not supports_complex(ReduceOp(op).op):
+    if _dtype_kind(tensor) == "c" and not supports_complex(ReduceOp(op).op):
         # (sic: torch's message prints the op as the character of its number)
         raise RuntimeError(f"reduce does not support{chr(ReduceOp(op).op.value)}on complex tensors")
     return all_reduce(tensor, op, group, async_op)
