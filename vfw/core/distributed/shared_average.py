@@ -34,8 +34,9 @@ class SharedAverage:
         self._group = group
         self.specs = specs
         self._window = window
-        self._slots = slots  # per rank: its slot (bytes) of the shared window
-        self._offsets = offsets  # byte offset of each array in a slot
+        # views[rank][i]: array i in rank's slot (bytes) of the shared window, made once
+        self._views = [[slot[start:start + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize].view(dtype)
+                        .reshape(shape) for (shape, dtype), start in zip(specs, offsets)] for slot in slots]
 
     @classmethod
     def create(cls, group, specs):
@@ -54,12 +55,6 @@ class SharedAverage:
         shared = group.shared_window(nbytes)
         return None if shared is None else cls(group, specs, *shared, offsets)
 
-    def _view(self, rank, i):
-        shape, dtype = self.specs[i]
-        start = self._offsets[i]
-        return self._slots[rank][start:start + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize].view(
-            dtype).reshape(shape)
-
     def average(self, arrays):
         """Average ``arrays`` (in the order of the specs) over the group, in place.
 
@@ -70,7 +65,7 @@ class SharedAverage:
         if len(arrays) != len(self.specs):
             raise ValueError(f"SharedAverage: expected {len(self.specs)} arrays, got {len(arrays)}")
         for i, array in enumerate(arrays):
-            mine = self._view(rank, i)
+            mine = self._views[rank][i]
             if array is None:
                 mine[...] = 0
             else:
@@ -79,9 +74,9 @@ class SharedAverage:
         results = list(arrays)
         for i, array in enumerate(arrays):
             out = np.empty(self.specs[i][0], self.specs[i][1]) if array is None else array
-            np.add(self._view(0, i), self._view(1, i), out=out)
+            np.add(self._views[0][i], self._views[1][i], out=out)
             for peer in range(2, group.size):
-                np.add(out, self._view(peer, i), out=out)
+                np.add(out, self._views[peer][i], out=out)
             results[i] = out
         group.shared_barrier(self._window, "averaging in shared memory (reads done)")
         return results
