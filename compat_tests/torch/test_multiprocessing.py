@@ -216,13 +216,19 @@ def test_spawned_workers_form_a_process_group_as_in_the_ddp_tutorial(tmp_path):
     script = tmp_path / "ddp_spawn.py"
     script.write_text(_DDP_SPAWN_SCRIPT)
     outputs = []
-    for command in ([sys.executable, str(script)], [sys.executable, "-m", "vfw", "run", "--as", "torch", str(script)]):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = str(probe.getsockname()[1])
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]), TEST_PORT=port,
-                   OMP_NUM_THREADS="1")
-        done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    for oracle, command in ((True, [sys.executable, str(script)]),
+                            (False, [sys.executable, "-m", "vfw", "run", "--as", "torch", str(script)])):
+        for _attempt in range(3 if oracle else 1):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = str(probe.getsockname()[1])
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]),
+                       TEST_PORT=port, OMP_NUM_THREADS="1")
+            done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+            # real torch's gloo worker sometimes aborts at exit on a loaded machine ("terminate called without an
+            # active exception", SIGABRT): the oracle's run is repeated then; vfw's run gets one try
+            if not (oracle and "SIGABRT" in done.stderr):
+                break
         assert done.returncode == 0, done.stderr
         outputs.append(sorted(line for line in done.stdout.splitlines() if line[:1].isdigit() or "raised" in line))
     expected, got = outputs
