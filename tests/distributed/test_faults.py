@@ -47,3 +47,18 @@ def test_launcher_without_mpirun_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SystemExit, match="no MPI launcher .*pip install 'vfw\\[distributed\\]'"):
         run.find_launcher()
+
+
+def test_tf_config_naming_more_workers_than_mpi_started_says_how_to_launch(monkeypatch):
+    # TF's own workers are started one by one with TF_CONFIG and meet over gRPC; vfw's replicas are the processes
+    # of one MPI job, so a lone process must not train as if it were the whole cluster
+    import vfw.tensorflow as tf
+
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["localhost:1233"], "worker": ["localhost:1234"]}, '
+                                    '"task": {"type": "chief", "index": 0}}')
+    with pytest.raises(RuntimeError, match=r"MultiWorkerMirroredStrategy: the cluster spec names 2 chief/worker "
+                                           r"tasks.*mpirun -n 2 python script.py"):
+        tf.distribute.MultiWorkerMirroredStrategy()
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["localhost:1234"]}, "task": {"type": "worker", '
+                                    '"index": 0}}')
+    assert tf.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync == 1

@@ -268,12 +268,12 @@ class _MPIStrategy(Strategy):
 
     _has_devices = True
 
-    def __init__(self):
+    def __init__(self, world_size=None, source=""):
         super().__init__()
         try:
-            self._group = _engine.init()
+            self._group = _engine.init(world_size=world_size)
         except DistributedError as e:
-            raise RuntimeError(f"{type(self).__name__}: {e}") from None
+            raise RuntimeError(f"{type(self).__name__}: {source}{e}") from None
 
     @property
     def num_replicas_in_sync(self):
@@ -348,10 +348,16 @@ class MultiWorkerMirroredStrategy(_MPIStrategy):
         if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
             raise ValueError(f"communication_options must be a tf.distribute.experimental.CommunicationOptions, got "
                              f"{type(communication_options).__name__}")
-        super().__init__()
-        self.communication_options = communication_options or CommunicationOptions()
+        given = cluster_resolver
         if cluster_resolver is None:
             cluster_resolver = _cluster_resolver.TFConfigClusterResolver()
+        # the cluster's chief and workers are the replicas: a TF_CONFIG naming several while MPI started another
+        # number of processes (each worker launched on its own, as with TF's gRPC servers) would train apart
+        workers = sum(len(cluster_resolver.cluster_spec().as_dict().get(job, ())) for job in ("chief", "worker"))
+        super().__init__(world_size=workers if workers > 1 else None,
+                         source=f"the cluster spec names {workers} chief/worker tasks; " if workers > 1 else "")
+        self.communication_options = communication_options or CommunicationOptions()
+        if given is None:
             if self._group.size > 1 and cluster_resolver.task_type is None:
                 cluster_resolver.task_type, cluster_resolver.task_id = "worker", self._group.rank
         self._cluster_resolver = cluster_resolver
