@@ -76,7 +76,7 @@ def test_group_and_role_variables():
 
 def test_torchrun_environment_in_each_process():
     """What torchrun 2.13 gives its workers (measured: ``torchrun --standalone --nproc-per-node 2``), under the
-    launcher with torchrun's flags; OMP_NUM_THREADS=1 when unset, as torchrun."""
+    launcher with torchrun's flags; OMP_NUM_THREADS=1 when unset, as torchrun; and a ``TF_CONFIG``."""
     pytest.importorskip("mpi4py")
     from tests.distributed.launch import HERE, _run, environment
 
@@ -91,6 +91,10 @@ def test_torchrun_environment_in_each_process():
     run_id = seen[0]["TORCHELASTIC_RUN_ID"]
     assert len(run_id) == 36 and int(seen[0]["MASTER_PORT"]) > 0
     for rank, values in enumerate(seen):
+        # not torchrun's: what TF's multi-worker scripts read; every process a worker, this one by its rank
+        tf_config = json.loads(values.pop("TF_CONFIG"))
+        assert tf_config["task"] == {"type": "worker", "index": rank}
+        assert [address.split(":")[0] for address in tf_config["cluster"]["worker"]] == ["localhost"] * 2
         assert values == {"launched": True, "RANK": str(rank), "WORLD_SIZE": "2", "LOCAL_RANK": str(rank),
                           "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "0", "GROUP_WORLD_SIZE": "1",
                           "ROLE_RANK": str(rank), "ROLE_WORLD_SIZE": "2", "ROLE_NAME": "default",
