@@ -1,10 +1,12 @@
 """Keras ``fit`` under MultiWorkerMirroredStrategy (run by test_keras_fit.py); also checks strategy.run,
-reduce and experimental_distribute_dataset against numpy.  Rank 0 saves the trained weights to ``argv[1]``.
+reduce and experimental_distribute_dataset against numpy.  Rank 0 saves the trained weights to ``argv[1]``;
+ModelCheckpoint and BackupAndRestore write beside it (the chief only: every process writing one HDF5 file fails).
 
 Every process builds the MLP of ``ddp_script`` (rank 0's weights; others start elsewhere: the strategy
 must broadcast them), and ``fit`` with a global batch of ``size * B`` (each replica gets B rows).
 """
 
+import os
 import sys
 
 import numpy as np
@@ -51,8 +53,18 @@ def main(out_path, batch, steps):
         model.set_weights([weights["0.weight"].T, weights["0.bias"], weights["2.weight"].T, weights["2.bias"]])
         model.compile(optimizer=keras.optimizers.SGD(LR, momentum=MOMENTUM), loss="mse")
     assert model.distribute_strategy is strategy
-    model.fit(data, target, batch_size=batch * size, epochs=EPOCHS, shuffle=False, verbose=0)
+    folder = os.path.dirname(os.path.abspath(out_path))
+    checkpoint = os.path.join(folder, "last.weights.h5")
+    callbacks = [keras.callbacks.ModelCheckpoint(checkpoint, save_weights_only=True),
+                 keras.callbacks.BackupAndRestore(os.path.join(folder, "backup"), delete_checkpoint=False)]
+    model.fit(data, target, batch_size=batch * size, epochs=EPOCHS, shuffle=False, verbose=0, callbacks=callbacks)
+    strategy.reduce("SUM", tf.constant(0.0), axis=None)  # every process past fit: the files are complete
     if rank == 0:
+        saved = keras.models.clone_model(model)
+        saved.load_weights(checkpoint)
+        for written, trained in zip(saved.get_weights(), model.get_weights()):
+            np.testing.assert_array_equal(written, trained)
+        assert os.path.exists(os.path.join(folder, "backup", "latest.weights.h5"))
         kernel0, bias0, kernel2, bias2 = model.get_weights()
         np.savez(out_path, **{"0.weight": kernel0.T, "0.bias": bias0, "2.weight": kernel2.T, "2.bias": bias2})
     print(f"rank {rank} ok")

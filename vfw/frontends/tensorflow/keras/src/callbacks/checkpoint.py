@@ -1,6 +1,8 @@
 """Callbacks saving the model while it trains: ``ModelCheckpoint`` and ``BackupAndRestore``.
 
-They write through the model's own ``save``/``save_weights``/``load_weights`` (keras saving).
+They write through the model's own ``save``/``save_weights``/``load_weights`` (keras saving). Under a
+multi-worker strategy only the chief (rank 0) writes: the workers hold the same weights, and several processes
+writing one file at once fail (HDF5 locks it) or leave it torn.
 """
 
 import json
@@ -13,6 +15,12 @@ from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.tensorflow.keras.src.callbacks.callback import Callback
 from vfw.frontends.tensorflow.keras.src.callbacks.monitor import MonitorCallback
 from vfw.frontends.tensorflow.keras.src.utils import io_utils
+
+
+def _writes_files(model):
+    """Whether this process saves for ``model`` (not a non-chief worker of its distribution strategy)."""
+    strategy = getattr(model, "distribute_strategy", None)
+    return strategy is None or strategy.extended.should_checkpoint
 
 
 class _BatchCounter:
@@ -119,7 +127,7 @@ class ModelCheckpoint(MonitorCallback):
 
     def _save_model(self, epoch, batch, logs):
         filepath = self._file_path(epoch, batch, logs or {})
-        if not self._should_save(epoch, logs, filepath):
+        if not self._should_save(epoch, logs, filepath) or not _writes_files(self.model):
             return
         if os.path.isdir(filepath):
             raise OSError(f"Please specify a non-directory filepath for ModelCheckpoint. Filepath used is an existing "
@@ -211,6 +219,8 @@ class BackupAndRestore(Callback):
             self._save_model()
 
     def _save_model(self):
+        if not _writes_files(self.model):
+            return
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint:
             for path, previous in ((self._weights_path, self._previous_weights_path),
@@ -222,5 +232,5 @@ class BackupAndRestore(Callback):
             f.write(json.dumps({"epoch": self._current_epoch, "batch": self._counter.last_seen}))
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and os.path.exists(self.backup_dir):
+        if self.delete_checkpoint and os.path.exists(self.backup_dir) and _writes_files(self.model):
             shutil.rmtree(self.backup_dir)
