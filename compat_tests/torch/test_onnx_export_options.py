@@ -278,3 +278,78 @@ def test_the_same_tensor_as_several_arguments_gives_one_input_each():
         expected = theirs(*(real.from_numpy(a) for a in (q, k, v)))
     for actual, wanted in zip(run_ort(got, [q, k, v]), expected):
         np.testing.assert_allclose(actual, wanted.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _buffer_output(t):
+    class WithAnchors(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("anchors", t.arange(3.0))
+            self.lin = t.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.lin(x), self.anchors
+
+    return WithAnchors()
+
+
+def test_returned_buffer_takes_the_requested_output_name():
+    theirs, ours, x = _pair(_buffer_output)
+    kwargs = dict(input_names=["x"], output_names=["y", "anchors"])
+    want, got = _export(real, theirs, (real.from_numpy(x),), **kwargs), _export(vt, ours, (vt.from_numpy(x),), **kwargs)
+    assert _names(got.graph.output) == _names(want.graph.output) == ["y", "anchors"]
+    with real.no_grad():
+        expected = [t.numpy() for t in theirs(real.from_numpy(x))]
+    for actual, wanted in zip(run_ort(got, [x]), expected):
+        np.testing.assert_allclose(actual, wanted, rtol=1e-5, atol=1e-6)
+
+
+def _with_size(t):
+    class WithSize(t.nn.Module):
+        def forward(self, x):
+            return x * 2, x.shape[0]
+
+    return WithSize()
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("output_names", [None, ["y", "n"]])
+def test_python_int_output_is_an_int64_scalar_output(dynamic, output_names):
+    # torch exports a returned size as a 0-d int64 output (computed from Shape with a dynamic batch)
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    kwargs = dict(input_names=["x"], output_names=output_names, dynamic_axes={"x": {0: "b"}} if dynamic else None)
+    want = _export(real, _with_size(real), (real.from_numpy(x),), **kwargs)
+    got = _export(vt, _with_size(vt), (vt.from_numpy(x),), **kwargs)
+    assert len(got.graph.output) == len(want.graph.output) == 2
+    if output_names:
+        assert _names(got.graph.output) == _names(want.graph.output)
+    for ours, theirs in zip(got.graph.output, want.graph.output):
+        assert ours.type.tensor_type.elem_type == theirs.type.tensor_type.elem_type
+        assert len(ours.type.tensor_type.shape.dim) == len(theirs.type.tensor_type.shape.dim)
+    other = np.ones((5 if dynamic else 2, 3), np.float32)
+    for actual, wanted in zip(run_ort(got, [other]), run_ort(want, [other])):
+        assert actual.dtype == wanted.dtype and actual.shape == wanted.shape
+        np.testing.assert_array_equal(actual, wanted)
+
+
+@pytest.mark.parametrize("kind", ["list_of_sizes", "bool"])
+def test_python_number_outputs_match_torch_types(kind):
+    fns = {"list_of_sizes": lambda x: (x * 2, list(x.shape)), "bool": lambda x: (x * 2, x.shape[1] > 2)}
+
+    def make(t):
+        class Numbers(t.nn.Module):
+            def forward(self, x):
+                return fns[kind](x)
+
+        return Numbers()
+
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    kwargs = dict(input_names=["x"], dynamic_axes={"x": {0: "b"}})
+    want = _export(real, make(real), (real.from_numpy(x),), **kwargs)
+    got = _export(vt, make(vt), (vt.from_numpy(x),), **kwargs)
+    assert [o.type.tensor_type.elem_type for o in got.graph.output] == \
+        [o.type.tensor_type.elem_type for o in want.graph.output]
+    other = np.ones((4, 3), np.float32)
+    for actual, wanted in zip(run_ort(got, [other]), run_ort(want, [other]), strict=True):
+        assert actual.dtype == wanted.dtype and actual.shape == wanted.shape
+        np.testing.assert_array_equal(actual, wanted)

@@ -68,7 +68,7 @@ def test_wrapped_module_has_the_exported_state_dict_and_torch_gradients():
     module = oi.to_torch_module(_exported(ours, x))
     assert isinstance(module, vt.nn.Module) and isinstance(module, OnnxModule)
     mine = module.state_dict()
-    assert set(mine) == {k for k in theirs.state_dict() if not k.endswith("num_batches_tracked")}
+    assert set(mine) == set(theirs.state_dict())
     loss = ((module(vt.from_numpy(x)) - vt.from_numpy(target)) ** 2).mean()
     loss.backward()
     want = ((theirs(torch.from_numpy(x)) - torch.from_numpy(target)) ** 2).mean()
@@ -80,6 +80,38 @@ def test_wrapped_module_has_the_exported_state_dict_and_torch_gradients():
     buffers = dict(module.named_buffers())
     assert not any(b.requires_grad for b in buffers.values())
     assert all(p.requires_grad for p in params.values())
+
+
+def _conv_bn_relu6(t):
+    return t.nn.Sequential(t.nn.Conv2d(3, 4, 3), t.nn.BatchNorm2d(4), t.nn.ReLU6())
+
+
+def test_wrapped_module_loads_the_original_state_dict_with_batch_norm_counts():
+    # load_state_dict(original.state_dict()) as users write it: num_batches_tracked included, strict
+    torch.manual_seed(5)
+    theirs = _conv_bn_relu6(torch)
+    with torch.no_grad():  # running statistics and a count that are not the fresh module's
+        theirs(torch.randn(8, 3, 6, 6) * 3)
+    theirs.eval()
+    x = np.random.default_rng(6).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    module = oi.to_torch_module(_exported(_conv_bn_relu6(vt).eval(), x))  # other weights than theirs
+    module.load_state_dict({k: vt.from_numpy(v.numpy().copy()) for k, v in theirs.state_dict().items()})
+    with torch.no_grad():
+        want = theirs(torch.from_numpy(x)).numpy()
+    with vt.no_grad():
+        np.testing.assert_allclose(module(vt.from_numpy(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+    assert list(module.state_dict()["1.num_batches_tracked"].shape) == []
+    assert module.state_dict()["1.num_batches_tracked"].item() == theirs.state_dict()["1.num_batches_tracked"].item()
+    ours = _conv_bn_relu6(vt).eval()
+    ours.load_state_dict(module.state_dict())  # and back, strict
+    with vt.no_grad():
+        np.testing.assert_allclose(ours(vt.from_numpy(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+    extra = dict(theirs.state_dict(), **{"1.unrelated": torch.zeros(1)})
+    with pytest.raises(RuntimeError) as theirs_error:
+        _conv_bn_relu6(torch).load_state_dict(extra)
+    with pytest.raises(RuntimeError, match='Unexpected key.*"1.unrelated"') as ours_error:
+        module.load_state_dict({k: vt.from_numpy(v.numpy().copy()) for k, v in extra.items()})
+    assert "Unexpected key" in str(theirs_error.value) and "Unexpected key" in str(ours_error.value)
 
 
 def test_fine_tuning_matches_torch_and_exports_again():

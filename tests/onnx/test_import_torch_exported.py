@@ -188,3 +188,48 @@ def test_keras_model_holding_an_onnx_layer_saves_and_loads(tmp_path):
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), keras_model.predict(x, verbose=0))
     with torch.no_grad():  # and not the file's weights any more
         assert not np.allclose(loaded.predict(x, verbose=0), model(torch.from_numpy(x)).numpy(), atol=1e-4)
+
+
+class _Scaled(torch.nn.Module):
+    """Float constants the exporter writes as Constant nodes: ReLU6's bounds and a scale vector."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.act = torch.nn.ReLU6()
+
+    def forward(self, x):
+        return self.act(self.lin(x)) * torch.tensor([0.5, 1.5, -2.0, 3.0])
+
+
+@pytest.mark.filterwarnings("ignore:torch.tensor results are registered as constants")
+def test_double_converts_the_graph_constants_like_torch():
+    torch.manual_seed(7)
+    theirs = _Scaled().eval()
+    module = oi.to_torch_module(_torch_file(theirs, (torch.randn(2, 4),)))
+    names = {n for n, _ in module.named_parameters()}
+    x = np.random.default_rng(8).standard_normal((3, 4)) * 4
+    with torch.no_grad():
+        want = theirs.double()(torch.from_numpy(x)).numpy()
+    got = module.double()(vt.from_numpy(x))
+    assert got.dtype == vt.float64 and want.dtype == np.float64
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12, atol=1e-12)
+    assert {n for n, _ in module.named_parameters()} == names  # the constants are buffers, not trained
+    assert set(module.state_dict()) == set(theirs.state_dict())
+
+
+def test_eval_stops_the_dropout_of_a_training_mode_export():
+    # torch's TRAINING export writes Dropout(training_mode=True); the wrapped module's eval() must win, as in torch
+    torch.manual_seed(9)
+    theirs = torch.nn.Sequential(torch.nn.Linear(4, 256), torch.nn.Dropout(0.5))
+    data = _torch_file(theirs, (torch.randn(2, 4),), training=torch.onnx.TrainingMode.TRAINING,
+                       do_constant_folding=False)
+    module = oi.to_torch_module(data)
+    x = np.random.default_rng(10).standard_normal((3, 4)).astype(np.float32)
+    with torch.no_grad():
+        kept = theirs.eval()(torch.from_numpy(x)).numpy()
+    dropped = module.train()(vt.from_numpy(x)).detach().numpy()
+    zeros = dropped == 0
+    assert 0.3 < zeros.mean() < 0.7  # training: about half dropped, the rest scaled by 1 / (1 - p)
+    np.testing.assert_allclose(dropped[~zeros], kept[~zeros] * 2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(module.eval()(vt.from_numpy(x)).detach().numpy(), kept, rtol=1e-5, atol=1e-6)

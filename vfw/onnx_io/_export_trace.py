@@ -14,6 +14,7 @@ import numpy as np
 from vfw.core.errors import TraceError
 from vfw.core.graph.function import Function
 from vfw.core.graph.passes import eliminate_common_subexpressions, fold_constants, prune
+from vfw.core.graph.trace import current_trace
 from vfw.core.ir import tensor_to_proto
 from vfw.core.proto import GraphDef
 from vfw.onnx_io._export import ExportError
@@ -66,7 +67,11 @@ class _Tracer:
         """``(graph, weights)``: one trace of ``fn(*tensors)``; the tensors it read (``weights``: name -> array)
         are initializers, or inputs after the arguments with ``weights_as_inputs``."""
         def body(*inputs):
-            return self.fn(*inputs)
+            result = self.fn(*inputs)
+            # Values whose shapes follow run-time values (a sequence_mask to the largest length) get unknown dims:
+            # the traced ones would be declared in the file, and onnxruntime holds other runs to them.
+            current_trace().forget_varying_shapes()
+            return result
 
         body.__name__ = self.name
         try:
@@ -95,7 +100,9 @@ class _Tracer:
             if wanted and wanted not in used and wanted not in renames.values():
                 renames[capture] = wanted
             weights[renames.get(capture, capture)] = tensor.array
-        return global_pools(rename(graph, renames)), weights
+        # what no output needs goes first: the trace re-reads views of memory written in place by positions of the
+        # traced sizes, which the dynamic-axes pass would have to generalize even where nothing reads them
+        return prune(global_pools(rename(graph, renames)), list(graph.output)), weights
 
 
 def _resized(tensor, axes, size):
@@ -226,22 +233,27 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
     return base, dim_names, {n: a for n, a in weights.items() if n in read}
 
 
-def _assign_names(graph, wanted):
-    """Rename values to the names in ``wanted`` (old -> new), moving any other value that holds a wanted name."""
+def _assign_names(graph, wanted, reserved=()):
+    """Rename values to the names in ``wanted`` (old -> new), moving any other value that holds a wanted or
+    ``reserved`` name (one an Identity will produce); returns the renaming done."""
     taken = {n for op in graph.op for n in list(op.input) + list(op.output) if n} | set(graph.input) | \
         {t.name for t in graph.initializer}
     targets = set(wanted.values())
-    if len(targets) != len(wanted):
-        raise ValueError(f"ONNX export: input and output names must be distinct, got {sorted(wanted.values())}")
+    if len(targets) != len(wanted) or targets & set(reserved):
+        raise ValueError(f"ONNX export: input and output names must be distinct, got "
+                         f"{sorted(list(wanted.values()) + list(reserved))}")
+    targets |= set(reserved)
     mapping = dict(wanted)
-    for name in taken:
+    for name in sorted(taken):  # a copy: the loop adds the new names
         if name in targets and name not in wanted:
             k = 0
             while f"{name}_{k}" in taken or f"{name}_{k}" in targets:
                 k += 1
             mapping[name] = f"{name}_{k}"
             taken.add(mapping[name])
-    return rename(graph, {k: v for k, v in mapping.items() if k != v})
+    mapping = {k: v for k, v in mapping.items() if k != v}
+    rename(graph, mapping)
+    return mapping
 
 
 def export_function(fn, tensors, input_names, output_names=None, dynamic=None, output_dims=None, weight_names=None,
@@ -288,12 +300,18 @@ def export_function(fn, tensors, input_names, output_names=None, dynamic=None, o
     outputs = output_names + [("output" if n_outputs == 1 else f"output_{k}") for k in
                               range(len(output_names), n_outputs)]
     wanted = dict(zip(graph.input[:len(tensors)], input_names))
-    duplicated = [k for k, o in enumerate(graph.output) if o in wanted or list(graph.output).index(o) != k]
+    # an output that is an input, repeats another or no op makes (a returned buffer, a constant): an Identity
+    # gives it the output's name, and a weight holding that name is renamed (torch renames it too: 'anchors.1')
+    produced = {n for op in graph.op for n in op.output}
+    duplicated = [k for k, o in enumerate(graph.output) if o in wanted or list(graph.output).index(o) != k
+                  or o not in produced]
     for k, o in enumerate(graph.output):
         if k not in duplicated:
             wanted[o] = outputs[k]
-    dim_names = {wanted.get(n, n): axes for n, axes in dim_names.items()}
-    _assign_names(graph, wanted)
+    mapping = _assign_names(graph, wanted, reserved=[outputs[k] for k in duplicated])
+    dim_names = {mapping.get(n, n): axes for n, axes in dim_names.items()}
+    if weights == "default":
+        values = {mapping.get(n, n): a for n, a in values.items()}
     if duplicated:  # an output that is an input, or repeats another: an Identity of its own
         for k in duplicated:
             graph.op.add().CopyFrom(_identity(graph.output[k], outputs[k]))

@@ -7,16 +7,22 @@ them alone) and the others (shapes, indices, scalars, settings such as ReLU6's b
 ``initializer_roles``) non-persistent buffers, under their ONNX names
 (a dotted name such as ``encoder.0.weight`` becomes nested submodules, so ``state_dict()``
 keys are the initializer names and a model exported from vfw.torch loads its original
-``state_dict``).  ``forward`` runs the graph op by op through the eager executor, so autograd
-records it: gradients reach the parameters, ``vfw.torch.optim`` trains them, and
-``torch.onnx.export`` traces the module again.
+``state_dict``).  Next to a batch norm's ``<name>.running_mean`` the module holds the
+``<name>.num_batches_tracked`` count torch's batch norm keeps (0 until a state_dict sets it;
+the graph never reads it), so ``state_dict()`` keys match the original model's both ways.
+Float ``Constant`` ops become non-persistent buffers too, so ``.double()`` converts them with
+the weights, and Dropout ops the file runs in training mode follow ``train()`` / ``eval()``.
+``forward`` runs the graph op by op through the eager executor, so autograd records it:
+gradients reach the parameters, ``vfw.torch.optim`` trains them, and ``torch.onnx.export``
+traces the module again.
 """
 
 import numpy as np
 
 import vfw.torch as torch
+from vfw.core import dtypes as dt
 from vfw.core.graph.subgraph import run_graph
-from vfw.core.ir import proto_to_tensor
+from vfw.core.ir import opdef_attrs, proto_to_tensor
 from vfw.core.proto import GraphDef
 from vfw.onnx_io._import import initializer_roles
 
@@ -46,6 +52,33 @@ def _owner(root, name, taken):
     return root, flat
 
 
+def _follow_training_mode(runnable, graph):
+    """Make the Dropout ops of ``runnable`` that the file runs in training mode (a constant ``training_mode``
+    True: an export in torch's TRAINING mode) read a last graph input instead, which ``forward`` feeds with
+    the module's ``training`` flag: ``.eval()`` stops them dropping, as it stops torch's Dropout.  Returns
+    whether there is such an input."""
+    constants = {t.name: t for t in graph.initializer}
+    made = {op.output[0]: opdef_attrs(op).get("value") for op in runnable.op if op.type == "Constant"}
+
+    def always_true(name):
+        value = made.get(name)
+        if value is None and name in constants:
+            value = proto_to_tensor(constants[name])
+        return isinstance(value, np.ndarray) and value.dtype == np.bool_ and value.size == 1 and bool(value)
+
+    dropouts = [op for op in runnable.op if op.type == "Dropout" and len(op.input) > 2 and always_true(op.input[2])]
+    if not dropouts:
+        return False
+    used = set(runnable.input) | {n for op in runnable.op for n in list(op.input) + list(op.output)}
+    flag = "training_mode"
+    while flag in used:
+        flag += "_"
+    for op in dropouts:
+        op.input[2] = flag
+    runnable.input.append(flag)
+    return True
+
+
 class OnnxModule(torch.nn.Module):
     """An ONNX graph with trainable initializers (see :func:`vfw.onnx_io.to_torch_module`).
 
@@ -54,7 +87,7 @@ class OnnxModule(torch.nn.Module):
     input_names, output_names : list[str]
     graph : GraphDef
         The engine graph run by ``forward`` (initializers moved to inputs after the model's
-        inputs, one per parameter or buffer).
+        inputs, one per parameter or buffer the graph reads).
     """
 
     def __init__(self, graph, input_names, output_names):
@@ -71,16 +104,44 @@ class OnnxModule(torch.nn.Module):
             taken.setdefault(id(module), set()).add(attr)
             if roles[proto.name] == "statistic":
                 module.register_buffer(attr, torch.from_numpy(array))
+                if attr == "running_mean" and "num_batches_tracked" not in taken[id(module)] and \
+                        not hasattr(type(module), "num_batches_tracked"):
+                    # torch's batch norm keeps a count of batches next to its running statistics: the graph
+                    # never reads it, but it is part of the original model's state_dict
+                    taken[id(module)].add("num_batches_tracked")
+                    module.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.int64))
             elif roles[proto.name] == "weight":
                 module.register_parameter(attr, torch.nn.Parameter(torch.from_numpy(array)))
             else:
                 module.register_buffer(attr, torch.from_numpy(array), persistent=False)
             tensors.append((module, attr))
             runnable.input.append(proto.name)
+        self._hoist_float_constants(runnable, taken, tensors)
         object.__setattr__(self, "_held", tensors)
+        object.__setattr__(self, "_mode_input", _follow_training_mode(runnable, graph))
         self.graph = runnable
         self.input_names = list(input_names)
         self.output_names = list(output_names)
+
+    def _hoist_float_constants(self, runnable, taken, tensors):
+        """Make the float ``Constant`` ops of the main graph non-persistent buffers (graph inputs), as the float
+        initializers that are not weights are: ``.double()`` / ``.half()`` / ``.to(dtype)`` then convert them
+        with the parameters, as torch converts a module's float buffers (a ReLU6's bounds stay the input's type)."""
+        kept = []
+        for op in runnable.op:
+            value = opdef_attrs(op).get("value") if op.type == "Constant" else None
+            if not (isinstance(value, np.ndarray) and value.dtype in dt.FLOATS):
+                kept.append(op)
+                continue
+            name = op.output[0]
+            module, attr = _owner(self, name, taken)
+            taken.setdefault(id(module), set()).add(attr)
+            module.register_buffer(attr, torch.from_numpy(value.copy()), persistent=False)
+            tensors.append((module, attr))
+            runnable.input.append(name)
+        if len(kept) != len(runnable.op):
+            del runnable.op[:]
+            runnable.op.extend(kept)
 
     def forward(self, *inputs, **named):
         """Run the graph on the inputs (tensors or arrays, by position or by input name)."""
@@ -98,6 +159,8 @@ class OnnxModule(torch.nn.Module):
                             f"({', '.join(self.input_names)}), got {len(inputs)}")
         feeds = [x if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x)) for x in inputs]
         held = [getattr(module, attr) for module, attr in self._held]
+        if self._mode_input:
+            held.append(torch.tensor(self.training))
         results = run_graph(self.graph, feeds + held)
         results = [r if isinstance(r, torch.Tensor) else torch.Tensor.wrap(r.array) for r in results]
         return results[0] if len(results) == 1 else tuple(results)

@@ -7,8 +7,10 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout
+from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout, _traced_sizes
 from vfw.frontends.torch._tensor import _memory_format_name
+
+_TRACED_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "scalar_tensor"]
@@ -21,6 +23,20 @@ def _made(array, requires_grad=False, out=None, device=None, name="op"):
     if requires_grad:
         t.requires_grad_(True)
     return _dispatch.finish(t, out, name) if out is not None else t
+
+
+def _made_traced(t, requires_grad=False, out=None, device=None, name="op"):
+    """As :func:`_made` for a tensor computed by engine ops under a graph trace."""
+    _device.check(device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return _dispatch.finish(t, out, name) if out is not None else t
+
+
+def _in_onnx_export():
+    from vfw.frontends.torch.onnx import is_in_onnx_export
+
+    return is_in_onnx_export()
 
 
 def _np_dtype(dtype, default=None):
@@ -252,6 +268,11 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start, "start", "linspace"), _number(end, "end", "linspace")
     steps = _steps(steps, "linspace")
     np_dtype = _np_dtype(dtype)
+    if np_dtype in _TRACED_FLOATS and _traced_sizes.tracing() and _in_onnx_export():
+        # ops on the size, so that an export with dynamic axes recomputes the values for each run's size (only
+        # there: the ops round twice where the eager kernel rounds once, a last-bit difference)
+        return _made_traced(_traced_sizes.linspace(start, end, steps, np_dtype), requires_grad, out, device,
+                            "linspace")
     if np_dtype in dt.FLOATS:  # bfloat16 included (numpy's kind for it is "V")
         values = even_steps(start, end, steps, np_dtype)
     elif np_dtype.kind == "c":  # real bounds: the real parts step, the imaginary parts are 0
@@ -303,7 +324,10 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
             raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
         if v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
-    return _made(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, out, device, "eye")
+    np_dtype = _np_dtype(dtype)
+    if np_dtype.kind != "c" and _traced_sizes.tracing():  # ops on the sizes: an export recomputes it per run
+        return _made_traced(_traced_sizes.eye(n, m, np_dtype), requires_grad, out, device, "eye")
+    return _made(np.eye(n, m, dtype=np_dtype), requires_grad, out, device, "eye")
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):

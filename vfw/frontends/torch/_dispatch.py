@@ -583,10 +583,11 @@ def assign(t, result, name="op"):
 
 
 def _record_write(t, value):
-    """Tell an open trace that ``t``'s memory is about to hold ``value`` (see ``Trace.record_write``)."""
-    trace = current_trace()
-    if trace is not None:
-        trace.record_write(t, value)
+    """Tell an open trace that ``t``'s memory is about to hold ``value`` (see ``Trace.record_write``; a view made
+    by indexing is written back into its parent at positions computed from its shape)."""
+    from vfw.frontends.torch._traced_views import record_write
+
+    record_write(t, value)
 
 
 def check_writeable(t, name):

@@ -20,7 +20,7 @@ from vfw.core import autograd as _autograd
 from vfw.core.graph import trace as _trace
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _dispatch
+from vfw.frontends.torch import _dispatch, _traced_views
 from vfw.frontends.torch._dispatch import call, op, wrap
 from vfw.frontends.torch._grad_fn_names import getitem_name, names_grad_fn
 from vfw.frontends.torch._traced import value_shaped
@@ -439,6 +439,8 @@ def engine_index(t, basic, adv):
         return _engine_advanced(view, adv)
     if view is t:
         view = call(_IDENTITY_OP, t)
+    if tracing():  # a write into the view is then recorded with positions from t's shape
+        _traced_views.mark(view, t, basic)
     return _view_of(t, view)
 
 

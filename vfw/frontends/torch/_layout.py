@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends.torch import _traced_sizes
 from vfw.frontends.torch._dispatch import call, cast, finish, inplace, op, type_name, view_of
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._shape import (
@@ -30,7 +31,7 @@ from vfw.frontends.torch._shape import (
     wrap_dims,
 )
 from vfw.frontends.torch._tensor import Tensor
-from vfw.frontends.torch._traced import own_memory
+from vfw.frontends.torch._traced import bind_copy, own_memory
 
 __all__ = ["narrow", "select", "diagonal", "diag", "diag_embed", "diagflat", "trace", "tril", "triu", "flip",
            "fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "atleast_1d", "atleast_2d", "atleast_3d"]
@@ -153,6 +154,8 @@ def diagonal_gather(x, offset, d1, d2):
     length = max(0, min(n1 - row, n2 - col))
     keep = [i for i in range(arr.ndim) if i not in (d1, d2)]
     perm = tuple(keep + [d1, d2])
+    if _traced_sizes.tracing():  # positions from the shape: an export with dynamic axes recomputes them
+        return _traced_sizes.diagonal_gather(x, offset, perm, d1, d2)
     moved = x if perm == tuple(range(arr.ndim)) else call(op("Transpose", perm=perm), x)
     flat = call(_RESHAPE, moved, shape_array([arr.shape[i] for i in keep] + [n1 * n2]))
     return call(_GATHER_LAST, flat, _diagonal_index(length, n2, row * n2 + col))
@@ -177,7 +180,10 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if not recording(input):
         return as_view(input, view)
     out = diagonal_gather(input, offset, d1, d2)
+    gathered = out.array
     out.array = view  # same values; the recorded Gather's backward reads no output
+    if _traced_sizes.tracing():  # the view's value is the Gather's, not positions baked from its strides
+        bind_copy(view, gathered)
     return view_of(input, out)
 
 # -- diag and friends -------------------------------------------------------------------------
@@ -505,6 +511,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     _check_output_size(output_size, total)
     if not recording(x):
         return fresh(np.repeat(x.array, counts, axis=d))
+    if not isinstance(repeats, CoreTensor) and _traced_sizes.tracing():
+        # one count for all: indices from the shape, so an export with dynamic axes recomputes them
+        return call(op("Gather", axis=d), x, _traced_sizes.repeat_index(x, d, int(counts[0]) if n else 0))
     return call(op("Gather", axis=d), x, np.repeat(np.arange(n, dtype=_INT64), counts))
 
 

@@ -2,7 +2,8 @@
 
 ``replayed`` records a Python computation (a random draw from a generator, or numpy code no
 engine op replaces) as a PyFunc op that runs again on every graph run, ``own_memory`` gives a
-result a copy of its array that the trace knows holds the same value, and ``value_shaped``
+result a copy of its array that the trace knows holds the same value, ``bind_copy`` tells it that a view
+a result was given holds the recorded op's value, and ``value_shaped``
 marks a result whose shape depends on values.  Each costs one check of the open-trace list
 when no trace records.
 """
@@ -43,6 +44,16 @@ def own_memory(t, copy=None):
             trace.bind_copy(copy, t)
     t.array = copy
     return t
+
+
+def bind_copy(array, value):
+    """Tell an open trace that ``array`` (a view a result was given in place of the recorded op's output) holds
+    ``value`` (that output's array), so that the graph reads the op's output, not positions of the view's strides
+    baked for the traced sizes."""
+    if _tracing:
+        trace = current_trace()
+        if trace is not None:
+            trace.bind_copy(array, value)
 
 
 def value_shaped(t, dims=None):

@@ -42,6 +42,8 @@ import types
 import numpy as np
 
 from vfw.frontends._warnings import warn_for_user
+from vfw.frontends.torch._dispatch import new_tensor
+from vfw.frontends.torch._dtype import default_float_np
 from vfw.frontends.torch._onnx_symbolics import (  # noqa: F401
     register_custom_op_symbolic,
     select_model_mode_for_export,
@@ -229,6 +231,24 @@ def _rebuild(template, tensors):
     return kind(_rebuild(v, tensors) for v in body)
 
 
+def _numbers_as_tensors(obj):
+    """The model's outputs with each Python number (a size: ``return y, x.shape[0]``) a 0-d tensor, an output
+    of its own as torch exports it (computed from the input shapes when it follows a dynamic axis): an int is
+    int64, a bool bool and a float of the default float dtype."""
+    if isinstance(obj, (bool, np.bool_)):
+        return new_tensor(np.array(obj, np.bool_))
+    if isinstance(obj, (int, np.integer)):
+        return new_tensor(np.array(obj, np.int64))
+    if isinstance(obj, (float, np.floating)):
+        return new_tensor(np.array(obj, default_float_np()))
+    if isinstance(obj, (tuple, list)) and not isinstance(obj, Tensor):
+        items = [_numbers_as_tensors(o) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        return {k: _numbers_as_tensors(v) for k, v in obj.items()}
+    return obj
+
+
 def _argument_names(model, args, kwargs):
     """Default input names: ``forward``'s parameter names (``name_<k>`` for the tensors inside a container)."""
     try:
@@ -378,7 +398,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
 
     def run(*tensors):
         call_args, call_kwargs = _rebuild(template, tensors)
-        return model(*call_args, **call_kwargs)
+        return _numbers_as_tensors(model(*call_args, **call_kwargs))
 
     modes = _modes(model)
     if training == TrainingMode.EVAL and modes:
