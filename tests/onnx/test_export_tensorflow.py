@@ -56,7 +56,51 @@ def positions(tf, x):  # keras.io's position embedding: tf.range over a dynamic 
     return x + tf.cast(tf.range(n), tf.float32)[:, None] * tf.cast(tf.range(1, 2 * n, 2), tf.float32)[:, None]
 
 
+def encodings(tf, x, i):  # one_hot (negative and too large indices give all-off rows) and sequence_mask
+    return (tf.one_hot(i, 4), tf.one_hot(i - 2, 3, on_value=5.0, off_value=-1.0, axis=0),
+            tf.one_hot(i, tf.shape(x)[0] + 1, dtype=tf.int32), tf.keras.ops.one_hot(i[:, 0], 5),
+            tf.one_hot(i, 3, on_value=False, off_value=True, axis=1),
+            tf.sequence_mask(i, 4), tf.sequence_mask(i[:, 1]), tf.sequence_mask(i, tf.shape(x)[0], dtype=tf.float32),
+            tf.where(tf.sequence_mask(i[:, 2] + 1, 3), x, -1e9))
+
+
+def float_range(tf, x):  # (and linspace over a dynamic count)
+    n = tf.shape(x)[0]
+    return (tf.range(0.5, tf.cast(n, tf.float32) + 0.1, 0.3) * 2.0, tf.linspace(0.0, 1.0, n),
+            tf.linspace(x[0], x[0] * 3.0, n + 1, axis=1))
+
+
+def repeats(tf, x):  # one count for every slice
+    return (tf.repeat(x, 2, axis=0), tf.repeat(x, [3], axis=1), tf.repeat(x, 0, axis=-1), tf.repeat(x, 2),
+            tf.keras.ops.repeat(x[:, None], 2, axis=1))
+
+
+def search_and_reverse(tf, x, i):  # searchsorted (ties and NaN values), unique, reverse_sequence
+    rows = tf.sort(tf.round(x * 2.0), axis=-1)
+    values = tf.concat([rows[:, :2], tf.round(x[:, ::-1] * 2.0) + 0.5, [[float("nan")]] * tf.ones_like(x[:, :1])], 1)
+    lengths = i[:, 0] % 4
+    unique, index, counts = tf.unique_with_counts(tf.reshape(i, [-1]), out_idx=tf.int64)
+    return (tf.searchsorted(rows, values), tf.searchsorted(rows, values, side="right", out_type=tf.int64),
+            tf.keras.ops.searchsorted(tf.sort(tf.round(x[:, 0] * 2.0)), tf.round(x[:, 1] * 2.0)),
+            unique, index, counts, tf.unique(tf.reshape(i, [-1]))[1],
+            tf.reverse_sequence(x, lengths, seq_axis=1), tf.reverse_sequence(tf.transpose(x)[None], lengths, 1, 2))
+
+
+def bands(tf, x):  # band_part, eye and keras.ops.tril/triu over a dynamic size
+    square = tf.matmul(x, x, transpose_b=True)
+    n = tf.shape(x)[0]
+    return (tf.linalg.band_part(square, -1, 0), tf.linalg.band_part(square, 1, 1), tf.linalg.band_part(square, 0, -1),
+            tf.linalg.band_part(square, -1, -1), tf.eye(n) + square, tf.eye(n, 3, batch_shape=[2], dtype=tf.int32),
+            tf.keras.ops.tril(square, -1), tf.keras.ops.triu(square, 1), tf.linalg.band_part(square > 0.5, 0, 1),
+            tf.keras.ops.tril(square > 0.5))
+
+
 CASES = {
+    "bands": (bands, [((None, 3), "float32")]),
+    "encodings": (encodings, [((None, 3), "float32"), ((None, 3), "int32")]),
+    "float_range": (float_range, [((None, 3), "float32")]),
+    "repeats": (repeats, [((None, 3), "float32")]),
+    "search_and_reverse": (search_and_reverse, [((None, 3), "float32"), ((None, 3), "int32")]),
     "positions": (positions, [((None, 3), "float32")]),
     "conv_net": (conv_net, [((None, 8, 7, 2), "float32")]),
     "dense_activations": (dense_activations, [((None, 2, 2), "float32")]),
@@ -191,3 +235,95 @@ def test_keras_model_with_several_outputs_names_them_after_its_output_layers():
     x = RNG.standard_normal((3, 8)).astype(np.float32)
     for got, want in zip(run_model(model, [x]), theirs(x)):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _dict_results(tf, x):
+    return {"y": x * 2.0, "s": tf.reduce_sum(x, 1), "x": tf.nn.relu(x), "pair": [x - 1.0, x + 1.0]}
+
+
+def test_dict_results_name_the_outputs_by_their_keys():  # as tf2onnx names them (a key naming an input: <key>_out)
+    f = vtf.function(lambda x: _dict_results(vtf, x), input_signature=[vtf.TensorSpec([None, 4], name="x")])
+    model = oi.export(f)
+    assert [o.name for o in model.graph.output] == ["y", "s", "x_out", "pair_0", "pair_1"]
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    want = _dict_results(real_tf, real_tf.constant(x))
+    want = {"y": want["y"], "s": want["s"], "x_out": want["x"], "pair_0": want["pair"][0], "pair_1": want["pair"][1]}
+    for output, got in zip(model.graph.output, run_model(model, [x])):
+        np.testing.assert_allclose(got, want[output.name].numpy(), rtol=1e-6)
+
+
+def test_keras_model_with_dict_outputs_names_them_by_their_keys():
+    def make(keras):
+        a = keras.Input((8,), name="a")
+        h = keras.layers.Dense(6)(a)
+        return keras.Model(a, {"score": keras.layers.Dense(1, name="reg")(h), "cls": keras.layers.Dense(3)(h)})
+
+    ours, theirs = make(vtf.keras), make(real_tf.keras)
+    theirs.set_weights([w.numpy() for w in ours.weights])
+    model = oi.export(ours)
+    x = RNG.standard_normal((3, 8)).astype(np.float32)
+    want = theirs(x)
+    assert sorted(o.name for o in model.graph.output) == sorted(want) == ["cls", "score"]
+    for output, got in zip(model.graph.output, run_model(model, [x])):
+        np.testing.assert_allclose(got, want[output.name].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _masked_recurrent(keras, kind):  # keras.io's text classifiers: token ids with padding zeros, a masking Embedding
+    layers = keras.layers
+    tokens = keras.Input((None,), dtype="int32")
+    x = layers.Embedding(9, 4, mask_zero=True)(tokens)
+    if kind == "lstm":
+        x = layers.LSTM(5)(x)
+    elif kind == "gru":
+        x = layers.GRU(5, return_sequences=True, go_backwards=True)(x)
+        x = layers.GlobalAveragePooling1D()(x)
+    elif kind == "simple_rnn":
+        x = layers.SimpleRNN(5, return_sequences=True, zero_output_for_mask=True)(x)
+        x = x[:, -1] + x[:, 0]
+    else:
+        x = layers.Bidirectional(layers.LSTM(3, return_sequences=True))(x)
+        x = layers.Bidirectional(layers.GRU(3))(x)
+    return keras.Model(tokens, layers.Dense(2)(x))
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "simple_rnn", "bidirectional"])
+def test_keras_masked_recurrent_model_with_a_dynamic_time_axis(kind):
+    ours, theirs = _masked_recurrent(vtf.keras, kind), _masked_recurrent(real_tf.keras, kind)
+    theirs.set_weights([w.numpy() for w in ours.weights])
+    model = oi.export(ours)
+    onnx.checker.check_model(model, full_check=True)
+    for time in (3, 7):  # padding at the end, at the start, inside, and a row of padding only
+        tokens = RNG.integers(1, 9, (4, time)).astype(np.int32)
+        tokens[0, 2:] = 0
+        tokens[1, :2] = 0
+        tokens[2, 1] = 0
+        tokens[3] = 0
+        np.testing.assert_allclose(run_model(model, [tokens])[0], theirs(tokens).numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(ours(tokens).numpy(), theirs(tokens).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def _keras_text_transformer(tf):  # keras.io's text classification with a Transformer (here causal attention)
+    layers = tf.keras.layers
+
+    class TokenAndPositionEmbedding(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.tokens, self.positions = layers.Embedding(20, 8), layers.Embedding(64, 8)
+
+        def call(self, x):
+            return self.tokens(x) + self.positions(tf.range(start=0, limit=tf.shape(x)[-1], delta=1))
+
+    tokens = tf.keras.Input((None,), dtype="int32")
+    x = TokenAndPositionEmbedding()(tokens)
+    attention = layers.MultiHeadAttention(num_heads=2, key_dim=4)(x, x, use_causal_mask=True)
+    x = layers.LayerNormalization(epsilon=1e-6)(x + attention)
+    return tf.keras.Model(tokens, layers.Dense(2)(layers.GlobalAveragePooling1D()(x)))
+
+
+def test_keras_text_transformer_with_a_dynamic_sequence_length():
+    ours, theirs = _keras_text_transformer(vtf), _keras_text_transformer(real_tf)
+    theirs.set_weights([w.numpy() for w in ours.weights])
+    model = oi.export(ours)
+    for time in (4, 11):
+        tokens = RNG.integers(0, 20, (3, time)).astype(np.int32)
+        np.testing.assert_allclose(run_model(model, [tokens])[0], theirs(tokens).numpy(), rtol=1e-5, atol=1e-6)

@@ -123,6 +123,34 @@ def _storage_of(variable):
     return None
 
 
+def _naming_outputs(call, keras_names, input_names):
+    """``(call, names)``: ``call`` wrapped to name the outputs in ``names`` (a list it fills at the first trace,
+    before export_function reads it): by their keys where the results are a dict (as tf2onnx names a
+    ``tf.function``'s), else ``keras_names`` (a Keras model's output layers, when it has several outputs)."""
+    names = []
+
+    def named(*tensors):
+        result = call(*tensors)
+        if not names:
+            keys = _key_names(result, "") if isinstance(result, dict) else None
+            found = keras_names if keys is None or len(set(keys)) != len(keys) else keys
+            names.extend(f"{n}_out" if n in input_names else n for n in found)  # (an input keeps its name)
+        return result
+
+    return named, names
+
+
+def _key_names(result, prefix):
+    """Names of the tensors in the nested ``result`` in the order the trace flattens them (dicts in insertion order):
+    the path of dict keys (``a/b``), with ``_<k>`` for the k-th item of a list or tuple."""
+    if isinstance(result, dict):
+        return [n for key, value in result.items() for n in _key_names(value, f"{prefix}/{key}" if prefix else
+                                                                          str(key))]
+    if isinstance(result, (list, tuple)):
+        return [n for k, value in enumerate(result) for n in _key_names(value, f"{prefix}_{k}")]
+    return [prefix] if hasattr(result, "shape") and hasattr(result, "dtype") else []
+
+
 def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input_names=None, output_names=None):
     """Export TensorFlow-style code to an ONNX model.
 
@@ -139,8 +167,9 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
         Default-domain opset (default: the newest the installed onnxruntime supports).
     input_names, output_names : list of str, optional
         Names of the graph inputs (default: the specs' names, else the function's parameter
-        names) and outputs (default: a Keras model's ``output_names`` when it has several outputs, else
-        ``output`` / ``output_<k>``).
+        names) and outputs (default: the keys where the results are a dict, ``a/b`` in nested dicts and
+        ``<key>_<k>`` for the items of a list in one, ``<key>_out`` for a key that names an input; else a Keras
+        model's ``output_names`` when it has several outputs; else ``output`` / ``output_<k>``).
 
     Returns
     -------
@@ -170,9 +199,11 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
         axes = {a: (BATCH if a == 0 else f"{names[i]}_dim{a}") for a, d in enumerate(list(spec.shape)) if d is None}
         if axes:
             dynamic[i] = axes
-    if output_names is None and _is_keras_model(target) and isinstance(getattr(target, "outputs", None), list) \
-            and len(target.outputs) > 1:
-        output_names = list(getattr(target, "output_names", None) or []) or None  # its output layers' names
+    if output_names is None:
+        keras_names = []
+        if _is_keras_model(target) and isinstance(getattr(target, "outputs", None), list) and len(target.outputs) > 1:
+            keras_names = list(getattr(target, "output_names", None) or [])  # its output layers' names
+        call, output_names = _naming_outputs(call, keras_names, names)
     graph_name = getattr(target, "name", None) or getattr(target, "__name__", None) or "main_graph"
     variables = _reachable_variables(target)
     # The variables' values before the export are the weights: what the traced runs assign is undone.

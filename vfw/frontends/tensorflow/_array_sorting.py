@@ -10,9 +10,10 @@ import collections
 
 import numpy as np
 
+from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.tensorflow import _dtypes, _traced_shapes
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op_error
-from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, same_dtype
+from vfw.frontends.tensorflow._op_support import I64, INDEX_DTYPES, int64s, same_dtype
 
 _DIRECTIONS = ("ASCENDING", "DESCENDING")
 _SORTABLE = {"bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -82,7 +83,15 @@ def _unique(x, out_idx, tf_op):
     index_dtype = _out_index(out_idx, tf_op)
     if x.array.ndim != 1:
         raise op_error("unique expects a 1D vector.", tf_op)
-    y, idx, counts = host(lambda a: _unique_arrays(a, index_dtype), x)
+    if _tracing and x.array.dtype.kind in "biu":  # the engine's Unique, which ONNX export takes (floats: see below)
+        # (as int64, which onnxruntime's Unique takes, where it has no int32 kernel)
+        keys = x if x.array.dtype == I64 else call("Cast", x, to=I64)
+        y, _, idx, counts = call("Unique", keys, sorted=0, tf_op=tf_op)  # in order of first occurrence, as TF's
+        y = y if x.array.dtype == I64 else call("Cast", y, to=x.array.dtype)
+        if index_dtype != I64:
+            idx, counts = call("Cast", idx, to=index_dtype), call("Cast", counts, to=index_dtype)
+    else:  # (each float NaN is a value of its own in TF, where Unique makes one of all NaNs)
+        y, idx, counts = host(lambda a: _unique_arrays(a, index_dtype), x)
     if _traced_shapes.varies(x):  # how many distinct values follows each call's values
         _traced_shapes.value_shaped(y)
         _traced_shapes.value_shaped(counts)
@@ -145,7 +154,27 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dtypes.int32, n
         raise op_error("slice index -1 of dimension 0 out of bounds.", "StridedSlice")
     if int(np.prod(s.array.shape[:-1])) != int(np.prod(v.array.shape[:-1])):
         raise op_error("Leading dim_size of both tensors must match.", tf_op)
+    if _tracing and s.array.shape[:-1] == v.array.shape[:-1] and s.array.size * v.array.shape[-1] <= _COMPARED:
+        return _traced_search(s, v, side == "right", index_dtype)  # engine ops, which ONNX export takes
     return host(lambda a, b: _search(a, b, side == "right").astype(index_dtype), s, v)
+
+
+_COMPARED = 1 << 24
+"""The most entry-value pairs a traced ``searchsorted`` compares (their int64 flags: 128 MB); larger searches keep the
+sorting host callback."""
+
+
+def _traced_search(rows, values, right, index_dtype):
+    """``searchsorted`` as engine ops, for rows and values of the same leading dims: the count of each row's entries
+    below a value (left), or not above it (right, ``not value < entry``, which puts a NaN value past the end).
+
+    It compares every entry with every value (``n * m`` per row), where the eager search sorts: the graph has no
+    search op, and this is how ONNX can express it."""
+    entries = call("Unsqueeze", rows, int64s([-2]), tf_op="ExpandDims")  # [..., 1, n]
+    queries = call("Unsqueeze", values, int64s([-1]), tf_op="ExpandDims")  # [..., m, 1]
+    before = call("Not", call("Less", queries, entries)) if right else call("Less", entries, queries)
+    counts = call("ReduceSum", call("Cast", before, to=I64), int64s([-1]), keepdims=0, tf_op="Sum")
+    return counts if index_dtype == I64 else call("Cast", counts, to=index_dtype)
 
 
 NAMESPACES = {"tf": ["sort", "argsort", "unique", "unique_with_counts", "searchsorted"]}

@@ -242,7 +242,25 @@ def repeat(input, repeats, axis=None, name=None):
     def positions(n):  # each position along the axis, repeated (negative counts as 0)
         return np.repeat(np.arange(d, dtype=I64), np.broadcast_to(np.maximum(n.reshape(-1), 0), (d,)))
 
+    if _tracing and counts.array.size == 1 and not _traced_shapes.varies(counts):  # engine ops: ONNX takes them
+        return _traced_repeat(x, builtins.max(int(counts.array.reshape(-1)[0]), 0), axis)
     return call("Gather", x, host(positions, counts), axis=axis, tf_op="Repeat")
+
+
+def _traced_repeat(x, count, axis):
+    """``repeat`` by one fixed ``count`` as engine ops over each run's shape: each slice along ``axis`` tiled along a
+    new axis after it, the two axes merged."""
+    rank = x.array.ndim
+    tiled = call("Tile", call("Unsqueeze", x, int64s([axis + 1])),
+                 int64s([1] * (axis + 1) + [count] + [1] * (rank - axis - 1)), tf_op="Repeat")
+    shape = call("Shape", x, tf_op="Shape")  # (not the traced one: the merged size follows the input's)
+
+    def dims(start, stop):
+        return call("Slice", shape, int64s([start]), int64s([stop]), int64s([0]), tf_op="Repeat")
+
+    merged = call("Mul", dims(axis, axis + 1), np.array([count], I64), tf_op="Repeat")
+    return call("Reshape", tiled, call("Concat", dims(0, axis), merged, dims(axis + 1, rank), axis=0), allowzero=1,
+                tf_op="Repeat")  # (allowzero: a 0 dim is 0, not a copy of the input's)
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
@@ -261,8 +279,29 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
         size = int(limit[0]) if limit else int(n.max()) if n.size else 0
         return np.arange(builtins.max(size, 0)).astype(n.dtype) < np.expand_dims(n, -1)
 
-    result = host(mask, lengths) if maxlen is None else host(mask, lengths, limit)
+    if _tracing and lengths.array.dtype.kind in "iuf":  # engine ops, which ONNX export takes (a callback it cannot)
+        result = _traced_sequence_mask(lengths, None if maxlen is None else limit)
+    else:
+        result = host(mask, lengths) if maxlen is None else host(mask, lengths, limit)
     return result if _dtypes.as_dtype(dtype) == _dtypes.bool else cast(result, dtype)
+
+
+def _traced_sequence_mask(lengths, limit):
+    """``sequence_mask`` as engine ops: positions ``0 .. maxlen - 1`` (in the lengths' dtype) below each length.
+
+    ``maxlen`` is ``limit`` (a tensor), else the largest length (none for no lengths); a negative one gives no
+    positions, as eagerly."""
+    zero, one = np.array(0, I64), np.array(1, I64)
+    if limit is None:
+        largest = call("ReduceMax", lengths, keepdims=0, tf_op="Max") if lengths.array.size else zero
+        size = call("Cast", largest, to=I64)
+    else:
+        size = call("Cast", call("Reshape", limit, int64s([]), tf_op="Reshape"), to=I64)
+    positions = call("Range", zero, call("Max", size, zero), one, tf_op="Range")
+    if limit is None or _traced_shapes.varies(limit):  # its size follows each run's values
+        positions = _traced_shapes.value_shaped(positions)
+    positions = call("Cast", positions, to=lengths.array.dtype)
+    return call("Less", positions, call("Unsqueeze", lengths, int64s([-1])), tf_op="Less")
 
 
 def meshgrid(*args, **kwargs):
@@ -311,6 +350,8 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
                 raise op_error(f"seq_lens({b}) < 0", "ReverseSequence")
 
     checked_at_run(lengths_in_range, lengths)
+    if _tracing and rank >= 2 and seq_axis != batch_axis:  # the engine's op, which ONNX export takes
+        return _traced_reverse_sequence(x, cast(lengths, _dtypes.int64), seq_axis, batch_axis)
     steps = np.arange(shape[seq_axis]).reshape([-1 if i == seq_axis else 1 for i in builtins.range(rank)])
 
     def positions(n):  # where each element comes from along the sequence axis
@@ -318,6 +359,17 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         return np.ascontiguousarray(np.broadcast_to(np.where(steps < counts, counts - 1 - steps, steps), shape))
 
     return call("GatherElements", x, host(positions, lengths), axis=seq_axis, tf_op="ReverseSequence")
+
+
+def _traced_reverse_sequence(x, lengths, seq_axis, batch_axis):
+    """``reverse_sequence`` as the engine's ReverseSequence (ONNX's), which takes batch and time among the first two
+    axes: other axes are moved there and back."""
+    if {seq_axis, batch_axis} == {0, 1}:
+        return call("ReverseSequence", x, lengths, batch_axis=batch_axis, time_axis=seq_axis)
+    rank = x.array.ndim
+    order = [batch_axis, seq_axis] + [a for a in builtins.range(rank) if a not in (batch_axis, seq_axis)]
+    moved = call("ReverseSequence", transpose(x, order), lengths, batch_axis=0, time_axis=1)
+    return transpose(moved, np.argsort(order).tolist())
 
 
 # -- space <-> depth (NHWC) --------------------------------------------------------------------------------------

@@ -67,9 +67,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001  
     if delta < 0 and not start >= limit:
         raise op_error(f"Requires start >= limit when delta < 0: {_text(start)}/{_text(limit)}", "Range")
     if recording(*values):  # a traced tensor argument: the graph computes the range from each run's value
-        if dtype.is_integer and all(v.array.ndim == 0 for v in values):  # an engine op: ONNX export takes it
-            result = call("Range", *(cast(v, dtype) for v in values))
-        else:  # floats: TF's float arithmetic, not Range's float64 steps
+        if all(v.array.ndim == 0 for v in values):  # engine ops: ONNX export takes them
+            result = (call("Range", *(cast(v, dtype) for v in values)) if dtype.is_integer else
+                      _traced_float_range(*(cast(v, dtype) for v in values)))
+        else:
             result = host(lambda *args: _range_values(*(a.reshape(()).astype(dtype.np) for a in args)), *values)
         return _traced_shapes.value_shaped(result) if _traced_shapes.varies(*values) else result
     return fresh(_range_values(*arrays))
@@ -85,6 +86,16 @@ def _range_values(start, limit, delta):
             raise op_error(f"Requires ((limit - start) / delta) <= {np.iinfo(np.int64).max}", "Range")
         n = int(size)
     return (start + np.arange(n, dtype=start.dtype) * delta).astype(start.dtype, copy=False)
+
+
+def _traced_float_range(start, limit, delta):
+    """A float range as engine ops with TF's float arithmetic (``start + k * delta`` in the dtype, for ``k`` below
+    ``ceil(|limit - start| / delta)``), where Range would add ``delta`` step by step."""
+    size = call("Ceil", call("Abs", call("Div", call("Sub", limit, start), delta)))
+    count = call("Range", np.array(0, I64), call("Cast", size, to=I64), np.array(1, I64), tf_op="Range")
+    if _traced_shapes.varies(start, limit, delta):  # its size follows each run's values
+        count = _traced_shapes.value_shaped(count)
+    return call("Add", start, call("Mul", call("Cast", count, to=start.array.dtype), delta))
 
 
 def _text(value):
@@ -109,7 +120,9 @@ def linspace(start, stop, num, name=None, axis=0):
     if isinstance(num, float) or isinstance(num, CoreTensor) and num.array.dtype.kind not in "iu":
         raise TypeError(f"Argument `tensor` (name: num) must be of type integer. Received `tensor` = {num} of dtype: "
                         f"{_dtypes.of_array(convert_to_tensor(num).array)!r}")
-    run_num = _tracing and _traced_shapes.varies(num)  # then the graph computes the values from each call's num
+    # A count given by a tensor while tracing: the graph computes the values from each call's num (no values of the
+    # traced count for an exported model with dynamic axes to keep).
+    run_num = _tracing and isinstance(num, CoreTensor)
     n = None if run_num else _linspace_count(scalar_int(num, "num"))
     shape = np.broadcast_shapes(start.array.shape, stop.array.shape)
     rank = len(shape)
@@ -138,6 +151,7 @@ def _traced_linspace(first, last, n, axis, rank):
     """``linspace`` from ``first`` to ``last`` (size 1 at ``axis``) for the int64 count tensor ``n`` of each run:
     ``[first, first + delta * k for k in 1..n-2, last]`` cut to ``n`` values, as eagerly for any ``n``."""
     _traced_shapes.checked_at_run(lambda count: _linspace_count(int(count)), n)
+    varies = _traced_shapes.varies(n)
     one = np.array(1, np.int64)
     steps = call("Cast", call("Range", one, call("Sub", n, one), one, tf_op="Range"), to=first.array.dtype)
     steps = call("Reshape", steps, int64s((-1,) + (1,) * (rank - axis)), tf_op="Reshape")
@@ -145,7 +159,8 @@ def _traced_linspace(first, last, n, axis, rank):
     middle = call("Add", first, call("Mul", call("Div", call("Sub", last, first), intervals), steps))
     both = call("Concat", first, middle, last, axis=axis, tf_op="ConcatV2")
     values = call("Slice", both, int64s([0]), call("Reshape", n, int64s([1])), int64s([axis]), tf_op="StridedSlice")
-    return _traced_shapes.value_shaped(values, [None if k == axis else k for k in builtins.range(rank + 1)])
+    return _traced_shapes.value_shaped(values, [None if k == axis else k for k in builtins.range(rank + 1)]) \
+        if varies else values
 
 
 def _at_axis(t, shape, axis):
@@ -175,7 +190,25 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
     if dtype == _dtypes.string:
         _dims(batch + (rows, cols))
         raise TypeError("Cannot convert 1 to EagerTensor of dtype string")
+    if _tracing and any(isinstance(v, CoreTensor) for v in (num_rows, num_columns)):
+        _nonnegative(batch + (rows, cols))  # (TF's errors)
+        return _traced_identities(num_rows, num_columns, batch, dtype)
     return fresh(_identities(batch, rows, cols, dtype))
+
+
+def _traced_identities(num_rows, num_columns, batch, dtype):
+    """``eye`` as engine ops over the sizes given by tensors, so that no matrix of the traced size is kept (an
+    exported model whose sizes follow dynamic axes): ones where the column equals the row."""
+    zero, one = np.array(0, I64), np.array(1, I64)
+    rows = _traced_shapes.scalar_int64(num_rows, "Fill")
+    cols = rows if num_columns is None else _traced_shapes.scalar_int64(num_columns, "Fill")
+    row_steps = call("Unsqueeze", call("Range", zero, rows, one, tf_op="Range"), int64s([1]))
+    col_steps = call("Unsqueeze", call("Range", zero, cols, one, tf_op="Range"), int64s([0]))
+    matrix = call("Cast", call("Equal", row_steps, col_steps), to=dtype.np)
+    if batch:
+        size = call("Concat", int64s(batch), call("Shape", matrix), axis=0)
+        matrix = call("Expand", matrix, size, tf_op="Fill")
+    return matrix
 
 
 def _identities(batch, rows, cols, dtype):
@@ -233,10 +266,34 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         positions = np.arange(n).reshape((n,) + (1,) * (rank - axis))
         return np.where(np.expand_dims(index, axis) == positions, on, off)  # negative indices match no position
 
-    if run_depth:
-        return _traced_shapes.value_shaped(host(encode, indices, *values, depth_tensor))
-    _one_hot_depth(depth)
-    return host(encode, indices, *values)
+    if not run_depth:
+        _one_hot_depth(depth)
+    if _tracing and dtype != _dtypes.string:  # engine ops, which ONNX export takes (a host callback it cannot)
+        result = _traced_one_hot(indices, depth_tensor if run_depth else depth, *values, axis, rank)
+    else:
+        result = host(encode, indices, *values, *([depth_tensor] if run_depth else []))
+    return _traced_shapes.value_shaped(result) if run_depth else result
+
+
+def _traced_one_hot(indices, depth, off, on, axis, rank):
+    """``one_hot`` as engine ops: ``on`` where an index equals its position along the new ``axis``, else ``off``.
+
+    ``depth`` is an int, or a tensor each run reads. Negative indices equal no position, so their vectors are all
+    off, as TF's (ONNX's OneHot would count them from the end).
+    """
+    if isinstance(depth, CoreTensor):
+        count = _traced_shapes.scalar_int64(depth, "OneHot")
+        _traced_shapes.checked_at_run(lambda n: _one_hot_depth(int(n)), count)
+        positions = _traced_shapes.value_shaped(call("Range", np.array(0, I64), count, np.array(1, I64),
+                                                      tf_op="OneHot"))
+    else:
+        positions = np.arange(depth, dtype=I64)
+    positions = call("Reshape", positions, int64s((-1,) + (1,) * (rank - axis)), tf_op="OneHot")
+    index = call("Unsqueeze", cast(indices, _dtypes.int64), int64s([axis]), tf_op="OneHot")
+    hot = call("Equal", index, positions, tf_op="OneHot")
+    if on.array.dtype == np.bool_:  # (onnxruntime has no bool Where)
+        return call("Or", call("And", hot, on), call("And", call("Not", hot), off), tf_op="OneHot")
+    return call("Where", hot, on, off, tf_op="OneHot")
 
 
 def _one_hot_depth(n):

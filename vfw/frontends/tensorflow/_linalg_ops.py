@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from vfw.core.graph.trace import _active as _tracing
 from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, host, op, op_error, recording, wrap
 from vfw.frontends.tensorflow._op_support import (
@@ -29,7 +30,7 @@ from vfw.frontends.tensorflow._op_support import (
     transpose_last,
 )
 from vfw.frontends.tensorflow._tensor import Tensor
-from vfw.frontends.tensorflow._traced_shapes import merged_last, pinned, shape_of, shape_varies, value_shaped
+from vfw.frontends.tensorflow._traced_shapes import dim_of, merged_last, pinned, shape_of, shape_varies, value_shaped
 
 # TF's dtypes of MatMul (no CPU kernel for unsigned types), BatchMatMulV2 (int16 too), Einsum...; the engine's
 # MatMul lacks int16: it is computed wider and wrapped back (exact modulo 2**16).
@@ -458,9 +459,33 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002  (TF's name
     rows, cols = x.array.shape[-2:]
     lower = _band_limit(num_lower, "lower", rows)
     upper = _band_limit(num_upper, "upper", cols)
-    offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]  # column minus row
-    keep = ((lower < 0) | (-offset <= lower)) & ((upper < 0) | (offset <= upper))
+    offset = band_offsets(x)
+    if isinstance(offset, np.ndarray):
+        keep = ((lower < 0) | (-offset <= lower)) & ((upper < 0) | (offset <= upper))
+    else:  # the traced offsets: engine ops
+        limits = ([call("LessOrEqual", call("Neg", offset), np.array(lower, I64))] if lower >= 0 else []) + \
+                 ([call("LessOrEqual", offset, np.array(upper, I64))] if upper >= 0 else [])
+        keep = np.ones((), np.bool_) if not limits else limits[0] if len(limits) == 1 else call("And", *limits)
+        if x.array.dtype == np.bool_:  # (onnxruntime has no bool Where)
+            return call("And", keep, x, tf_op="MatrixBandPart")
     return call("Where", keep, x, np.zeros((), x.array.dtype), tf_op="MatrixBandPart")
+
+
+def band_offsets(x):
+    """Column minus row index over the last two dims of ``x`` (``[rows, cols]``, int64), to mask bands with.
+
+    While a graph is traced these are engine ops over the sizes of each run, so that no mask of the traced
+    size is kept (a tf.function whose shapes vary, a model exported with dynamic axes); else numpy.
+    """
+    rows, cols = x.array.shape[-2:]
+    if not _tracing:
+        return np.arange(cols, dtype=I64)[None, :] - np.arange(rows, dtype=I64)[:, None]
+    zero, one, scalar = np.array(0, I64), np.array(1, I64), np.zeros(0, I64)
+
+    def steps(axis):
+        return call("Range", zero, call("Reshape", dim_of(x, axis), scalar, tf_op="Reshape"), one, tf_op="Range")
+
+    return call("Sub", call("Unsqueeze", steps(-1), int64s([0])), call("Unsqueeze", steps(-2), int64s([1])))
 
 
 def trace(x, name=None):

@@ -3,6 +3,7 @@
 import numpy as np
 
 import vfw.tensorflow as tf
+from vfw.frontends.tensorflow._linalg_ops import band_offsets
 from vfw.frontends.tensorflow.keras.src.backend import config
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import result_type, standardize_dtype
 from vfw.frontends.tensorflow.keras.src.ops._common import convert_to_tensor, keras_op
@@ -142,12 +143,14 @@ def tri(N, M=None, k=0, dtype=None):
 
 def _band(x, k, lower):
     x = convert_to_tensor(x)
-    rows = x.shape[-2]
-    cols = x.shape[-1]
-    i = np.arange(rows)[:, None]
-    j = np.arange(cols)[None, :]
-    keep = (i >= j - k) if lower else (i <= j - k)
-    return tf.where(tf.constant(keep), x, tf.zeros_like(x))
+    offset = band_offsets(x)  # column minus row (engine ops over each run's sizes while a graph is traced)
+    if isinstance(offset, np.ndarray):
+        keep = tf.constant(offset <= k if lower else offset >= k)
+    else:
+        keep = tf.less_equal(offset, k) if lower else tf.greater_equal(offset, k)
+    if x.dtype == tf.bool:  # (a causal mask: onnxruntime has no bool Where)
+        return tf.logical_and(keep, x)
+    return tf.where(keep, x, tf.zeros_like(x))
 
 
 @keras_op

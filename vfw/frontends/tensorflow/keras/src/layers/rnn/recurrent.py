@@ -2,10 +2,12 @@
 math allows.
 
 The engine's ONNX ``RNN`` / ``LSTM`` / ``GRU`` ops compute the same recurrences as the cells in one
-kernel (with a fused backward); they are used when the call has no mask, the activations are ones
-the ops have (tanh, sigmoid, relu) and no per-gate or recurrent dropout is active in this call.
-Input dropout (one mask for every step) multiplies the whole sequence first.  Otherwise the cell
-runs step by step (``base.run_loop``).  Kernels map onto the ops' layout: transposed, LSTM gates
+kernel (with a fused backward); they are used when the activations are ones the ops have (tanh,
+sigmoid, relu) and no per-gate or recurrent dropout is active in this call.  Input dropout (one mask
+for every step) multiplies the whole sequence first.  Otherwise the cell runs step by step
+(``base.run_loop``).  A Keras mask (any pattern, not only padding at the end) becomes the ops'
+``sequence_lens`` over the unmasked steps moved to the front (``_masked_order``): one graph for every
+sequence length, which ONNX export takes.  Kernels map onto the ops' layout: transposed, LSTM gates
 reordered from Keras' ``i, f, c, o`` to ONNX's ``i, o, f, c``, recurrent biases zero except GRU's
 ``reset_after`` ones (ONNX's ``linear_before_reset``).
 """
@@ -52,6 +54,35 @@ def _engine_bias(input_bias, recurrent_bias=None):
     return tf.expand_dims(tf.concat([input_bias, recurrent_bias], axis=0), 0)
 
 
+def _masked_order(mask):
+    """How a masked sequence runs as one call of the fused op.
+
+    At a masked step Keras keeps the states and repeats the previous output, so the states after the
+    sequence are those after its unmasked steps alone: the op runs over them, moved to the front in
+    their order (``order``, positions along time), for ``counts`` steps.  The output a step shows is
+    the op's output at ``shown`` (the unmasked steps up to it, minus one; -1 before the first one).
+    """
+    time = tf.shape(mask)[1]
+    steps = tf.range(time)[None, :]
+    order = tf.argsort(tf.where(mask, steps, steps + time), axis=1)  # (distinct keys: ties cannot reorder)
+    so_far = tf.cumsum(tf.cast(mask, "int32"), axis=1)
+    return order, so_far[:, -1], so_far - 1
+
+
+def _masked_results(outputs, states, initial_states, mask, counts, shown, return_sequences, zero_output_for_mask):
+    """``(last_output, outputs, states)`` of a masked sequence from the op's run over its unmasked steps
+    (``_masked_order``): outputs zero before the first unmasked step (at every masked step with
+    ``zero_output_for_mask``), the initial states where no step is unmasked."""
+    if not return_sequences:
+        mask, shown = mask[:, -1:], shown[:, -1:]
+    seen = tf.gather(outputs, tf.maximum(shown, 0), axis=1, batch_dims=1)
+    visible = mask if zero_output_for_mask else shown >= 0
+    seen = tf.where(visible[:, :, None], seen, tf.zeros_like(seen))
+    ran = (counts > 0)[:, None]
+    states = [tf.where(ran, s, tf.cast(i, s.dtype)) for s, i in zip(states, initial_states)]
+    return seen[:, -1], (seen if return_sequences else None), states
+
+
 class _FusedRecurrent(RNN):
     """An RNN layer whose cell the engine's ``_op_type`` op can run (subclasses give the weights)."""
 
@@ -72,7 +103,7 @@ class _FusedRecurrent(RNN):
 
     def _fusable(self, mask, training):
         cell = self.cell
-        if mask is not None or type(cell) is not self._cell_class or not cell.built:
+        if type(cell) is not self._cell_class or not cell.built or mask is not None and len(mask.shape) != 2:
             return False
         if training and 0.0 < cell.recurrent_dropout < 1.0:
             return False
@@ -88,16 +119,25 @@ class _FusedRecurrent(RNN):
         cell = self.cell
         if training and 0.0 < cell.dropout < 1.0:
             sequences = sequences * tf.expand_dims(cell.get_dropout_mask(sequences[:, 0, :]), 1)
-        if self.go_backwards:
+        if self.go_backwards:  # (Keras reverses the mask with the steps)
             sequences = tf.reverse(sequences, [1])
+            mask = None if mask is None else tf.reverse(mask, [1])
+        lengths = None
+        if mask is not None:
+            mask = tf.cast(mask, "bool")
+            order, counts, shown = _masked_order(mask)
+            sequences = tf.gather(sequences, order, axis=1, batch_dims=1)
+            lengths = tf.maximum(counts, 1)  # (onnxruntime refuses 0 steps: those rows are set back below)
         weights, attrs = self._engine_weights()
         states = [tf.expand_dims(s, 1) for s in initial_state]  # [batch, directions, units]
-        results = _dispatch.call(self._op_type, sequences, *weights, None, *states, layout=1,
+        results = _dispatch.call(self._op_type, sequences, *weights, lengths, *states, layout=1,
                                  hidden_size=cell.units, activations=self._engine_activations(),
                                  tf_op=self._op_type, **attrs)
-        outputs, final_states = results[0], [s[:, 0] for s in results[1:]]
-        all_outputs = outputs[:, :, 0] if self.return_sequences else None
-        return final_states[0], all_outputs, final_states
+        outputs, final_states = results[0][:, :, 0], [s[:, 0] for s in results[1:]]
+        if mask is not None:
+            return _masked_results(outputs, final_states, initial_state, mask, counts, shown, self.return_sequences,
+                                   self.zero_output_for_mask)
+        return final_states[0], (outputs if self.return_sequences else None), final_states
 
     def _engine_weights(self):
         """``([W, R, B], attrs)`` of the engine op."""
