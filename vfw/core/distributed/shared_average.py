@@ -55,10 +55,12 @@ class SharedAverage:
         shared = group.shared_window(nbytes)
         return None if shared is None else cls(group, specs, *shared, offsets)
 
-    def average(self, arrays):
+    def average(self, arrays, divisor=None):
         """Average ``arrays`` (in the order of the specs) over the group, in place.
 
-        ``None`` counts as zeros and gets a new array.  Returns the averaged arrays.
+        ``None`` counts as zeros and gets a new array.  ``divisor``: what the sum is divided by (default the
+        group's size; fewer when some processes contribute zeros, as DDP's join does).  Returns the averaged
+        arrays.
         """
         group, rank = self._group, self._group.rank
         group._check_live("SharedAverage.average")  # the window is freed with the group
@@ -69,7 +71,7 @@ class SharedAverage:
             if array is None:
                 mine[...] = 0
             else:
-                divide_by(array, group.size, out=mine)
+                divide_by(array, divisor or group.size, out=mine)
         group.shared_barrier(self._window, "averaging in shared memory")
         results = list(arrays)
         for i, array in enumerate(arrays):

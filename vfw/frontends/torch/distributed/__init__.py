@@ -12,7 +12,7 @@ import datetime
 import numpy as np
 
 from vfw.core import distributed as _engine
-from vfw.core.distributed import DistributedError
+from vfw.core.distributed import DistributedError, divide_by
 from vfw.core.distributed.mpi import launcher_environment
 from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd.grad_mode import no_grad
@@ -251,14 +251,67 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
-    """Reduce ``tensor`` onto rank ``dst`` (here every rank gets the reduced value: an all-reduce)."""
+    """Reduce ``tensor`` onto rank ``dst``.
+
+    Rank ``dst`` gets the reduction.  The other ranks' tensors end as gloo's ring leaves them (torch documents
+    them as unspecified; code that reads them should get torch's values): see :func:`_gloo_reduce`.
+    """
     pg = resolve_group(group, "reduce")
-    _peer(pg, dst, group_dst, "reduce", "dst")
-    ReduceOp.engine_name(op)
-    if _dtype_kind(tensor) == "c" and not supports_complex(ReduceOp(op).op):
+    root = _peer(pg, dst, group_dst, "reduce", "dst")
+    reduction = ReduceOp.engine_name(op)
+    kind = _dtype_kind(tensor)
+    if kind == "c" and not supports_complex(ReduceOp(op).op):
         # (sic: torch's message prints the op as the character of its number)
         raise RuntimeError(f"reduce does not support{chr(ReduceOp(op).op.value)}on complex tensors")
-    return all_reduce(tensor, op, group, async_op)
+    if reduction in ("band", "bor", "bxor") and kind in "fc":
+        raise RuntimeError(f"Cannot use ReduceOp.{ReduceOp(op).op.name} with non-integral dtype")
+    if pg.size() == 1 or _dispatch._tracing:
+        return all_reduce(tensor, op, group, async_op)  # (in a trace every rank gets the result)
+    _check_tensor(tensor, "reduce", "tensor")
+    _dispatch.check_writeable(tensor, "reduce")
+    gathered = pg.engine.all_gather(np.ascontiguousarray(tensor.array).reshape(-1))
+    result = _gloo_reduce(gathered, pg.rank(), root, "sum" if reduction == "avg" else reduction)
+    np.copyto(tensor.array, result.reshape(tensor.array.shape), casting="unsafe")  # beneath autograd, as gloo
+    if reduction == "avg":  # gloo sums, then every rank divides what it holds in place (one version)
+        if kind in "biu":
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_dispatch.type_name(tensor.array.dtype)}")
+        divide_by(tensor.array, pg.size(), out=tensor.array)
+        _dispatch.bump_version(tensor)
+    return Work([tensor]) if async_op else None
+
+
+_REDUCERS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum, "band": np.bitwise_and,
+             "bor": np.bitwise_or, "bxor": np.bitwise_xor}
+
+
+def _gloo_reduce(gathered, rank, root, reduction):
+    """What gloo's reduce leaves in ``rank``'s (flat) tensor, from every rank's tensor (``gathered``, one row each).
+
+    gloo cuts the tensor into ``2 * world_size`` segments of ``ceil(n / (2 * world_size))`` elements; rank ``c``
+    owns chunk ``c`` (segments ``2c`` and ``2c + 1``).  A ring reduce-scatter passes each chunk from rank
+    ``c - 1`` down to rank ``c``, every rank combining its own values with the partial result it receives:
+    so rank ``r`` ends with chunk ``c`` reduced over ranks ``r, r + 1, ..., c - 1`` (its own chunk over all of
+    them), and the root gets every owner's full chunk.  The nesting (own value op received value) is gloo's: small
+    tensors match it bit for bit; gloo pipelines large ones in smaller pieces, so with 3 or more ranks their
+    floating-point sums may differ from it in the last bit.
+    """
+    size, n = gathered.shape
+    combine = _REDUCERS[reduction]
+    segment = -(-n // (2 * size))
+    result = gathered[rank].copy()
+    for chunk in range(size):
+        lo, hi = min(2 * chunk * segment, n), min((2 * chunk + 2) * segment, n)
+        if lo == hi:
+            continue
+        first = chunk if rank == root else rank  # where the accumulation ends: the owner's or this rank's
+        count = size if rank == root or chunk == rank else (chunk - rank) % size
+        contributors = [(first + k) % size for k in range(count)]
+        acc = gathered[contributors[-1], lo:hi]
+        for r in reversed(contributors[:-1]):
+            acc = combine(gathered[r, lo:hi], acc)
+        result[lo:hi] = acc
+    return result
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -297,15 +350,48 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """Every process's ``input_tensor`` concatenated along dim 0 into ``output_tensor`` (or stacked, by its shape)."""
+    """Every process's ``input_tensor`` concatenated along dim 0 into ``output_tensor``.
+
+    As gloo, ``output_tensor`` must have ``input_tensor``'s dtype and, cut into world_size chunks along dim 0,
+    chunks of ``input_tensor``'s shape (so ``(world_size * d0, ...)``; a 0-d input gathers into ``(world_size,)``).
+    """
     pg = resolve_group(group, "all_gather_into_tensor")
+    _check_tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
+    _check_tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
+    _check_gather_output(output_tensor.array, input_tensor.array, pg.size())
     stacked = _gathered(pg, input_tensor, "all_gather_into_tensor")
-    if stacked.size != output_tensor.array.size:
-        raise RuntimeError(f"all_gather_into_tensor: output tensor of shape {list(output_tensor.array.shape)} "
-                           f"cannot hold {pg.size()} tensors of shape {list(input_tensor.array.shape)}")
     # gloo copies each rank's part into its chunk of the output: one version per rank
     _write(output_tensor, stacked.reshape(output_tensor.array.shape), versions=pg.size())
     return Work([output_tensor]) if async_op else None
+
+
+_CPP_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _tensor_options(dtype):
+    name = _CPP_TYPES.get(dtype.name, dtype.name)
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _check_gather_output(output, input, size):
+    """gloo's checks of all_gather_into_tensor: the output's dtype, then each of its world_size chunks' shape."""
+    if output.dtype != input.dtype:
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor type at index 0 (expected "
+                           f"{_tensor_options(input.dtype)}, got {_tensor_options(output.dtype)})")
+    if output.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    rows = output.shape[0]
+    step = -(-rows // size) if rows else 0
+    starts = range(0, rows, step) if step else [0] * size
+    for k, start in enumerate(starts):
+        chunk = (min(step, rows - start),) + output.shape[1:]
+        if chunk != input.shape:
+            raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {k} (expected "
+                               f"({', '.join(map(str, input.shape))}), got ({', '.join(map(str, chunk))}))")
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):

@@ -276,9 +276,43 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
         seconds = timeout.total_seconds()
     else:
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {timeout}")
-    if not pg.engine.barrier_within(seconds):
-        raise RuntimeError(f"Rank {pg.rank()} failed to pass monitoredBarrier in {int(seconds * 1000)} ms: some "
-                               f"rank of the {pg.size()} did not reach it")
+    # As gloo's, rank 0 learns who arrived: every other rank first sends it a token numbered by the call (the
+    # count lives on the engine group, which new_group handles share)
+    calls = vars(pg.engine)["_monitored_calls"] = vars(pg.engine).get("_monitored_calls", 0) + 1
+    if pg.rank() != 0:
+        sends = [t for t in vars(pg.engine).get("_monitor_sends", []) if not t.test()]
+        sends.append(pg.engine.isend(np.array([calls], np.int64), 0, _MONITOR_TAG))
+        vars(pg.engine)["_monitor_sends"] = sends
+    arrived = pg.engine.barrier_within(seconds)
+    missing = _ranks_missing(pg, calls, wait=arrived) if pg.rank() == 0 else []
+    if arrived:
+        return
+    milliseconds = int(seconds * 1000)
+    if missing:
+        names = f"Ranks {', '.join(map(str, missing))}" if wait_all_ranks else f"Rank {missing[0]}"
+        raise RuntimeError(f"[Rank 0]: {names} failed to pass monitoredBarrier in {milliseconds} ms")
+    raise RuntimeError(f"Rank {pg.rank()} failed to pass monitoredBarrier in {milliseconds} ms: some rank of the "
+                       f"{pg.size()} did not reach it")
+
+
+_MONITOR_TAG = 32_000  # monitored_barrier's tokens (a tag of their own: far above the tags users pass to send)
+
+
+def _ranks_missing(pg, calls, wait):
+    """On rank 0: the ranks whose token of monitored barrier number ``calls`` has not arrived.  ``wait``: every
+    rank reached the barrier, so each token is on its way (received, so none is left behind).  A token of an
+    earlier call (from a rank that came late to it) is read and skipped."""
+    seen = vars(pg.engine).setdefault("_monitor_seen", {})
+    comm, missing = pg.engine.comm, []
+    token = np.zeros(1, np.int64)
+    for peer in range(1, pg.size()):
+        while seen.get(peer, 0) < calls:
+            if not wait and not comm.Iprobe(source=peer, tag=_MONITOR_TAG):
+                missing.append(peer)
+                break
+            pg.engine.recv(token, peer, _MONITOR_TAG)
+            seen[peer] = max(seen.get(peer, 0), int(token[0]))
+    return missing
 
 
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):

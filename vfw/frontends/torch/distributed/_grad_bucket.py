@@ -52,12 +52,13 @@ class GradBucket:
         self._buffer = buffer
 
 
-def reduce_with_hook(hook, state, buckets, parameters, grads, used):
+def reduce_with_hook(hook, state, buckets, parameters, grads, used, write=True):
     """Run ``hook(state, GradBucket)`` on each of ``buckets`` (a :class:`vfw.core.distributed.Buckets` layout of
     ``parameters``) and write the tensor its future gives into the gradients.
 
     ``grads`` holds each parameter's gradient array or ``None`` (packed as zeros; it gets a new gradient where
-    ``used`` says some process used the parameter).
+    ``used`` says some process used the parameter).  ``write=False`` runs the hooks only (a DDP process that
+    joined shadows the others' reduction with zeros).
     """
     count = len(buckets.buckets)
     for index, bucket in enumerate(buckets.buckets):
@@ -77,6 +78,8 @@ def reduce_with_hook(hook, state, buckets, parameters, grads, used):
         if result.size != flat.size:
             raise RuntimeError(f"DDP communication hook: the future's tensor has {result.size} elements but bucket "
                                f"{index} holds {flat.size}")
+        if not write:
+            continue
         for i, start, stop in members:
             p, part = parameters[i], result[start:stop].reshape(parameters[i].array.shape)
             if grads[i] is not None:

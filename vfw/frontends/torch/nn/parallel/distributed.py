@@ -11,6 +11,9 @@ least ``SOLO_BYTES`` is averaged in place in its own memory (a bucket of its own
 packed into a flat buffer per bucket, divided by the world size as they are packed (so the all-reduce's sum is
 the average), and copied back.
 
+Uneven inputs: ``with ddp.join():`` (``torch.distributed.algorithms.Join``) lets a process that ran out of
+batches shadow the others' collectives with zero gradients until every process is done.
+
 A DDP model can be deep-copied and pickled (EMA or best-model snapshots): the copy is a working DDP on the default
 process group, as in torch; its engine state (buckets, shared-memory window) is rebuilt without collectives, the
 window lazily at its first gradient averaging, which every rank reaches together.
@@ -25,6 +28,7 @@ from vfw.frontends.torch import _dispatch
 from vfw.frontends.torch.autograd import _engine
 from vfw.frontends.torch.autograd.grad_mode import is_grad_enabled, no_grad
 from vfw.frontends.torch.distributed._c10d import resolve_group
+from vfw.frontends.torch.distributed.algorithms.join import Join, Joinable, JoinHook
 from vfw.frontends.torch.nn.modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -39,15 +43,16 @@ _UNUSED_PARAMETERS = (
 _PENDING = object()  # a copy's SharedAverage before its first gradient averaging creates it
 
 
-class DistributedDataParallel(Module):
+class DistributedDataParallel(Module, Joinable):
     """Data-parallel training of ``module`` over the processes of ``process_group``.
 
     Parameters
     ----------
     module : Module
         The replica this process trains (``ddp.module``).
-    device_ids, output_device, dim : accepted
-        CPU only: ``None`` or ``[]``/CPU devices.
+    device_ids, output_device : None
+        A CPU module takes neither (torch's ValueError otherwise; ``[]`` and ``output_device=0`` pass, as in torch).
+    dim : accepted
     broadcast_buffers : bool
         Give every replica rank 0's buffers (running statistics) before a forward that follows one run with grad
         enabled outside ``no_sync`` (and before the first), as torch does.
@@ -59,6 +64,8 @@ class DistributedDataParallel(Module):
         Allow parameters that get no gradient in a backward (they count as zero; a parameter unused on
         every rank keeps ``grad=None``). Without it such a parameter raises a RuntimeError.
     gradient_as_bucket_view, static_graph, check_reduction, init_sync, mixed_precision : accepted
+
+    Uneven inputs: train inside ``with ddp.join():`` (see :meth:`join`).
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
@@ -67,11 +74,13 @@ class DistributedDataParallel(Module):
                  delay_all_reduce_named_params=None, param_to_hook_all_reduce=None, mixed_precision=None,
                  device_mesh=None, skip_all_reduce_unused_params=False):
         super().__init__()
+        Joinable.__init__(self)
         if not isinstance(module, Module):
             raise TypeError(f"DistributedDataParallel: module must be an nn.Module, got {type(module).__name__}")
         if not any(p.requires_grad for p in module.parameters()):
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter that "
                                "requires a gradient.")
+        _check_cpu_devices(device_ids, output_device)
         self.module = module
         self.process_group = resolve_group(process_group, "DistributedDataParallel")
         self.dim = dim
@@ -93,6 +102,8 @@ class DistributedDataParallel(Module):
             self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states)
         self._reduction_queued = False
         self._comm_hook = None  # (state, hook) from register_comm_hook
+        self._divide_by_initial_world_size = True
+        self._divisor = None  # under join(divide_by_initial_world_size=False): the processes not joined
         self._register_gradient_hooks()
 
     def _specs(self):
@@ -117,7 +128,7 @@ class DistributedDataParallel(Module):
                                "process_group argument to DDP constructor")
         state = dict(self.__dict__)
         for name in ("process_group", "_gradient_buckets", "_buffer_buckets", "_shared_average", "_comm_hook",
-                     "_reduction_queued"):
+                     "_reduction_queued", "_join_config"):
             state.pop(name, None)
         return state
 
@@ -132,24 +143,99 @@ class DistributedDataParallel(Module):
         self._shared_average = _PENDING
         self._reduction_queued = False
         self._comm_hook = None
+        Joinable.__init__(self)
+        self.__dict__.setdefault("_divide_by_initial_world_size", True)
+        self._divisor = None
         self._register_gradient_hooks()
 
-    def _broadcast(self, buckets, tensors):
+    def _broadcast(self, buckets, tensors, root=0):
         with no_grad():
-            buckets.broadcast(self.process_group.engine, [t.array for t in tensors], root=0)
+            buckets.broadcast(self.process_group.engine, [t.array for t in tensors], root=root)
         for t in tensors:
             _dispatch.bump_version(t)
 
-    def forward(self, *inputs, **kwargs):
-        if self.broadcast_buffers and self._buffer_buckets is not None and self.process_group.size() > 1 \
-                and self.require_forward_param_sync:
+    def will_sync_module_buffers(self):
+        """Whether the next forward gives every replica the authoritative rank's buffers."""
+        return bool(self.require_forward_param_sync and self.broadcast_buffers and self._buffer_buckets is not None)
+
+    def _sync_buffers(self, root):
+        if self.process_group.size() > 1:
             with no_grad():  # torch keeps the buffers' version counters: a pending backward may still use them
                 self._buffer_buckets.broadcast(self.process_group.engine, [b.array for b in self.module.buffers()],
-                                               root=0)
+                                               root=root)
+
+    def forward(self, *inputs, **kwargs):
+        joining = self._join_config.enable
+        work = Join.notify_join_context(self)
+        if work is not None:  # the processes not joined: the divisor of this iteration's gradients, if asked
+            self._divisor = None if self._divide_by_initial_world_size else int(work.result()[0].item())
+        if self.will_sync_module_buffers():
+            # under join, rank 0 may have joined with stale buffers: the highest rank still training gives them
+            self._sync_buffers(self._find_common_rank(self.process_group.rank(), True) if joining else 0)
+        if joining:
+            self._check_global_requires_backward_grad_sync(is_joined_rank=False)
         output = self.module(*inputs, **kwargs)
         # As torch: the next forward broadcasts the buffers only after one that prepared a synchronized backward.
         self.require_forward_param_sync = is_grad_enabled() and self.require_backward_grad_sync
         return output
+
+    # -- uneven inputs (torch.distributed.algorithms.join) ------------------------------------------------------
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """A :class:`~torch.distributed.algorithms.Join` context for training on uneven inputs.
+
+        A process that runs out of batches leaves the ``with`` body and shadows the others' collectives until
+        every process is done; its gradients count as zeros.  At the end every replica gets the parameters and
+        buffers of a process that joined last.
+
+        Parameters
+        ----------
+        divide_by_initial_world_size : bool
+            Average the gradients over the initial world size (default, as torch) or over the processes still
+            training at that iteration.
+        enable : bool
+            ``False``: the context does nothing.
+        throw_on_early_termination : bool
+            Raise a RuntimeError on every process as soon as one runs out of inputs.
+        """
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs):
+        """The :class:`JoinHook` shadowing this DDP's forward and backward collectives on a joined process."""
+        return _DDPJoinHook(self, kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self):
+        from vfw.frontends.torch._device import device
+
+        return device("cpu")  # the device of every vfw module
+
+    @property
+    def join_process_group(self):
+        return self.process_group
+
+    def _all_reduce_flag(self, value, dtype, op="sum"):
+        flag = np.array([value], dtype)
+        self.process_group.engine.all_reduce(flag, op, out=flag)
+        return flag[0].item()
+
+    def _find_common_rank(self, rank, rank_cond):
+        """The highest rank among the processes where ``rank_cond`` holds (every process calls it)."""
+        chosen = self._all_reduce_flag(rank if rank_cond else -1, np.int64, "max")
+        if chosen == -1:
+            raise ValueError("BUG! Expected rank_cond to be true for at least one process. This indicates a bug in "
+                             "PyTorch, please report an issue.")
+        return int(chosen)
+
+    def _check_global_requires_backward_grad_sync(self, is_joined_rank):
+        """Whether the processes still training will average gradients this iteration (a joined one asks)."""
+        wants = not is_joined_rank and self.require_backward_grad_sync
+        return self._all_reduce_flag(float(wants), np.float32) != 0
+
+    def _sync_final_model(self, is_last_joiner):
+        root = self._find_common_rank(self.process_group.rank(), is_last_joiner)
+        states = list(self.module.parameters()) + list(self.module.buffers())
+        self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states, root=root)
 
     @contextlib.contextmanager
     def no_sync(self):
@@ -183,25 +269,34 @@ class DistributedDataParallel(Module):
             self._reduction_queued = True
             _engine.queue_callback(self._average_gradients)
 
-    def _average_gradients(self):
+    def _average_gradients(self, joined=False):
+        """Average the gradients over the processes.  ``joined``: shadow the averaging of the processes still
+        training with zero gradients, leaving this process's own untouched (a joined process's hook)."""
         self._reduction_queued = False
         engine = self.process_group.engine
-        grads = [None if p.grad is None else p.grad.array for p in self._trained]
-        used = np.array([g is not None for g in grads], np.uint8)
+        if joined:
+            grads = [np.zeros(p.array.shape, p.array.dtype) for p in self._trained]
+        else:
+            grads = [None if p.grad is None else p.grad.array for p in self._trained]
+        used = np.array([g is not None and not joined for g in grads], np.uint8)
+        divisor = self._divisor or engine.size
         if self.find_unused_parameters:
             engine.all_reduce(used, "max", out=used)
-        elif not used.all():
+        elif not used.all() and not joined:
             raise RuntimeError(_UNUSED_PARAMETERS.format(rank=engine.rank, indices=np.flatnonzero(used == 0).tolist()))
         if self._comm_hook is not None:
             from vfw.frontends.torch.distributed._grad_bucket import reduce_with_hook
 
             reduce_with_hook(self._comm_hook[1], self._comm_hook[0], self._gradient_buckets, self._trained, grads,
-                             used)
+                             used, write=not joined)
             return
         if self._shared_average is _PENDING:
             self._shared_average = SharedAverage.create(engine, self._specs())
         if self._shared_average is not None:
-            for p, grad, average, is_used in zip(self._trained, grads, self._shared_average.average(grads), used):
+            averages = self._shared_average.average(grads, divisor)
+            for p, grad, average, is_used in zip(self._trained, grads, averages, used):
+                if joined:
+                    continue
                 if grad is not None:
                     _dispatch.bump_version(p.grad)
                 elif is_used:
@@ -209,11 +304,11 @@ class DistributedDataParallel(Module):
             return
         for bucket in self._gradient_buckets.buckets:
             if len(bucket.indices) == 1:
-                self._average_in_place(engine, bucket.indices[0], grads[bucket.indices[0]], used)
+                self._average_in_place(engine, bucket.indices[0], grads[bucket.indices[0]], used, divisor, joined)
             else:
-                self._average_bucket(engine, bucket, grads, used)
+                self._average_bucket(engine, bucket, grads, used, divisor, joined)
 
-    def _average_in_place(self, engine, i, grad, used):
+    def _average_in_place(self, engine, i, grad, used, divisor, joined):
         """Average a bucket of one gradient in its own memory (no packing; see ``SOLO_BYTES``).
 
         A gradient array set as ``.grad`` of two parameters is averaged twice, which leaves the average (it
@@ -226,11 +321,12 @@ class DistributedDataParallel(Module):
             grad = np.zeros(p.array.shape, p.array.dtype)
             p.grad = _dispatch.wrap(grad)
         else:
-            divide_by(grad, engine.size, out=grad)
+            divide_by(grad, divisor, out=grad)
         engine.all_reduce(grad, "sum", out=grad)
-        _dispatch.bump_version(p.grad)
+        if not joined:
+            _dispatch.bump_version(p.grad)
 
-    def _average_bucket(self, engine, bucket, grads, used):
+    def _average_bucket(self, engine, bucket, grads, used, divisor, joined):
         """Average one bucket's gradients: packed into the bucket's flat buffer (each divided by the world size on
         the way in, so the all-reduce's sum is the average), reduced in place, copied back."""
         flat = bucket.buffer
@@ -240,8 +336,10 @@ class DistributedDataParallel(Module):
             if grads[i] is None:
                 view[...] = 0
             else:
-                divide_by(grads[i], engine.size, out=view)
+                divide_by(grads[i], divisor, out=view)
         engine.all_reduce(flat, "sum", out=flat)
+        if joined:
+            return
         for (i, _, _), view in zip(members, views):
             p, grad = self._trained[i], grads[i]
             if grad is not None:
@@ -249,3 +347,35 @@ class DistributedDataParallel(Module):
                 _dispatch.bump_version(p.grad)
             elif used[i]:
                 p.grad = _dispatch.wrap(view.copy())
+
+
+def _check_cpu_devices(device_ids, output_device):
+    """torch's ValueError: on a CPU module (every vfw module), ``device_ids`` and ``output_device`` must be unset."""
+    if device_ids or output_device:  # (torch's truth test: output_device=0 passes)
+        raise ValueError("DistributedDataParallel device_ids and output_device arguments only work with "
+                         "single-device/multiple-device GPU modules or CPU modules, but got device_ids "
+                         f"{device_ids}, output_device {output_device}, and module parameters {{device(type='cpu')}}.")
+
+
+class _DDPJoinHook(JoinHook):
+    """What a joined process runs for DDP: each iteration the others train, it meets their buffer broadcast,
+    their question whether this iteration averages gradients, and then that averaging with zero gradients; at
+    the end every replica gets the parameters and buffers of a process that joined last."""
+
+    def __init__(self, ddp, divide_by_initial_world_size):
+        if not isinstance(divide_by_initial_world_size, bool):
+            raise AssertionError("divide_by_initial_world_size must be a bool")
+        self.ddp = ddp
+        ddp._divide_by_initial_world_size = divide_by_initial_world_size
+
+    def main_hook(self):
+        ddp = self.ddp
+        if ddp.will_sync_module_buffers():
+            ddp._sync_buffers(ddp._find_common_rank(ddp.process_group.rank(), False))
+        should_sync = ddp._check_global_requires_backward_grad_sync(is_joined_rank=True)
+        ddp.require_forward_param_sync = should_sync
+        if should_sync:
+            ddp._average_gradients(joined=True)
+
+    def post_hook(self, is_last_joiner):
+        self.ddp._sync_final_model(is_last_joiner)
