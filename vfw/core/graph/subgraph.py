@@ -70,11 +70,26 @@ class SubgraphTrace(Trace):
         if isinstance(value, np.ndarray) and id(value) not in self._arrays and id(value) not in self._fresh \
                 and self._known_outside(value):
             value = Tensor.wrap(value)
+        new_capture = isinstance(value, Tensor) and id(value.array) not in self._arrays
         name = super().name_of(value)
+        if new_capture and name in self.captures and self._varies_outside(value):
+            # An outer value whose shape changes from run to run (a partial last batch, a boolean_mask): the
+            # body must not fix the traced shape (in its input's value info, or folded into its ops).  The
+            # enclosing trace already knows the value varies (it tells for itself what that requires of its
+            # optimization level), so the body's optimization does not lower it.
+            self.relax_shape(value, None, fixed_results=True)
         # The op will read the capture from this tensor: gradients flow to it (a variable's watched read).
         if isinstance(value, Tensor) and value.requires_grad and name in self.captures:
             self.differentiable.setdefault(name, value)
         return name
+
+    def _varies_outside(self, tensor):
+        trace = self.parent
+        while trace is not None:
+            if trace.shape_varies(tensor):
+                return True
+            trace = getattr(trace, "parent", None)
+        return False
 
     def record_write(self, target, value):
         """As :meth:`Trace.record_write`; the memory's content is saved first, to be restored at the end."""
@@ -196,7 +211,8 @@ def with_inputs(sub, n_explicit, keys, arrays, name):
 
 
 def _value_info(name, array):
-    return ValueInfo(name=name, data_type=dt.onnx_code(array.dtype), dims=array.shape)
+    # Unknown dims: the body never reads this input, and the capture's shape may change from run to run.
+    return ValueInfo(name=name, data_type=dt.onnx_code(array.dtype), dims=[-1] * array.ndim)
 
 
 def merged(subs, n_explicit, name, carry_all=False):

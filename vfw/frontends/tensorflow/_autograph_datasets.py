@@ -20,8 +20,10 @@ read when the graph runs).
 import numpy as np
 
 from vfw.core.graph.subgraph import tracing_subgraph
-from vfw.frontends.tensorflow import _autograph_control, _context_ops, _control_flow, _dispatch, _function, _variables
+from vfw.core.graph.trace import current_trace
+from vfw.frontends.tensorflow import _autograph_control, _control_flow, _dispatch, _function, _variables
 from vfw.frontends.tensorflow._traced_shapes import value_shaped
+from vfw.frontends.tensorflow.data._graph_reads import reading as _reading
 
 
 def _dataset_class():
@@ -30,20 +32,38 @@ def _dataset_class():
     return Dataset
 
 
-def _owned_iterator_class():
-    from vfw.frontends.tensorflow.data._iterator import OwnedIterator
+def _iterator_class():
+    from vfw.frontends.tensorflow.data._iterator import Iterator
 
-    return OwnedIterator
+    return Iterator
 
 
 class InFunctionIterator:
     """``iter(dataset)`` called inside a traced tf.function: a new iterator at every call of the function.
 
-    A ``for`` loop over it is a dataset loop; reading it with ``next()`` in the function is not supported.
+    ``dataset`` is a ``tf.data.Dataset`` or a distributed dataset.  A ``for`` loop over it is a dataset
+    loop; ``next()``, ``get_next()`` and ``get_next_as_optional()`` are ops of the graph reading the
+    iterator of the call (see ``data._graph_reads``).
     """
 
     def __init__(self, dataset):
         self.dataset = dataset
+        self._live = None  # the iterator of this run of the graph, made at its first read
+        trace = current_trace()
+        if trace is not None:
+            # (a PyFunc op where iter() is called: each run of the graph, or of the loop body calling iter(),
+            # starts a new iteration)
+            _dispatch.callback(trace, self._restart)
+
+    def _restart(self):
+        if not tracing_subgraph():
+            self._live = None
+        return np.zeros((), np.bool_)
+
+    def _pull(self):
+        if self._live is None:
+            self._live = iter(self.dataset)
+        return next(self._live)
 
     @property
     def element_spec(self):
@@ -52,17 +72,34 @@ class InFunctionIterator:
     def __iter__(self):
         return self
 
-    def __next__(self):
-        raise NotImplementedError("vfw.tensorflow: next() on an iterator made inside a tf.function is not supported "
-                                  "(the traced graph would replay the elements read while tracing): loop over it "
-                                  "with `for`, or iterate outside the function")
+    @property
+    def _read_spec(self):
+        """The spec of the elements read (a replica's part of a distributed dataset's)."""
+        return getattr(self.dataset, "_read_spec", self.dataset.element_spec)
 
-    get_next = __next__
+    def __next__(self):
+        from vfw.frontends.tensorflow.data._graph_reads import read_next
+
+        return read_next(self._read_spec, self._pull)
+
+    def get_next(self):
+        """The next element (``tf.errors.OutOfRangeError`` when the graph reads past the last)."""
+        return next(self)
+
+    def get_next_as_optional(self):
+        """The next element as a ``tf.experimental.Optional`` whose ``has_value()`` the graph computes."""
+        from vfw.frontends.tensorflow.data._graph_reads import read_optional
+
+        return read_optional(self._read_spec, self._pull)
 
 
 def is_source(x):
     """Whether ``x`` is what a converted ``for`` iterates as a graph dataset loop inside tf.function."""
-    return isinstance(x, (InFunctionIterator, _dataset_class(), _owned_iterator_class()))
+    from vfw.frontends.tensorflow.distribute._values import DistributedDataset, DistributedIterator
+
+    # (tf.data.Iterator: an iterator made outside, or the argument standing for the iterator of each call)
+    return isinstance(x, (InFunctionIterator, _dataset_class(), _iterator_class(), DistributedDataset,
+                          DistributedIterator))
 
 
 def is_dataset(x):
@@ -84,7 +121,7 @@ class _Reader:
         from vfw.frontends.tensorflow.data import _structure
 
         dataset = source.dataset if isinstance(source, InFunctionIterator) else source
-        spec = dataset.element_spec
+        spec = getattr(dataset, "_read_spec", dataset.element_spec)  # (a replica's part of distributed elements)
         leaves = _structure.flatten(spec)
         for leaf in leaves:
             if isinstance(leaf, _structure.DatasetSpec):
@@ -106,7 +143,7 @@ class _Reader:
                 source = self.source
                 if isinstance(source, InFunctionIterator):
                     source = source.dataset
-                self.iterator = _owned_iterator_class()(source) if isinstance(source, _dataset_class()) else source
+                self.iterator = iter(source)  # a new one of a dataset; an iterator is read where it stands
             self.pending = None
         return np.zeros((), np.bool_)
 
@@ -138,23 +175,8 @@ class _Reader:
         return (*components, np.zeros((), np.bool_))
 
 
-class _reading:  # noqa: N801  (a context manager used as a statement)
-    """The dataset code a callback runs executes eagerly, outside the traces (and may read datasets)."""
-
-    def __enter__(self):
-        self._scope = _context_ops.init_scope()
-        self._datasets = _function.reading_datasets()
-        self._scope.__enter__()
-        self._datasets.__enter__()
-
-    def __exit__(self, *exc):
-        self._datasets.__exit__(*exc)
-        return self._scope.__exit__(*exc)
-
-
 def for_dataset(source, extra_test, body, init, names, live, options):
     """The values of ``names`` after ``for item in source: body(item, ...)`` as a graph loop (see the module)."""
-    from vfw.core.graph.trace import current_trace
     from vfw.frontends.tensorflow.data import _structure
 
     reader = _Reader(source)

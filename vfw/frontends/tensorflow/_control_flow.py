@@ -240,7 +240,7 @@ def _graph_while(cond, body, loop_vars, shape_invariants, limit, names=None):
         loop_vars, None if shape_invariants is None else nest.flatten(shape_invariants))
     flat_names = [None] * len(initial)
     if names is not None:
-        flat_names = [name for name, var in zip(names, loop_vars) for _ in nest.flatten(var)]
+        flat_names = [name for name, var in zip(names, loop_vars) for _ in _composites.flatten_components(var)]
 
     def packed(values):
         return _composites.pack_components(loop_vars, values)

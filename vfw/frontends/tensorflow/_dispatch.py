@@ -102,6 +102,11 @@ def mismatch(tf_op, expected, got, position=1):
 
 def translate(e, tf_op=None):
     """The tf.errors exception for an engine error raised by ``tf_op``."""
+    cause = e.__cause__
+    while cause is not None:
+        if isinstance(cause, errors.OpError):
+            return cause  # raised by a frontend callback of a PyFunc op (an iterator's OutOfRangeError)
+        cause = cause.__cause__
     if isinstance(e, InaccessibleValueError):
         return e  # TF's InaccessibleTensorError is a ValueError too
     if isinstance(e, IndexOutOfRangeError):

@@ -40,6 +40,11 @@ How it maps onto the engine, and where it differs from TensorFlow 2.21:
   from the arguments raise TF's TypeError; ``tensor.numpy()`` raises TF's AttributeError.
 - **Values read from tensors** (``tf.zeros([n])``, ``tf.reshape(x, [n, -1])``...) follow each
   call's values: the graph computes such shapes (see ``_traced_shapes``).
+- **Datasets and iterators.** Their trace type is their element spec, as TF's.  ``next(iterator)``,
+  ``get_next()``, ``get_next_as_optional()`` and converted ``for`` loops over datasets are ops of the
+  graph reading at every call (``data._graph_reads``, ``_autograph_datasets``); an iterator argument
+  enters the engine by spec and position, so one graph reads each call's iterator
+  (``_function_arguments``), while the engine traces each dataset argument again.
 - ``get_concrete_function`` records the signature without running the function (TF traces
   it then); ``structured_outputs`` runs it once on example values (writes undone).
 - ``jit_compile`` and the ``experimental_*`` options are accepted and ignored.
@@ -77,6 +82,10 @@ from vfw.frontends.tensorflow._concrete_function import (
     example,
     result_as_tensor,
 )
+from vfw.frontends.tensorflow._function_arguments import as_argument as _as_argument
+from vfw.frontends.tensorflow._function_arguments import element_spec_key, iterator_argument
+from vfw.frontends.tensorflow._function_arguments import parameter as _parameter
+from vfw.frontends.tensorflow._function_arguments import unwrapped as _unwrapped
 from vfw.frontends.tensorflow._function_introspection import FunctionIntrospection
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec, shape_within, spec_of
@@ -151,8 +160,9 @@ def _trace_key(obj, shapes, tensors=None):
         return ("tensor", obj.dtype)
     if isinstance(obj, (list, tuple)):
         return (type(obj), tuple([_trace_key(x, shapes, tensors) for x in obj]))
-    if _is_dataset(obj):  # TF's type of a dataset is its element spec (the engine still traces each dataset)
-        return ("dataset", repr(obj.element_spec))
+    kind = "dataset" if _is_dataset(obj) else getattr(type(obj), "_tf_trace_kind", None)
+    if kind is not None:  # TF's type of a dataset, an iterator, a distributed dataset: its element spec
+        return (kind, element_spec_key(obj.element_spec, shapes, tensors))
     if isinstance(obj, dict):
         return (type(obj), tuple([(k, _trace_key(obj[k], shapes, tensors)) for k in sorted(obj, key=repr)]))
     try:
@@ -215,6 +225,9 @@ def run_time_error(message, tf_op):
     return error
 
 
+_ITERATOR_KINDS = ("iterator", "distributed_iterator")
+
+
 # -- tf.function -----------------------------------------------------------------------------------
 class Function(FunctionIntrospection):
     """A Python function compiled to graphs per input signature (what ``tf.function`` returns).
@@ -253,6 +266,7 @@ class Function(FunctionIntrospection):
         self._seen = set()  # (key, shapes) already covered by a trace
         self._fast = set()  # shapes and dtypes of all-tensor positional calls already covered
         self._literals = {}  # Python numbers passed so far: the first of each value (see _literal)
+        self._iterator_slots = {}  # (position, type, element spec) -> the slot of the iterators passed there
         self._count = 0
         self._trace_templates = []  # (args, kwargs) of each counted trace, TensorSpecs for tensors
         self._engine_traced = False
@@ -371,13 +385,21 @@ class Function(FunctionIntrospection):
             args, kwargs = self._bound(args, kwargs)
         if self._input_signature is not None:
             return self._conform(args, kwargs), {}
-        return nest.map_structure(self._literal, args), nest.map_structure(self._literal, kwargs)
+        iterators = []  # the iterators of this call, in order (see _function_arguments)
 
-    def _literal(self, x):
+        def literal(x):
+            return self._literal(x, iterators)
+        return nest.map_structure(literal, args), nest.map_structure(literal, kwargs)
+
+    def _literal(self, x, iterators):
         """An argument as the trace caches see it (``_as_argument``), a Python number replaced by the first equal one
-        passed before: TF selects a trace by a literal's value, so ``2``, ``2.0`` (and ``1``, ``True``) share one."""
+        passed before: TF selects a trace by a literal's value, so ``2``, ``2.0`` (and ``1``, ``True``) share one.
+        An iterator: an argument equal for all iterators of its element spec, whose graph reads the call's."""
         if x.__class__ is int or x.__class__ is float or x.__class__ is bool:
             return self._literals.setdefault(x, x)
+        if getattr(type(x), "_tf_trace_kind", None) in _ITERATOR_KINDS:
+            iterators.append(x)
+            return iterator_argument(self._iterator_slots, x, len(iterators))
         return _as_argument(x)
 
     def _conform(self, args, kwargs):
@@ -462,7 +484,7 @@ class Function(FunctionIntrospection):
             shapes = next((general for general in self._traced.get(key, ()) if all(
                 _covers(g, s) for g, s in zip(general, shapes))), shapes)
         for t, dims in zip(tensors, shapes):
-            if dims is None or dims != t.array.shape:
+            if t is not None and (dims is None or dims != t.array.shape):
                 _traced_shapes.declare_shape(t, dims)
         self._name_arguments(args, kwargs)
 
@@ -487,8 +509,9 @@ class Function(FunctionIntrospection):
         _trace_state.depth += 1
         try:
             with _variables.variable_creator_scope(_variable_creator(not self._engine_traced, created)):
-                result = self._traced_function()(*nest.map_structure(_unwrapped, args),
-                                               **nest.map_structure(_unwrapped, kwargs))
+                unwrap = _unwrapped if inline else _parameter  # (inlined into another graph: that graph reads)
+                result = self._traced_function()(*nest.map_structure(unwrap, args),
+                                                 **nest.map_structure(unwrap, kwargs))
         except errors.InvalidArgumentError as e:
             raise graph_error(e) from None
         finally:
@@ -535,41 +558,6 @@ def _weak_method(fn, instance):
     except (TypeError, ValueError, AttributeError):
         pass
     return method
-
-
-def _as_argument(x):
-    """An argument as the engine's trace cache sees it: numpy arrays as tensors (as TF); variables and other
-    unhashable objects by identity."""
-    if isinstance(x, np.ndarray):
-        return _dispatch.convert_to_tensor(x)
-    if hasattr(x, "_as_tensor") and not isinstance(x, CoreTensor):
-        return _Same(x)
-    if not isinstance(x, CoreTensor):
-        try:
-            hash(x)
-        except TypeError:
-            return _Same(x)
-    return x
-
-
-class _Same:
-    """An argument hashed and compared by identity (a variable: the engine traces once per variable, as its
-    graph captures the variable it read, while TF's trace count follows the variable's shape and dtype)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __hash__(self):
-        return id(self.value)
-
-    def __eq__(self, other):
-        return type(other) is _Same and other.value is self.value
-
-
-def _unwrapped(x):
-    return x.value if type(x) is _Same else x
 
 
 def _flatten_like(structure, values):

@@ -482,17 +482,20 @@ class Dataset:
 
 
 def check_not_in_function():
-    """Refuse to read elements while a tf.function is traced.
+    """Refuse to read elements in Python while a tf.function is traced.
 
-    TF turns such a loop into dataset ops inside the graph; vfw's traces record the values the
-    tracing run read, so later calls would replay the first call's elements.
+    TF reads them with dataset ops inside the graph; vfw's traces record the values the tracing run
+    read, so later calls would replay the first call's elements.  The reads vfw puts in the graph
+    (``_graph_reads``, a converted ``for`` in ``_autograph_datasets``) do not come here.
     """
     from vfw.frontends.tensorflow._function import in_function_trace
 
     if in_function_trace():
-        raise NotImplementedError("vfw cannot read a tf.data.Dataset inside a tf.function (the traced graph would "
-                                  "replay the elements of the first call): iterate outside and pass the elements to "
-                                  "the function.")
+        raise NotImplementedError("vfw cannot read a tf.data.Dataset this way inside a tf.function (the traced graph "
+                                  "would replay the elements of the first call): `for x in dataset`, `iter(dataset)` "
+                                  "and `next(iterator)` in code AutoGraph converts, and `Dataset.reduce`, read it in "
+                                  "the graph; `get_single_element` and unconverted code (autograph=False, library "
+                                  "code) do not: iterate outside and pass the elements to the function.")
 
 
 def int64_argument(value, name):

@@ -370,12 +370,13 @@ def interleave(inputs, open_input, cycle_length, block_length):
         block, index = 0, (index + 1) % cycle_length
 
 
-def _state(initial_state):
+def initial_state_of(initial_state):
+    """``initial_state`` of ``reduce``/``scan`` as an element, and its structure."""
     state = normalized_output(initial_state)
     return state, structure.structure_of(state)
 
 
-def _check_state(new_spec, state_spec):
+def check_state(new_spec, state_spec):
     if not structure.compatible_types(new_spec, state_spec):
         raise TypeError(f"The element types for the new state must match the initial state. Expected "
                         f"{structure.describe_types(state_spec)}; got {structure.describe_types(new_spec)}.")
@@ -388,14 +389,14 @@ class ScanDataset(Dataset):
 
     def __init__(self, input_dataset, initial_state, scan_func):
         self._input = input_dataset
-        state, state_spec = _state(initial_state)
+        state, state_spec = initial_state_of(initial_state)
         self._initial = structure.components(state)
         self._state_count = len(structure.flatten(state_spec))
         self._function = StructuredFunction(scan_func, (state_spec, input_dataset._structure), "scan")
         result = self._function.output_spec
         if not isinstance(result, tuple) or len(result) != 2:
             raise TypeError("The scan function must return a pair comprising the new state and the output value.")
-        _check_state(result[0], state_spec)
+        check_state(result[0], state_spec)
         super().__init__(result[1], input_dataset._cardinality, inputs=[input_dataset])
 
     def _iterate(self):
@@ -408,10 +409,15 @@ class ScanDataset(Dataset):
 
 def reduce(dataset, initial_state, reduce_func):
     """``Dataset.reduce``: the final state of ``reduce_func(state, element)`` over the elements."""
+    from vfw.frontends.tensorflow._function import in_function_trace
+    from vfw.frontends.tensorflow.data._graph_reads import graph_trace, reduce_in_graph
+
+    if graph_trace() is not None and in_function_trace():
+        return reduce_in_graph(dataset, initial_state, reduce_func)  # reads the dataset at every call
     check_not_in_function()
-    state, state_spec = _state(initial_state)
+    state, state_spec = initial_state_of(initial_state)
     function = StructuredFunction(reduce_func, (state_spec, dataset._structure), "reduce")
-    _check_state(function.output_spec, state_spec)
+    check_state(function.output_spec, state_spec)
     components = structure.components(state)
     previous = _randomness.enter_iteration({})
     try:

@@ -6,7 +6,8 @@ from vfw.frontends.tensorflow._sparse_tensor import SparseTensorSpec
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 from vfw.frontends.tensorflow.data import _randomness, _seeds
 from vfw.frontends.tensorflow.data import _structure as structure
-from vfw.frontends.tensorflow.data._dataset import check_not_in_function, out_of_range
+from vfw.frontends.tensorflow.data._dataset import out_of_range
+from vfw.frontends.tensorflow.data._graph_reads import graph_trace, pulled, read_next, read_optional
 
 
 class Iterator:
@@ -26,8 +27,11 @@ class Iterator:
 class OwnedIterator(Iterator):
     """An iterator over a dataset's elements (what ``iter(dataset)`` returns).
 
-    ``next()`` raises StopIteration at the end, ``get_next()`` TF's ``OutOfRangeError``.
+    ``next()`` raises StopIteration at the end, ``get_next()`` TF's ``OutOfRangeError``.  Inside a traced
+    tf.function, each read is an op of the graph pulling the next element at every call (see ``_graph_reads``).
     """
+
+    _tf_trace_kind = "iterator"  # a tf.function's trace type: this and the element spec (see _function._trace_key)
 
     def __init__(self, dataset):
         self._dataset = dataset
@@ -57,7 +61,12 @@ class OwnedIterator(Iterator):
         return self
 
     def __next__(self):
-        check_not_in_function()  # (a converted `for` loop reads it in the graph, see _autograph_datasets)
+        if graph_trace() is not None:
+            return read_next(self.element_spec, self._pull)
+        return pulled(self._pull)
+
+    def _pull(self):
+        """The next element, read now (StopIteration at the end)."""
         previous = _randomness.enter_iteration(self._kernels)
         try:
             return self._pack(next(self._elements))
@@ -66,6 +75,8 @@ class OwnedIterator(Iterator):
 
     def get_next(self):
         """The next element (``tf.errors.OutOfRangeError`` "End of sequence" after the last)."""
+        if graph_trace() is not None:
+            return read_next(self.element_spec, self._pull)
         try:
             return next(self)
         except StopIteration:
@@ -73,6 +84,8 @@ class OwnedIterator(Iterator):
 
     def get_next_as_optional(self):
         """The next element as a ``tf.experimental.Optional`` (empty after the last)."""
+        if graph_trace() is not None:
+            return read_optional(self.element_spec, self._pull)
         try:
             return Optional.from_value(next(self))
         except StopIteration:

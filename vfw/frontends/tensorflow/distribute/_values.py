@@ -60,41 +60,72 @@ class DistributedValues:
 
 
 class DistributedIterator:
-    """Iterator over a distributed dataset: ``next``, ``get_next``, ``get_next_as_optional`` and ``element_spec``."""
+    """Iterator over a distributed dataset: ``next``, ``get_next``, ``get_next_as_optional`` and ``element_spec``.
 
-    def __init__(self, batches, element_spec):
-        self._batches = batches
+    Inside a traced tf.function each read is an op of the graph pulling the next element at every call, as
+    TF's (see ``data._graph_reads``).
+    """
+
+    _tf_trace_kind = "distributed_iterator"  # a tf.function's trace type: this and the element spec
+
+    def __init__(self, iterator, shard, element_spec, read_spec):
+        self._iterator = iterator  # the dataset's iterator
+        self._shard = shard  # this replica's part of an element
         self.element_spec = element_spec
+        self._read_spec = read_spec  # the spec of this replica's part
 
     def __iter__(self):
         return self
 
+    def _pull(self):
+        return self._shard(next(self._iterator))
+
     def __next__(self):
-        return next(self._batches)
+        from vfw.frontends.tensorflow.data._graph_reads import graph_trace, pulled, read_next
+
+        if graph_trace() is not None:
+            return read_next(self._read_spec, self._pull)
+        return pulled(self._pull)
 
     def get_next(self):
         """The next element; ``tf.errors.OutOfRangeError`` at the end, as TF's iterator op."""
         from vfw.frontends.tensorflow.data._dataset import out_of_range
 
         try:
-            return next(self._batches)
+            return next(self)
         except StopIteration:
             raise out_of_range() from None
 
     def get_next_as_optional(self):
         """The next element as a ``tf.experimental.Optional`` (empty at the end)."""
+        from vfw.frontends.tensorflow.data._graph_reads import graph_trace, read_optional
         from vfw.frontends.tensorflow.data._iterator import Optional
 
+        if graph_trace() is not None:
+            return read_optional(self._read_spec, self._pull)
         try:
-            return Optional.from_value(next(self._batches))
+            return Optional.from_value(self._pull())
         except StopIteration:
             return Optional.empty(self.element_spec)
+
+
+def _per_replica_spec(spec):
+    """``spec`` with the batch dim unknown: a replica's slice of a global batch may be one row shorter."""
+    from vfw.frontends.tensorflow import nest
+    from vfw.frontends.tensorflow._tensor_spec import TensorSpec
+
+    def relaxed(leaf):
+        if isinstance(leaf, TensorSpec) and leaf.shape.rank:
+            return TensorSpec([None] + leaf.shape.as_list()[1:], leaf.dtype, leaf.name)
+        return leaf
+    return nest.map_structure(relaxed, spec)
 
 
 class DistributedDataset:
     """This replica's part of a dataset: iterating yields this replica's slice of every global batch."""
 
     _per_replica = False  # whether ``_dataset`` already gives this replica's batches (else global batches)
+    _tf_trace_kind = "distributed_dataset"  # a tf.function's trace type: this and the element spec
 
     def __init__(self, strategy, dataset):
         self._strategy = strategy
@@ -106,13 +137,21 @@ class DistributedDataset:
         """int: the number of batches (``tf.data.INFINITE_CARDINALITY``/``UNKNOWN_CARDINALITY`` as tf.data)."""
         return int(self._dataset.cardinality())
 
-    def _batches(self):
-        if self._per_replica:
-            return iter(self._dataset)
-        return (self._strategy.shard_batch(batch) for batch in self._dataset)
+    @property
+    def _read_spec(self):
+        """The spec of this replica's elements (what a read inside tf.function gives)."""
+        if self._per_replica or self._strategy.num_replicas_in_sync == 1:
+            return self.element_spec
+        return _per_replica_spec(self.element_spec)
 
     def __iter__(self):
-        return DistributedIterator(self._batches(), self.element_spec)
+        from vfw.frontends.tensorflow._autograph_datasets import InFunctionIterator
+        from vfw.frontends.tensorflow.data._graph_reads import graph_trace
+
+        if graph_trace() is not None and hasattr(self._dataset, "element_spec"):
+            return InFunctionIterator(self)  # a new iteration at every call of the function being traced
+        shard = _same if self._per_replica else self._strategy.shard_batch
+        return DistributedIterator(iter(self._dataset), shard, self.element_spec, self._read_spec)
 
     def reduce(self, initial_state, reduce_func):
         """``reduce_func(state, element)`` folded over the elements from ``initial_state``."""
@@ -120,6 +159,10 @@ class DistributedDataset:
         for element in self:
             state = reduce_func(state, element)
         return state
+
+
+def _same(element):
+    return element
 
 
 class DistributedDatasetsFromFunction(DistributedDataset):
