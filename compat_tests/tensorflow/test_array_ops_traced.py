@@ -38,3 +38,12 @@ def test_traced_assertion_checks_every_call():
             return first, "raised"
         return first, "passed"
     check(case)
+
+
+def test_split_by_sizes_of_a_varying_dim_under_a_relaxed_signature():
+    # the sizes are given, the dim is known only per call (a None dim of the signature)
+    def case(tf):
+        traced = tf.function(lambda x: tf.split(x, [2, -1]), input_signature=[tf.TensorSpec([None], tf.float32)])
+        fixed = tf.function(lambda x: tf.split(x, [2, 1, 2]), input_signature=[tf.TensorSpec([None], tf.float32)])
+        return traced(tf.range(5.0)), traced(tf.range(3.0)), fixed(tf.range(5.0))
+    check(case)

@@ -267,6 +267,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         raise op_error(f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis}", tf_op)
     axis %= rank
     if run_sizes is not None or _tracing and _traced_shapes.shape_varies(x):
+        if run_sizes is None and sizes is not None:  # the given sizes, checked against each run's dim
+            run_sizes = np.array(sizes, np.int64)
         return _traced_split(x, count, run_sizes, axis, tf_op)
     dim = x.array.shape[axis]
     if sizes is None:
