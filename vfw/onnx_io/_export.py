@@ -32,7 +32,7 @@ from vfw.core.ir import proto_to_tensor
 NEWEST_OPSET = defs.onnx_opset_version()
 """The newest default-domain opset the installed onnx defines (the engine's op semantics)."""
 
-MIN_OPSET = 11
+MIN_OPSET = 9
 """The oldest opset an export may target."""
 
 _ONNX_TYPE_NAMES = {
@@ -306,8 +306,11 @@ class GraphWriter:
             default = attribute_default(op_type, key)
             if default is not None and _same_value(value, default):
                 return None  # the target opset's behaviour without the attribute
+            since = next((v for v in range(self.opset + 1, NEWEST_OPSET + 1)
+                          if key in getattr(schema_at(op_type, v), "attributes", ())), None)
+            newer = "a newer opset_version" if since is None else f"opset_version >= {since}"
             raise UnsupportedOpError(f"ONNX export: {op_type} attribute {key}={value!r} has no equivalent at "
-                                     f"opset {self.opset}: export with a newer opset_version")
+                                     f"opset {self.opset}: export with {newer}")
         kind = spec.type
         if kind == defs.OpSchema.AttrType.GRAPH:
             return helper.make_attribute(key, self._subgraph(op_type, key, value, inputs))

@@ -16,7 +16,8 @@ The engine's ops follow the newest opset onnx defines.  For an older target:
   one-hot ``MatMul`` before opset 16, and before opset 28 ``Mod`` of floats (Python's modulo) and
   ``SpaceToDepth`` with ``mode='CRD'`` are decomposed;
 * before opset 13: ``axes`` / ``split`` inputs become attributes, the softmax family (which then flattened
-  its input to 2-D) works on the last axis between transposes, and Resize gets the inputs it required.
+  its input to 2-D) works on the last axis between transposes, and Resize gets the inputs it required;
+* before opset 11 (opsets 9 and 10): :mod:`vfw.onnx_io._export_opset10`.
 """
 
 import functools
@@ -56,6 +57,10 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
     opset = writer.opset
     if schema is None or (op_type == "GroupNormalization" and opset < 21):  # 18-20: per-group scale and bias
         decompose = DECOMPOSITIONS.get(op_type)
+        if decompose is None and opset < 11:
+            from vfw.onnx_io._export_opset10 import DECOMPOSITIONS as BEFORE_11
+
+            decompose = BEFORE_11.get(op_type)
         if decompose is None:
             raise _needs(op_type, "", opset, _since(op_type))
         decompose(writer, inputs, outputs, attrs)
@@ -121,7 +126,12 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
         if opset < since:
             raise _needs(op_type, f"reduction={attrs['reduction']!r}", opset, since)
     if opset < 13:
-        return _before_opset_13(writer, op_type, inputs, outputs, attrs)
+        adapted = _before_opset_13(writer, op_type, inputs, outputs, attrs)
+        if adapted is None or opset >= 11:
+            return adapted
+        from vfw.onnx_io._export_opset10 import before_opset_11
+
+        return before_opset_11(writer, op_type, adapted[0], outputs, adapted[1])
     return inputs, attrs
 
 
@@ -230,6 +240,7 @@ def _before_opset_13(writer, op_type, inputs, outputs, attrs):
         # Move the axis last, apply, move it back.
         order = [d for d in range(rank) if d != axis] + [axis]
         moved = writer.op("Transpose", inputs[:1], perm=order)
+        writer.dims[moved] = tuple(writer.dims[inputs[0]][d] for d in order)  # the rank, for opsets before 11
         result = writer.op(op_type, [moved], axis=-1)
         writer.emit("Transpose", [result], outputs, {"perm": list(np.argsort(order))})
         return None
@@ -254,6 +265,9 @@ def _every_axis(writer, defaults, given, axes, rank, groups=1):
     axes = [a % rank for a in axes]
     positions = [groups * rank + g * len(axes) + axes.index(i) if i in axes else g * rank + i
                  for g in range(groups) for i in range(rank)]
+    known = [writer.model.arrays.get(defaults), writer.model.arrays.get(given)]
+    if all(v is not None for v in known):  # constants stay constants (older opsets need them as attributes)
+        return writer.const(np.concatenate([v.reshape(-1) for v in known])[positions])
     table = writer.op("Concat", [defaults, given], axis=0)
     return writer.op("Gather", [table, writer.const(np.asarray(positions, np.int64))], axis=0)
 
@@ -270,6 +284,10 @@ def _resize_every_axis(writer, inputs, axes):
     x = inputs[0]
     rank = _known_rank(writer, "Resize", x)
     roi, scales, sizes = (list(inputs[1:]) + [""] * 3)[:3]
+    if writer.opset < 11 and sizes:  # only scales before opset 11
+        from vfw.onnx_io._export_opset10 import scales_for_sizes
+
+        scales, sizes = scales_for_sizes(writer, x, sizes, axes), ""
     if roi:
         bounds = np.concatenate([np.zeros(rank), np.ones(rank)]).astype(writer.dtypes[roi])
         roi = _every_axis(writer, writer.const(bounds), roi, axes, rank, groups=2)

@@ -17,8 +17,8 @@
   sizes silently, e.g. in ``nn.MultiheadAttention``'s reshapes, vfw's graph follows the axes.)
 - Values computed in Python or numpy from tensor values (``x.item()``) would be frozen into the
   graph: the exporter traces twice with other input values and refuses such constants.
-- The default opset is the newest the installed onnxruntime runs (torch 2.13: 20); opsets 11 and
-  newer can be asked for (torch: 7 and newer); names of inputs default to ``forward``'s parameter
+- The default opset is the newest the installed onnxruntime runs (torch 2.13: 20); opsets 9 and
+  newer can be asked for (torch: 7 to 20); names of inputs default to ``forward``'s parameter
   names (torch's TorchScript exporter: its value names, such as ``input.1``) and outputs to
   ``output`` / ``output_<k>`` (torch numbers them); node names are ``<OpType>_<k>`` (torch writes
   module scopes).
