@@ -110,7 +110,7 @@ def check_shared_average(rank, size):
 
     average = SharedAverage.create(world(), specs)
     assert average is not None  # the test's processes share this machine
-    for trial in range(2):  # the window is reused
+    for trial in range(3):  # the window is reused (its two copies in turn)
         arrays = [local(rank, 0, trial), local(rank, 1, trial), np.asfortranarray(local(rank, 2, trial)), None]
         results = average.average(arrays)
         assert all(results[i] is arrays[i] for i in range(3))  # in place, whatever the layout

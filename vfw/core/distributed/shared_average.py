@@ -4,8 +4,10 @@ When every process of a group runs on one machine, MPI can give them one shared-
 (``MPI_Win_allocate_shared``) in which each process owns a slot and reads the others' directly.  DDP's
 average of a step's gradients then takes two passes over them: each process writes its gradients divided by
 the world size into its slot (the division it needs anyway), a barrier, and each process sums every slot, in
-rank order, into its own gradients (the same order on every process, so every replica gets the same bits),
-then a barrier so that no slot is overwritten while a peer still reads it.  An MPI all-reduce after the
+rank order, into its own gradients (the same order on every process, so every replica gets the same bits).
+Each slot holds two copies used in turn, so that no barrier is needed after the reads: a process writes a copy
+again two averagings later, after the next averaging's barrier, which every peer reaches only once it has
+read this one (a second barrier per step waited for the slower process twice).  An MPI all-reduce after the
 division moves the data through MPI's own shared segment instead: a copy in, the peer's read and reduction,
 a copy out (the MLP step of ``benchmarks/distributed.py``, 2.7 MB of gradients: 0.25-0.3 ms less a step).
 
@@ -34,9 +36,12 @@ class SharedAverage:
         self._group = group
         self.specs = specs
         self._window = window
-        # views[rank][i]: array i in rank's slot (bytes) of the shared window, made once
-        self._views = [[slot[start:start + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize].view(dtype)
-                        .reshape(shape) for (shape, dtype), start in zip(specs, offsets)] for slot in slots]
+        half = len(slots[0]) // 2
+        # views[copy][rank][i]: array i in copy 0 or 1 of rank's slot (bytes) of the shared window, made once
+        self._views = [[[slot[base + start:base + start + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize]
+                         .view(dtype).reshape(shape) for (shape, dtype), start in zip(specs, offsets)]
+                        for slot in slots] for base in (0, half)]
+        self._copy = 0
 
     @classmethod
     def create(cls, group, specs):
@@ -52,7 +57,8 @@ class SharedAverage:
             nbytes = -(-nbytes // dtype.itemsize) * dtype.itemsize  # aligned for the dtype
             offsets.append(nbytes)
             nbytes += int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        shared = group.shared_window(nbytes)
+        nbytes = -(-nbytes // 64) * 64  # the second copy starts on a cache line
+        shared = group.shared_window(2 * nbytes)
         return None if shared is None else cls(group, specs, *shared, offsets)
 
     def average(self, arrays, divisor=None):
@@ -66,8 +72,10 @@ class SharedAverage:
         group._check_live("SharedAverage.average")  # the window is freed with the group
         if len(arrays) != len(self.specs):
             raise ValueError(f"SharedAverage: expected {len(self.specs)} arrays, got {len(arrays)}")
+        views = self._views[self._copy]
+        self._copy ^= 1
         for i, array in enumerate(arrays):
-            mine = self._views[rank][i]
+            mine = views[rank][i]
             if array is None:
                 mine[...] = 0
             else:
@@ -76,9 +84,8 @@ class SharedAverage:
         results = list(arrays)
         for i, array in enumerate(arrays):
             out = np.empty(self.specs[i][0], self.specs[i][1]) if array is None else array
-            np.add(self._views[0][i], self._views[1][i], out=out)
+            np.add(views[0][i], views[1][i], out=out)
             for peer in range(2, group.size):
-                np.add(out, self._views[peer][i], out=out)
+                np.add(out, views[peer][i], out=out)
             results[i] = out
-        group.shared_barrier(self._window, "averaging in shared memory (reads done)")
         return results
