@@ -6,7 +6,9 @@ maps ONNX value names to engine value names and records what kind each value is 
 sequence or optional).  Nodes are converted in dependency order (ONNX asks for topologically
 sorted nodes; unsorted ones are sorted, and a cycle is an error naming its nodes), each by:
 
-1. a model-local function of that name (its body is inlined);
+1. a model-local function of that name (its body is inlined); onnxruntime's own operators (the
+   ``com.microsoft`` ops its optimizer saves, which ONNX has no schema for) go to
+   :mod:`vfw.onnx_io._import_contrib` next;
 2. after the opset adapter of :mod:`vfw.onnx_io._import_opsets` rewrote an old-opset node into the
    newest form (some adapters emit the whole node), a handler of the table in
    :mod:`vfw.onnx_io._import_table` (ops whose ONNX form differs from the engine's, ops made of
@@ -364,7 +366,7 @@ class Converter:
     def convert_node(self, b, node, opsets, where):
         """Convert one ONNX node into engine ops appended to ``b``."""
         # These modules build on this one (NodeSpec, Builder helpers): imported here, not at the top.
-        from vfw.onnx_io import _import_functions, _import_opsets
+        from vfw.onnx_io import _import_contrib, _import_functions, _import_opsets
         from vfw.onnx_io._import_table import HANDLERS
 
         domain = normalize_domain(node.domain)
@@ -376,6 +378,8 @@ class Converter:
         version = opsets.get(domain)
         if version is None:
             raise UnknownOpError(f"{label}: domain {domain or 'ai.onnx'!r} is not among the opset imports")
+        if _import_contrib.convert(self, b, node, opsets, label):
+            return  # an onnxruntime operator (ONNX has no schema for it)
         try:
             schema = defs.get_schema(node.op_type, version, domain)
         except defs.SchemaError:
