@@ -5,7 +5,9 @@ N python script.py``) is one replica and one worker; collectives go through vfw'
 (:mod:`vfw.core.distributed`).  Inside ``strategy.scope()`` new variables start from rank 0's values;
 ``strategy.run(fn)`` runs ``fn`` on this process's replica; ``strategy.reduce`` and a replica context's
 ``all_reduce`` combine values over the processes; ``experimental_distribute_dataset`` gives each replica
-its slice of every global batch; Keras optimizers created under the scope sum gradients over the replicas
+its slice of every global batch (TF's DATA sharding: the larger slices first; ``AutoShardPolicy.OFF``: every
+worker reads each global batch whole, as per-replica batches; file-based sharding is not done: AUTO and
+FILE shard by data); Keras optimizers created under the scope sum gradients over the replicas
 (Keras divides each replica's loss by the number of replicas, so the update is that of the global batch).
 
 Every process must shuffle alike (the same seed, as TF's DATA sharding needs too), since each takes its slice
@@ -319,15 +321,51 @@ class _MPIStrategy(Strategy):
         size, rank = self._group.size, self._group.rank
         if size == 1:
             return batch
+        bounds = _split_bounds(_batch_rows(batch), size)
+        return _rows_of(batch, bounds[rank], bounds[rank + 1])
 
-        def part(x):
-            if x is None:
-                return None
-            array = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
-            bounds = np.linspace(0, len(array), size + 1).round().astype(int)
-            return convert_to_tensor(array[bounds[rank]:bounds[rank + 1]])
+    def every_replica_batch(self, batch, full_rows, last=False):
+        """``AutoShardPolicy.OFF``: this worker reads every global batch whole, as ``size`` per-replica batches.
 
-        return nest.map_structure(part, batch)
+        As TF, the per-replica sizes are those of a full global batch of ``full_rows`` (larger first), rotated
+        so that this worker's own comes first; a shorter ``last`` batch fills them in order.  When it ends
+        exactly where a per-replica batch ends and the next one would be smaller, TF's rebatching gives one more,
+        empty, batch (what TF 2.21 does with 2 workers).
+        """
+        size, rank = self._group.size, self._group.rank
+        if size == 1:
+            return [batch]
+        sizes = np.roll(np.diff(_split_bounds(full_rows, size)), -rank)
+        full_bounds = np.concatenate([[0], np.cumsum(sizes)])
+        rows = _batch_rows(batch)
+        bounds = np.minimum(full_bounds, rows)
+        parts = [_rows_of(batch, bounds[i], bounds[i + 1]) for i in range(size) if bounds[i + 1] > bounds[i]]
+        ended = np.flatnonzero(full_bounds[1:-1] == rows)  # the per-replica batch the last rows completed
+        if last and ended.size and sizes[ended[0]] > sizes[ended[0] + 1]:
+            parts.append(_rows_of(batch, rows, rows))
+        return parts
+
+
+def _split_bounds(rows, parts):
+    """Row bounds of ``rows`` split into ``parts`` slices as TF's DATA sharding: the larger slices first."""
+    base, extra = divmod(int(rows), parts)
+    return np.concatenate([[0], np.cumsum([base + 1] * extra + [base] * (parts - extra))]).astype(int)
+
+
+def _batch_rows(batch):
+    """The batch dimension of a nested batch (its first tensor's first dim)."""
+    first = next(x for x in nest.flatten(batch) if x is not None)
+    return int(np.shape(first.numpy() if hasattr(first, "numpy") else first)[0])
+
+
+def _rows_of(batch, start, stop):
+    def part(x):
+        if x is None:
+            return None
+        array = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+        return convert_to_tensor(array[start:stop])
+
+    return nest.map_structure(part, batch)
 
 
 class MultiWorkerMirroredStrategy(_MPIStrategy):

@@ -2,7 +2,8 @@
 
 vfw's strategies have one replica per process, so ``strategy.run`` returns this replica's plain values (TF, on
 one device, returns plain tensors too); ``DistributedValues`` exists for ``isinstance`` checks.  A distributed
-dataset iterates this replica's slice of every global batch.
+dataset iterates this replica's slice of every global batch (all of them, as per-replica batches, when the
+dataset's ``auto_shard_policy`` is ``OFF``).
 """
 
 import collections
@@ -150,6 +151,10 @@ class DistributedDataset:
 
         if graph_trace() is not None and hasattr(self._dataset, "element_spec"):
             return InFunctionIterator(self)  # a new iteration at every call of the function being traced
+        if not self._per_replica and _shard_policy(self._dataset) == "OFF" and \
+                hasattr(self._strategy, "every_replica_batch"):
+            batches = _every_replica_batches(iter(self._dataset), self._strategy)
+            return DistributedIterator(batches, _same, self.element_spec, self._read_spec)
         shard = _same if self._per_replica else self._strategy.shard_batch
         return DistributedIterator(iter(self._dataset), shard, self.element_spec, self._read_spec)
 
@@ -163,6 +168,31 @@ class DistributedDataset:
 
 def _same(element):
     return element
+
+
+def _shard_policy(dataset):
+    """The name of ``dataset``'s ``experimental_distribute.auto_shard_policy`` (``"AUTO"`` by default)."""
+    options = dataset.options() if hasattr(dataset, "options") else None
+    policy = getattr(getattr(options, "experimental_distribute", None), "auto_shard_policy", None)
+    return getattr(policy, "name", "AUTO")
+
+
+def _every_replica_batches(iterator, strategy):
+    """Unsharded input (``AutoShardPolicy.OFF``): each global batch as this worker's per-replica batches."""
+    from vfw.frontends.tensorflow.distribute import _batch_rows
+
+    full_rows = None  # the first batch's size: TF splits every batch by the full batch size
+    batch = _NOTHING
+    for following in iterator:  # one batch behind: the last one may end with an empty batch
+        if batch is not _NOTHING:
+            yield from strategy.every_replica_batch(batch, full_rows)
+        batch = following
+        full_rows = _batch_rows(batch) if full_rows is None else full_rows
+    if batch is not _NOTHING:
+        yield from strategy.every_replica_batch(batch, full_rows, last=True)
+
+
+_NOTHING = object()
 
 
 class DistributedDatasetsFromFunction(DistributedDataset):

@@ -113,9 +113,10 @@ def destroy_process_group(group=None):
     """Destroy ``group``: the default group (``None``) and every group with it, or one made by :func:`new_group`
     (the world lives on)."""
     pg = default_group()
-    if pg is None:
-        raise ValueError("Default process group has not been initialized, please make sure to call "
-                         "init_process_group.")
+    if pg is None:  # as torch: destroying the world twice (a cleanup() called again) is an assertion
+        if group is None:
+            raise AssertionError("Process group cannot be None")
+        raise ValueError("Invalid process group specified")
     if group is None or group is pg:
         pg.engine.destroy()
         _c10d.unregister(pg)

@@ -146,9 +146,17 @@ class BatchNorm3d(_BatchNorm):
     _check_input_dim = _rank_check((5,), "5D")
 
 
+def _distributed_initialized():
+    # imported late: torch.distributed imports torch.nn
+    from vfw.frontends.torch import distributed
+
+    return distributed.is_initialized()
+
+
 class SyncBatchNorm(_BatchNorm):
     """Batch normalization of any rank, synchronized across processes in torch; vfw runs in one process, where
-    it is BatchNorm over ``(N, C, *)`` inputs.
+    it is BatchNorm over ``(N, C, *)`` inputs.  As torch on CPU, training under an initialized process group
+    raises a ValueError (torch synchronizes GPU inputs only).
 
     Parameters are ``_NormBase``'s, plus ``process_group`` (kept, unused) before ``device``.
     """
@@ -166,6 +174,12 @@ class SyncBatchNorm(_BatchNorm):
         self._check_input_dim(input)
         if input.size(1) == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        if self.training and _distributed_initialized():
+            # torch syncs the batch statistics only for GPU inputs: a CPU input (vfw's only device) under an
+            # initialized process group is refused, after the step count was bumped, as torch does.
+            if self.track_running_stats and self.num_batches_tracked is not None:
+                self.num_batches_tracked.add_(1)
+            raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
         return super().forward(input)
 
     @classmethod

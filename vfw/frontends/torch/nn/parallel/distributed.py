@@ -29,6 +29,7 @@ from vfw.frontends.torch.autograd import _engine
 from vfw.frontends.torch.autograd.grad_mode import is_grad_enabled, no_grad
 from vfw.frontends.torch.distributed._c10d import resolve_group
 from vfw.frontends.torch.distributed.algorithms.join import Join, Joinable, JoinHook
+from vfw.frontends.torch.nn.modules.batchnorm import SyncBatchNorm
 from vfw.frontends.torch.nn.modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -96,10 +97,13 @@ class DistributedDataParallel(Module, Joinable):
         engine = self.process_group.engine
         self._trained = [p for p in module.parameters() if p.requires_grad]
         self._build_buckets()
-        self._shared_average = SharedAverage.create(engine, self._specs())  # None: across machines, MPI's all-reduce
         if init_sync and engine.size > 1:
             states = list(module.parameters()) + list(module.buffers())
             self._broadcast(Buckets([(t.array.shape, t.array.dtype) for t in states]), states)
+        if any(isinstance(layer, SyncBatchNorm) for layer in module.modules()):
+            # torch refuses them on CPU modules (vfw's only device), after the initial broadcast
+            raise ValueError("SyncBatchNorm layers only work with GPU modules")
+        self._shared_average = SharedAverage.create(engine, self._specs())  # None: across machines, MPI's all-reduce
         self._reduction_queued = False
         self._comm_hook = None  # (state, hook) from register_comm_hook
         self._divide_by_initial_world_size = True
