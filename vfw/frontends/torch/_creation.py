@@ -17,17 +17,10 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
 
 
 def _made(array, requires_grad=False, out=None, device=None, name="op"):
-    """Wrap a freshly made array with torch's factory keywords applied."""
+    """A freshly made array (or a tensor engine ops computed under a graph trace) with torch's factory keywords
+    applied."""
     _device.check(device)
-    t = _dispatch.new_tensor(array)
-    if requires_grad:
-        t.requires_grad_(True)
-    return _dispatch.finish(t, out, name) if out is not None else t
-
-
-def _made_traced(t, requires_grad=False, out=None, device=None, name="op"):
-    """As :func:`_made` for a tensor computed by engine ops under a graph trace."""
-    _device.check(device)
+    t = array if isinstance(array, CoreTensor) else _dispatch.new_tensor(array)
     if requires_grad:
         t.requires_grad_(True)
     return _dispatch.finish(t, out, name) if out is not None else t
@@ -271,7 +264,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if np_dtype in _TRACED_FLOATS and _traced_sizes.tracing() and _in_onnx_export():
         # ops on the size, so that an export with dynamic axes recomputes the values for each run's size (only
         # there: the ops round twice where the eager kernel rounds once, a last-bit difference)
-        return _made_traced(_traced_sizes.linspace(start, end, steps, np_dtype), requires_grad, out, device,
+        return _made(_traced_sizes.linspace(start, end, steps, np_dtype), requires_grad, out, device,
                             "linspace")
     if np_dtype in dt.FLOATS:  # bfloat16 included (numpy's kind for it is "V")
         values = even_steps(start, end, steps, np_dtype)
@@ -326,7 +319,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     np_dtype = _np_dtype(dtype)
     if np_dtype.kind != "c" and _traced_sizes.tracing():  # ops on the sizes: an export recomputes it per run
-        return _made_traced(_traced_sizes.eye(n, m, np_dtype), requires_grad, out, device, "eye")
+        return _made(_traced_sizes.eye(n, m, np_dtype), requires_grad, out, device, "eye")
     return _made(np.eye(n, m, dtype=np_dtype), requires_grad, out, device, "eye")
 
 

@@ -241,7 +241,7 @@ def _numbers_as_tensors(obj):
         return new_tensor(np.array(obj, np.int64))
     if isinstance(obj, (float, np.floating)):
         return new_tensor(np.array(obj, default_float_np()))
-    if isinstance(obj, (tuple, list)) and not isinstance(obj, Tensor):
+    if isinstance(obj, (tuple, list)):
         items = [_numbers_as_tensors(o) for o in obj]
         return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
     if isinstance(obj, dict):
