@@ -11,9 +11,12 @@ times it where the model refuses those), and the traces are compared:
   an integer vector (or scalar) element by element, each varying element fitted as
   ``a * (product of the symbols it depends on) + b`` or ``b + sum(a_i * symbol_i)`` with
   integer coefficients that must reproduce every trace; a float scalar that is such a formula,
-  its reciprocal, square root or reciprocal square root (a mean's ``1 / n``); a tensor filled with one value whose
-  shape varies becomes ``ConstantOfShape``; a ramp ``start, start + step, ...`` (integer start and
-  step) whose length varies becomes ``Range``.  Anything else (a mask built in numpy from a size...) is
+  its reciprocal, square root or reciprocal square root (a mean's ``1 / n``), or else ``b + sum(a_i * symbol_i)``
+  with real coefficients (``x.shape[0] * 0.5``, computed in double precision as Python does); a tensor
+  filled with one value whose shape varies becomes ``ConstantOfShape`` (``Expand`` of the rebuilt value when the
+  value varies too, ``torch.full((n,), 1 / n)``); a ramp ``start, start + step, ...`` (integer start and
+  step) whose length varies becomes ``Range``; an integer that none of these fits may be one of floor divisions
+  of the sizes (:mod:`._export_floor`).  Anything else (a mask built in numpy from a size...) is
   refused, naming the op that reads it;
 * dims of values that differ between traces become unknown (-1) in the value infos, or the
   symbol's name where a dim equals a symbol in every trace.
@@ -29,6 +32,7 @@ from vfw.core import dtypes as dt
 from vfw.core.ir import make_opdef, opdef_attrs, proto_to_tensor, tensor_to_proto
 from vfw.core.proto import GraphDef, ValueInfo
 from vfw.onnx_io._export import ExportError
+from vfw.onnx_io._export_floor import fit_floor, floor_formula
 
 PERTURBATIONS = (1, 2)
 """Each symbolic dim is traced again at its example size plus each of these..."""
@@ -210,6 +214,8 @@ def _fit(samples, symbols):
 
 def _formula(symbols, fitted):
     """A ``[1]`` int64 value computing a fitted formula."""
+    if fitted[0] in ("floor_prod", "floor_sum"):
+        return floor_formula(symbols, fitted, lambda ints: symbols.constant(np.asarray(ints, np.int64)))
     if fitted[0] == "prod":
         _, a, b, depends = fitted
         value = symbols.dim(depends[0])
@@ -239,7 +245,8 @@ def _int_vector(symbols, arrays, sizes, where):
         if all(v == values[0] for v in values):
             run.append(values[0])
             continue
-        fitted = _fit(list(zip(sizes, values)), list(symbols.sources))
+        samples = list(zip(sizes, values))
+        fitted = _fit(samples, list(symbols.sources)) or fit_floor(samples, list(symbols.sources))
         if fitted is None:
             raise ExportError(f"ONNX export: {where} holds a size ({values[0]} when traced) that no integer formula "
                               "of the dynamic axes reproduces; export with these axes static")
@@ -292,7 +299,8 @@ def _float_scalar(symbols, arrays, sizes, where):
         integers = [inverse(v) for v in values]
         if not all(abs(g - round(g)) <= 1e-5 * max(1.0, abs(g)) for g in integers):
             continue
-        if _fit(list(zip(sizes, [round(g) for g in integers])), list(symbols.sources)) is None:
+        samples = list(zip(sizes, [round(g) for g in integers]))
+        if _fit(samples, list(symbols.sources)) is None and fit_floor(samples, list(symbols.sources)) is None:
             continue
         dtype = arrays[0].dtype
         value = _int_vector(symbols, [np.asarray(round(g), np.int64) for g in integers], sizes, where)
@@ -302,7 +310,49 @@ def _float_scalar(symbols, arrays, sizes, where):
         return value if arrays[0].ndim == 0 else symbols.op(
             "Reshape", [value, symbols.constant(np.asarray(arrays[0].shape, np.int64))], dims=arrays[0].shape,
             dtype=dtype)
+    return _affine_float(symbols, values, sizes, arrays[0])
+
+
+def _fit_real(samples, symbols):
+    """``_fit``'s formulas with real coefficients (``x.shape[0] * 0.5``, ``1.5 * n - 2``), or ``None``: the
+    values are float32 or float64 roundings of what Python computed in double precision."""
+    (base_sizes, base_value), rest = samples[0], samples[1:]
+    depends = [s for s in symbols if any(sz[s] != base_sizes[s] and v != base_value for sz, v in rest)]
+    if not depends:
+        return None
+
+    def close(a, b):
+        return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+    coefficients = {}
+    for s in depends:
+        sz, v = next((sz, v) for sz, v in rest if sz[s] != base_sizes[s])
+        coefficients[s] = (v - base_value) / (sz[s] - base_sizes[s])
+    b = base_value - sum(a * base_sizes[s] for s, a in coefficients.items())
+    if all(close(b + sum(a * sz[s] for s, a in coefficients.items()), v) for sz, v in samples):
+        return coefficients, b
     return None
+
+
+def _affine_float(symbols, values, sizes, base):
+    """A value computing a float scalar ``b + sum(a_i * symbol_i)`` with real coefficients, in double precision
+    as Python computes it, cast to the constant's dtype (``None`` when the samples fit no such formula)."""
+    fitted = _fit_real(list(zip(sizes, values)), list(symbols.sources))
+    if fitted is None:
+        return None
+    coefficients, b = fitted
+    double = np.dtype(np.float64)
+    value = None
+    for s, a in coefficients.items():
+        term = symbols.op("Cast", [symbols.dim(s)], dtype=double, to=dt.onnx_code(double))
+        if a != 1:
+            term = symbols.op("Mul", [term, symbols.constant(np.asarray([a], double))], dtype=double)
+        value = term if value is None else symbols.op("Add", [value, term], dtype=double)
+    if b:
+        value = symbols.op("Add", [value, symbols.constant(np.asarray([b], double))], dtype=double)
+    value = symbols.op("Cast", [value], dtype=base.dtype, to=dt.onnx_code(base.dtype))
+    return symbols.op("Reshape", [value, symbols.constant(np.asarray(base.shape, np.int64))], dims=base.shape,
+                      dtype=base.dtype)
 
 
 def _rebuilt(symbols, name, arrays, sizes, where):
@@ -320,6 +370,11 @@ def _rebuilt(symbols, name, arrays, sizes, where):
         shape = _int_vector(symbols, shapes, sizes, where)
         varying = [-1 if len({a.shape[k] for a in arrays}) > 1 else base.shape[k] for k in range(base.ndim)]
         return symbols.op("ConstantOfShape", [shape], dims=varying, dtype=base.dtype, value=base.reshape(-1)[:1])
+    if base.ndim and len({a.ndim for a in arrays}) == 1 and all(_uniform(a) for a in arrays):  # 1 / n fills
+        fill = _rebuilt(symbols, name, [a.reshape(-1)[:1].reshape(()) for a in arrays], sizes, where)
+        shape = _int_vector(symbols, shapes, sizes, where)
+        varying = [-1 if len({a.shape[k] for a in arrays}) > 1 else base.shape[k] for k in range(base.ndim)]
+        return symbols.op("Expand", [fill, shape], dims=varying, dtype=base.dtype)
     ramps = [_ramp(a) for a in arrays]
     if ramps[0] is not None and all(r == ramps[0] for r in ramps):
         start, step = ramps[0]

@@ -12,6 +12,7 @@ engine's pruning, common-subexpression and constant-folding passes.  Frontends (
 import numpy as np
 
 from vfw.core.errors import TraceError
+from vfw.core.graph.executor import CompiledGraph
 from vfw.core.graph.function import Function
 from vfw.core.graph.passes import eliminate_common_subexpressions, fold_constants, prune
 from vfw.core.graph.trace import current_trace
@@ -25,6 +26,7 @@ from vfw.onnx_io._export_dynamic import (
     perturbed_sizes,
     symbol_dims,
 )
+from vfw.onnx_io._export_floor import EXTENDED_STEPS
 
 
 def rename(graph, mapping):
@@ -113,11 +115,11 @@ def _resized(tensor, axes, size):
     return tensor.result_class.wrap(np.ascontiguousarray(array))
 
 
-def _traces_with_symbol_changed(trace, tensors, dynamic, sizes, symbol):
+def _traces_with_symbol_changed(trace, tensors, dynamic, sizes, symbol, candidate_sizes=None):
     """``[(graph, size), ...]``: traces of the model with the dim ``symbol`` at other sizes, the first candidate
-    sizes of :func:`perturbed_sizes` the model accepts; raises ExportError with the model's first error."""
+    sizes (default: :func:`perturbed_sizes`) the model accepts; raises ExportError with the model's first error."""
     first_failure = None
-    for candidates in perturbed_sizes(sizes[symbol]):
+    for candidates in candidate_sizes or perturbed_sizes(sizes[symbol]):
         traces = []
         try:
             for size in candidates:
@@ -129,6 +131,61 @@ def _traces_with_symbol_changed(trace, tensors, dynamic, sizes, symbol):
     size, error = first_failure
     raise ExportError(f"ONNX export: tracing the model again with dynamic axis {symbol!r} = {size} (the example "
                       f"has {sizes[symbol]}) failed: {type(error).__name__}: {error}") from error
+
+
+_RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
+                         "Multinomial", "Dropout"})
+_CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan", "While"})
+
+
+def _feeds(graph, tensors, weights):
+    return [t.array for t in tensors] + [weights[n] for n in graph.input[len(tensors):]]
+
+
+def _check_generalized(trace, graph, weights, tensors, dynamic, sizes):
+    """Run the generalized ``graph`` at sizes no trace used (every symbol at twice its size plus 3, or four times
+    it where the model refuses those) against a trace made at those sizes: the message saying how they differ, or
+    None.
+
+    The traces fit each size-dependent constant from sizes one and two apart, which cannot tell a size the model
+    computes with a floor division (a strided convolution's output size read in Python, ``(n - k) // s + 1``)
+    from a constant: the exported graph would silently give wrong results (or fail) at other sizes.
+    """
+    if any(op.type in _RANDOM_OPS or op.type in _CONTROL_FLOW_OPS for op in graph.op):
+        return None  # draws differ from run to run; subgraphs keep the traced shapes in their signatures
+    for factor, step in ((2, 3), (4, 0)):
+        other = {symbol: size * factor + step for symbol, size in sizes.items()}
+        resized = list(tensors)
+        for symbol, size in other.items():
+            axes = [[a % t.array.ndim for a, s in dynamic.get(i, {}).items() if s == symbol]
+                    for i, t in enumerate(resized)]
+            resized = [_resized(t, a, size) if a else t for t, a in zip(resized, axes)]
+        try:
+            reference, reference_weights = trace(resized)
+            want = CompiledGraph(reference)(*_feeds(reference, resized, reference_weights))
+        except Exception:  # noqa: BLE001 - the model refuses these sizes (a U-Net's multiples): try the next ones
+            continue
+        break
+    else:
+        return None
+    where = ", ".join(f"{s}={n}" for s, n in other.items())
+    advice = ("a size computed in Python that changes where the traced sizes (one to eight more than the example's) "
+              "do not show it, and that no formula of floor divisions by up to 8 of the sizes reproduces (a "
+              "strided convolution's or pooling's output size...); export with these axes static")
+    try:
+        got = CompiledGraph(graph)(*_feeds(graph, resized, weights))
+    except Exception as e:  # noqa: BLE001 - reported with the sizes that exposed it
+        return (f"ONNX export: the graph generalized for the dynamic axes fails with {where} "
+                f"({type(e).__name__}: {e}): the model holds {advice}")
+    for name, g, w in zip(graph.output, got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        same = g.shape == w.shape and (np.array_equal(g, w) if w.dtype.kind not in "fc" else
+                                       np.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True))
+        if not same:
+            return (f"ONNX export: the graph generalized for the dynamic axes computes output {name!r} "
+                    f"differently from the model with {where} (shape {list(g.shape)}, the model's "
+                    f"{list(w.shape)}): the model holds {advice}")
+    return None
 
 
 def _symbol_sizes(tensors, dynamic):
@@ -151,7 +208,10 @@ def _symbol_sizes(tensors, dynamic):
 
 def _check_values(trace, tensors, base):
     """Trace again with the float inputs' elements shuffled and scaled by 3/4 (same shapes and signs, within the
-    same range): refuse constants that changed (values computed outside the graph, which it would replay frozen)."""
+    same range): refuse constants that changed (values computed outside the graph, which it would replay frozen).
+    Then with the integer and bool inputs' elements shuffled (the same values, so still valid token ids, lengths
+    or masks): a model that reads them in Python (``pack_padded_sequence``'s lengths) is refused too; where the
+    model refuses the shuffled values (lengths that must stay sorted), that check is skipped."""
     rng = np.random.default_rng(0)
     shuffled, changed = [], False
     for t in tensors:
@@ -159,9 +219,24 @@ def _check_values(trace, tensors, base):
         if array.dtype.kind == "f" and array.size > 1:
             array = (rng.permutation(array.reshape(-1)) * array.dtype.type(0.75)).reshape(array.shape)
             changed = True
-        shuffled.append(t.result_class.wrap(np.ascontiguousarray(array)))
+        shuffled.append(t.result_class.wrap(np.asarray(array, order="C")))  # 0-d stays 0-d
     if changed:
         other, _ = trace(shuffled)
+        check_value_independent(base, other)
+    discrete, changed = [], False
+    for t in tensors:
+        array = t.array
+        if array.dtype.kind in "iub" and array.size > 1 and not (array == array.reshape(-1)[0]).all():
+            flat = array.reshape(-1)
+            # a rotation by one moves every run of equal values: a permutation that always changes the array
+            array = np.roll(flat, 1).reshape(array.shape)
+            changed = True
+        discrete.append(t.result_class.wrap(np.asarray(array, order="C")))  # 0-d stays 0-d
+    if changed:
+        try:
+            other, _ = trace(discrete)
+        except Exception:  # noqa: BLE001 - the model refuses these values: nothing to compare
+            return
         check_value_independent(base, other)
 
 
@@ -221,7 +296,26 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
         found = symbol_dims(base, [g for g, _ in traces], sizes, all_sizes, list(base.output))
         for output, axes in found.items():
             dim_names.setdefault(output, {}).update(axes)
-        base = generalize(base, traces, {s: (base.input[i], a) for s, (i, a) in sources.items()}, sizes)
+        traced_sources = {s: (base.input[i], a) for s, (i, a) in sources.items()}
+        generalized = generalize(base, traces, traced_sources, sizes)
+        problem = _check_generalized(trace, generalized, weights, tensors, dynamic, sizes)
+        if problem is not None:  # a size hidden by a floor division? eight consecutive sizes per axis tell
+            traces, all_sizes = [], [sizes]
+            for symbol in sizes:
+                for graph, size in _traces_with_symbol_changed(trace, tensors, dynamic, sizes, symbol,
+                                                               [tuple(sizes[symbol] + k for k in EXTENDED_STEPS)]):
+                    traces.append((graph, dict(sizes, **{symbol: size})))
+                    all_sizes.append(traces[-1][1])
+            try:
+                generalized = generalize(base, traces, traced_sources, sizes)
+            except ExportError:
+                raise ExportError(problem) from None
+            if _check_generalized(trace, generalized, weights, tensors, dynamic, sizes) is not None:
+                raise ExportError(problem)
+            found = symbol_dims(base, [g for g, _ in traces], sizes, all_sizes, list(base.output))
+            for output, axes in found.items():
+                dim_names.setdefault(output, {}).update(axes)
+        base = generalized
     keep = list(base.output)
     if fold:  # named weights stay distinct initializers (CSE would merge equal ones, such as zero biases)
         base = fold_constants(eliminate_common_subexpressions(prune(base, keep), keep + list(weights)), keep)

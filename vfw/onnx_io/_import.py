@@ -14,6 +14,7 @@ from google.protobuf.message import DecodeError
 from vfw.core import dtypes as dt
 from vfw.core.errors import DTypeError, OpInputError, VfwError
 from vfw.core.graph import CompiledGraph, optimize, validate_graph
+from vfw.core.ir import tensor_to_proto
 from vfw.core.proto import GraphDef
 from vfw.core.values import OptionalValue, TensorSequence
 from vfw.onnx_io import _import_ops, _import_quant  # noqa: F401  (they fill the handler table)
@@ -92,6 +93,7 @@ class ImportedModel:
         self.opt_level = opt_level
         self.graph = graph
         self._weights = list(weights.values())
+        self._weight_names = list(weights)
         self._compiled = CompiledGraph(graph)
         self._skeleton = shape_skeleton(model) if opt_level >= 2 else None
         self._planned = {}  # input signature -> planned CompiledGraph (None: that signature runs unplanned)
@@ -104,6 +106,22 @@ class ImportedModel:
     def input_names(self):
         """list[str]: names of the inputs, in the order :meth:`run` takes them."""
         return [s.name for s in self.inputs]
+
+    def self_contained_graph(self):
+        """The engine graph with the weights the file keeps as external data as initializers again (the graph
+        takes them as inputs after the model's own, fed at each run): what ``to_keras_layer`` / ``to_torch_module``
+        turn into trainable weights."""
+        if not self._weights:
+            return self.graph
+        graph = GraphDef()
+        graph.CopyFrom(self.graph)
+        external = set(self._weight_names)
+        kept = [name for name in graph.input if name not in external]
+        del graph.input[:]
+        graph.input.extend(kept)
+        graph.initializer.extend(tensor_to_proto(array, name) for name, array in zip(self._weight_names,
+                                                                                     self._weights))
+        return graph
 
     @property
     def output_names(self):

@@ -102,4 +102,4 @@ def to_keras_layer(model, name=None):
     from vfw.onnx_io._import import ImportedModel, load
 
     imported = model if isinstance(model, ImportedModel) else load(model, opt_level=0)
-    return OnnxLayer(imported.graph, imported.input_names, imported.output_names, name=name)
+    return OnnxLayer(imported.self_contained_graph(), imported.input_names, imported.output_names, name=name)

@@ -187,4 +187,4 @@ def to_torch_module(model):
     from vfw.onnx_io._import import ImportedModel, load
 
     imported = model if isinstance(model, ImportedModel) else load(model, opt_level=0)
-    return OnnxModule(imported.graph, imported.input_names, imported.output_names)
+    return OnnxModule(imported.self_contained_graph(), imported.input_names, imported.output_names)

@@ -14,7 +14,7 @@ from vfw.core.autograd import is_grad_enabled as _is_grad_enabled
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_once
-from vfw.frontends.torch import _dtype
+from vfw.frontends.torch import _dtype, _traced_sizes, _traced_views
 from vfw.frontends.torch._dispatch import call, can_cast, cast, finish, op, type_name, view_of
 from vfw.frontends.torch._grad_fn_names import names_grad_fn, split_name
 from vfw.frontends.torch._layout import atleast_1d, atleast_2d, atleast_3d
@@ -498,7 +498,12 @@ def unbind(input, dim=0):
     if not recording(input):
         return tuple([as_view(input, arr[lead + (i, Ellipsis)]) for i in range(n)])
     axes = shape_array((d,))
-    return tuple([view_of(input, call(_SQUEEZE, p, axes)) for p in _partition(input, d, [1] * n)])
+    pieces = _partition(input, d, [1] * n)
+    views = tuple([view_of(input, call(_SQUEEZE, p, axes)) for p in pieces])
+    if _traced_sizes.tracing():  # a write into one is recorded through its piece (positions from input's shape)
+        for view, piece in zip(views, pieces):
+            _traced_views.mark_op(view, piece, lambda t: call(_SQUEEZE, t, axes))
+    return views
 
 
 def _first(*specs):

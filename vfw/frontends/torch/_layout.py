@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _traced_sizes
+from vfw.frontends.torch import _traced_sizes, _traced_views
 from vfw.frontends.torch._dispatch import call, cast, finish, inplace, op, type_name, view_of
 from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._shape import (
@@ -106,7 +106,10 @@ def select(input, dim, index):
     if not recording(input):
         return as_view(input, arr[(slice(None),) * d + (index, Ellipsis)])
     part = engine_view(input, _SLICE, shape_array((index,)), shape_array((index + 1,)), shape_array((d,)))
-    out = call(_SQUEEZE, part, shape_array((d,)))
+    axes = shape_array((d,))
+    out = call(_SQUEEZE, part, axes)
+    if _traced_sizes.tracing():  # a write into it is recorded through part (positions from input's shape)
+        _traced_views.mark_op(out, part, lambda t: call(_SQUEEZE, t, axes))
     return view_of(input, out)
 
 
@@ -184,6 +187,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     out.array = view  # same values; the recorded Gather's backward reads no output
     if _traced_sizes.tracing():  # the view's value is the Gather's, not positions baked from its strides
         bind_copy(view, gathered)
+        _traced_views.mark_op(out, input, lambda t: diagonal_gather(t, offset, d1, d2))
     return view_of(input, out)
 
 # -- diag and friends -------------------------------------------------------------------------

@@ -54,7 +54,12 @@ def as_view(base, array):
 
 def engine_view(base, bound, *inputs):
     """``call(bound, base, *inputs)`` for a kernel that returns a view of ``base``, marked as one."""
-    return view_of(base, call(bound, base, *inputs))
+    view = view_of(base, call(bound, base, *inputs))
+    if _tracing:  # a write into the view is then recorded with positions from base's shape
+        from vfw.frontends.torch._traced_views import mark_engine_view
+
+        mark_engine_view(view, base, bound, inputs)
+    return view
 
 
 def tensor_arg(x, name, arg="input", position=1):

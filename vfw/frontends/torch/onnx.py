@@ -5,29 +5,38 @@
 :mod:`vfw.onnx_io`'s exporter.  Where vfw differs from torch 2.13:
 
 - Both ``dynamo=True`` (the default, returning an :class:`ONNXProgram`) and ``dynamo=False``
-  (returning ``None``) use this one tracer; ``dynamic_shapes`` (axes -> names, per argument)
-  and ``dynamic_axes`` both work with either.  A dynamic axis is generalized by tracing the
+  (returning ``None``) use this one tracer; ``dynamic_shapes`` (per argument, by ``forward``'s parameter name or in
+  order; per tensor ``{axis: Dim}`` or one ``Dim``/``None`` per dim; nested like the argument) and ``dynamic_axes``
+  both work with either.  With ``dynamo=True`` names follow torch's exporter (see ``_onnx_names``): a ``Dim("n")``
+  dim is ``n``, ``Dim.AUTO``/``Dim.DYNAMIC`` torch.export's symbol ``s<k>`` (torch merges symbols of dims it finds
+  equal, which vfw does not), outputs are named after the operator computing them (``linear``, ``add_1``), a path
+  ``f`` gets its weights in ``<f>.data``; an ``ExportedProgram`` is exported from the module it was made from, on
+  its example inputs.  A dynamic axis is generalized by tracing the
   model again at two other sizes per axis (one and two more than the example's, or twice and
   three times it for a model that takes only multiples, such as a U-Net) and rebuilding the
   constants that change from the input shapes (see ``vfw.onnx_io._export_dynamic``): a model
   whose operations change with the size (Python control flow on shapes, ``split``/``chunk`` into
   a size-dependent number of parts, windows computed from a size), or that needs a size the
   integer formulas cannot express (``chunk`` sizes ``ceil(n / k)``, positions of ``diagonal`` /
-  ``index_put``), is refused with an error naming the operation.  (Where torch's exporter bakes
+  ``index_put``), is refused with an error naming the operation; so is one whose generalized graph gives other
+  results than a trace at other sizes (every axis at twice its size plus 3: a strided convolution's output size
+  read in Python).  (Where torch's exporter bakes
   sizes silently, e.g. in ``nn.MultiheadAttention``'s reshapes, vfw's graph follows the axes.)
-- Values computed in Python or numpy from tensor values (``x.item()``) would be frozen into the
-  graph: the exporter traces twice with other input values and refuses such constants.
+- Values computed in Python or numpy from tensor values (``x.item()``, ``pack_padded_sequence``'s lengths) would
+  be frozen into the graph: the exporter traces again with other input values (float inputs shuffled and scaled,
+  integer and bool inputs shuffled) and refuses such constants.
 - The default opset is the newest the installed onnxruntime runs (torch 2.13: 20); opsets 9 and
   newer can be asked for (torch: 7 to 20); names of inputs default to ``forward``'s parameter
-  names (torch's TorchScript exporter: its value names, such as ``input.1``) and outputs to
-  ``output`` / ``output_<k>`` (torch numbers them); node names are ``<OpType>_<k>`` (torch writes
+  names (torch's TorchScript exporter: its value names, such as ``input.1``) and, with ``dynamo=False``, outputs
+  to ``output`` / ``output_<k>`` (torch numbers them); node names are ``<OpType>_<k>`` (torch writes
   module scopes).
 - Ops with no ONNX form (linear algebra decompositions, special functions, gradient ops, random
   draws in training mode) raise :class:`UnsupportedOperatorError` naming the op.
 - ``export_params=False`` makes every weight the model reads a graph input, buffers included
   (torch keeps buffers as constants); ``training=TRAINING`` exports batch norm with batch
   statistics (standard ops) and refuses dropout (a random draw).
-- ``custom_opsets``, ``export_modules_as_functions``, ``operator_export_type``, ``report``,
+- ``report=True`` writes a short markdown report (the exported graph) in ``artifacts_dir``.
+- ``custom_opsets``, ``export_modules_as_functions``, ``operator_export_type``,
   ``profile``, ``dump_exported_program``, ``custom_translation_table`` and ``autograd_inlining``
   are accepted and have no effect.
 """
@@ -42,6 +51,7 @@ import types
 import numpy as np
 
 from vfw.frontends._warnings import warn_for_user
+from vfw.frontends.torch import _onnx_names
 from vfw.frontends.torch._dispatch import new_tensor
 from vfw.frontends.torch._dtype import default_float_np
 from vfw.frontends.torch._onnx_symbolics import (  # noqa: F401
@@ -52,6 +62,7 @@ from vfw.frontends.torch._onnx_symbolics import (  # noqa: F401
 from vfw.frontends.torch._tensor import Tensor
 from vfw.frontends.torch.autograd.grad_mode import no_grad
 from vfw.frontends.torch.export._program import Dim as _Dim
+from vfw.frontends.torch.export._program import ExportedProgram
 from vfw.frontends.torch.nn.modules.module import Module
 
 __all__ = ["ExportableModule", "ONNXProgram", "OnnxExporterError", "TrainingMode", "errors", "export",
@@ -159,7 +170,10 @@ class ONNXProgram:
                                          for t in model.graph.initializer if t.name not in inputs)
             if not include_initializers:
                 del model.graph.initializer[:]
-        _write(model, destination, bool(external_data))
+        if not isinstance(destination, (str, os.PathLike)) and not hasattr(destination, "write"):
+            raise TypeError(f"ONNXProgram.save: destination must be a path or a binary file object, got "
+                            f"{type(destination).__name__}")
+        _onnx_names.save(model, destination, bool(external_data))
 
     def optimize(self):
         """No effect: the exporter already folds constants and prunes."""
@@ -186,15 +200,10 @@ class ONNXProgram:
 
 
 def _write(model, f, external_data):
-    import onnx
-
+    """Write the exported model to ``f``: with ``external_data`` (``dynamo=True``'s default) a path gets the weights
+    in ``<f>.data`` as ``ONNXProgram.save`` writes them; a file object always gets the whole model."""
     if isinstance(f, (str, os.PathLike)):
-        large = model.ByteSize() > onnx.checker.MAXIMUM_PROTOBUF
-        if external_data and large:
-            onnx.save_model(model, os.fspath(f), save_as_external_data=True,
-                            location=os.path.basename(os.fspath(f)) + ".data")
-        else:
-            onnx.save_model(model, os.fspath(f))
+        _onnx_names.save(model, f, external_data)
     elif hasattr(f, "write"):
         f.write(model.SerializeToString())
     else:
@@ -283,24 +292,51 @@ def _axes(spec, name):
 
 
 def _dynamic_from_shapes(dynamic_shapes, model, args, kwargs, input_names):
-    """``dynamic_shapes`` (per argument: by parameter name, or a tuple in argument order) as ``{input: axes}``."""
+    """``dynamic_shapes`` (per argument: by parameter name, or a tuple in argument order; per tensor a dict
+    ``{axis: Dim}`` or a list with one Dim per dim) as ``{input: {axis: symbol}}``."""
+    params = _onnx_names.forward_params(model)
     if isinstance(dynamic_shapes, dict):
-        try:
-            params = list(inspect.signature(model.forward if isinstance(model, Module) else model).parameters)
-        except (TypeError, ValueError):
-            params = []
+        known = set(params[:len(args)]) | set(kwargs)
+        unknown = [k for k in dynamic_shapes if k not in known]
+        if unknown:
+            raise OnnxExporterError(f"torch.onnx.export: dynamic_shapes names {unknown}, which are not arguments "
+                                    f"of this call (the model's forward takes {params}, given "
+                                    f"{sorted(known, key=str)})")
         per_argument = [dynamic_shapes.get(params[i]) if i < len(params) else None for i in range(len(args))]
         per_argument += [dynamic_shapes.get(k) for k in kwargs]
     else:
         per_argument = list(dynamic_shapes)
+        if len(per_argument) != len(args) + len(kwargs):
+            raise OnnxExporterError(f"torch.onnx.export: dynamic_shapes has {len(per_argument)} entries for "
+                                    f"{len(args) + len(kwargs)} arguments")
+    sources = _onnx_names.leaf_sources(model, args, kwargs, params)
+    symbols = _onnx_names.AutoSymbols()
     result, position = {}, 0
     for value, spec in zip(list(args) + list(kwargs.values()), per_argument):
         leaves = _tensor_leaves(value)
-        specs = [spec] if isinstance(value, Tensor) else list(spec or [None] * len(leaves))
+        specs = [spec] if isinstance(value, Tensor) else _leaf_specs(value, spec)
         for k, leaf_spec in enumerate(specs[:len(leaves)]):
-            result[input_names[position + k]] = leaf_spec
+            name = input_names[position + k]
+            try:
+                result[name] = _onnx_names.shape_axes(leaf_spec, name, sources[position + k], symbols,
+                                                      leaves[k].array.shape)
+            except _onnx_names.DynamicShapesError as e:
+                raise OnnxExporterError(f"torch.onnx.export: {e}") from None
         position += len(leaves)
     return result
+
+
+def _leaf_specs(value, spec):
+    """The per-tensor specs of a container argument's ``dynamic_shapes`` entry (nested like the argument)."""
+    if isinstance(value, Tensor):
+        return [spec]
+    if isinstance(value, dict):
+        spec = spec or {}
+        return [s for key, item in value.items() for s in _leaf_specs(item, spec.get(key))]
+    if isinstance(value, (tuple, list)):
+        spec = list(spec) if spec is not None else [None] * len(value)
+        return [s for item, sub in zip(value, spec) for s in _leaf_specs(item, sub)]
+    return []
 
 
 def _modes(model):
@@ -317,7 +353,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
 
     Parameters
     ----------
-    model : nn.Module or callable
+    model : nn.Module, callable or torch.export.ExportedProgram
     args : tuple or Tensor
         Positional example arguments (a trailing dict holds keyword arguments). Tensors, possibly in
         nested tuples/lists/dicts, become graph inputs; other values are baked in.
@@ -334,7 +370,9 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     dynamic_axes : dict, optional
         ``{input or output name: {axis: symbol} or [axes]}``: dims left symbolic.
     dynamic_shapes : dict or tuple, optional
-        Per argument (by ``forward`` parameter name, or in order): ``{axis: name}`` (or ``None``).
+        Per argument (by ``forward`` parameter name, or in order), nested like the argument: per tensor
+        ``{axis: Dim or name}`` or a list with one ``Dim``/name/``None`` per dim (``Dim.AUTO``, ``Dim.DYNAMIC``:
+        dynamic, named as torch.export names them).
     export_params : bool
         Store the weights; ``False`` makes them graph inputs (named after the parameters).
     keep_initializers_as_inputs : bool
@@ -349,7 +387,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     verbose : bool, optional
         Print the exported graph.
     external_data : bool
-        Weights of models over 2 GB go to a ``<f>.data`` file next to ``f``.
+        With ``dynamo=True`` and a path ``f``, weights over 256 bytes go to a ``<f>.data`` file next to ``f`` (as
+        ``ONNXProgram.save`` writes them); models over 2 GB always keep their weights there.
 
     Returns
     -------
@@ -358,6 +397,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     from vfw.onnx_io._export import ExportError, UnsupportedOpError
     from vfw.onnx_io._export_trace import export_function
 
+    if isinstance(model, ExportedProgram):
+        model, args, kwargs, dynamic_shapes = _from_program(model, args, kwargs, dynamic_shapes)
     if not (isinstance(model, Module) or callable(model)):
         raise TypeError(f"torch.onnx.export: model must be an nn.Module or a callable, got {type(model).__name__}")
     if isinstance(model, ExportableModule):  # what the call leaves out comes from the module
@@ -424,6 +465,8 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         _state.active = False
         for module, mode in modes:
             module.training = mode
+    if dynamo:
+        _onnx_names.rename_outputs(proto, len(out_names))
     if verbose:
         import onnx
 
@@ -431,8 +474,56 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     if verify:
         _verify(proto, run, leaves)
     if f is not None:
-        _write(proto, f, external_data)
+        _write(proto, f, bool(external_data) and dynamo)
+    if report:
+        _report(proto, model, artifacts_dir)
     return ONNXProgram(proto) if dynamo else None
+
+
+def _from_program(program, args, kwargs, dynamic_shapes):
+    """``(module, args, kwargs, dynamic_shapes)`` to export an ExportedProgram: its module traced again on the
+    example inputs it was exported with (unless given), its dynamic dims named as torch.export names them."""
+    module = getattr(program, "_traced_module", None)
+    if module is None:
+        raise OnnxExporterError("torch.onnx.export: this ExportedProgram does not hold the module it was exported "
+                                "from (it was loaded from a file); export the module instead")
+    if not args and kwargs is None and program.example_inputs is not None:
+        args, kwargs = program.example_inputs
+    args = (args,) if isinstance(args, Tensor) else tuple(args)
+    kwargs = dict(kwargs or {})
+    if dynamic_shapes is None and program.runner.dynamic:
+        per_input = {}
+        for (k, d) in program.runner.dynamic:
+            per_input.setdefault(k, {})[d] = _Dim.AUTO
+        count = iter(range(len(_tensor_leaves((args, kwargs)))))
+
+        def like(value):  # the spec of each tensor in the argument's structure
+            if isinstance(value, Tensor):
+                return per_input.get(next(count))
+            if isinstance(value, (tuple, list)):
+                return type(value)(like(v) for v in value)
+            if isinstance(value, dict):
+                return {k: like(v) for k, v in value.items()}
+            return None
+
+        dynamic_shapes = [like(a) for a in args] + [like(v) for v in kwargs.values()]
+    return module, args, kwargs, dynamic_shapes
+
+
+def _report(proto, model, artifacts_dir):
+    """Write the markdown export report torch writes with ``report=True`` (``onnx_export_<time>_success.md``)."""
+    import datetime
+
+    import onnx
+
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")
+    path = os.path.join(os.fspath(artifacts_dir), f"onnx_export_{stamp}_success.md")
+    os.makedirs(os.fspath(artifacts_dir), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(f"# PyTorch ONNX Conversion Report\n\n```\n✅ Obtain model graph for `{type(model).__name__}`\n"
+                  f"✅ Translate the graph into ONNX\n```\n\n## ONNX model\n\n```\n{onnx.printer.to_text(proto)}\n"
+                  "```\n")
+    print(f"[torch.onnx] Export report has been saved to '{path}'.")
 
 
 def _verify(proto, run, leaves):

@@ -142,5 +142,7 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False, preserv
     input_specs += [InputSpec(InputKind.USER_INPUT, TensorArgument(n)) for n, _ in users]
     output_specs = [OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(n)) for n in _output_names(graph_def)]
     state_dict = dict(zip(state_keys, state))
-    return ExportedProgram(runner, ExportGraphSignature(input_specs, output_specs), state_dict,
-                           example_inputs=(args, kwargs))
+    program = ExportedProgram(runner, ExportGraphSignature(input_specs, output_specs), state_dict,
+                              example_inputs=(args, kwargs))
+    program._traced_module = mod  # torch.onnx.export(program) traces the module again (with dynamic axes)
+    return program
