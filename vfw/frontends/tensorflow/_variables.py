@@ -440,6 +440,9 @@ class _UnreadVariable(Variable):
     def _current(self):
         return self._primary._current()
 
+    def numpy(self):
+        return self._primary.numpy()  # as the variable reads (a sync-on-read one combines its replicas)
+
     def _write(self, value):
         self._primary._write(value)
 

@@ -27,8 +27,10 @@ def CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=No
     lines = datasets[0]
     for more in datasets[1:]:
         lines = lines.concatenate(more)
-    return lines.map(lambda line: tuple(decode_csv(line, defaults, field_delim, use_quote_delim, na_value=na_value,
-                                                   select_cols=select_cols)))
+    records = lines.map(lambda line: tuple(decode_csv(line, defaults, field_delim, use_quote_delim,
+                                                      na_value=na_value, select_cols=select_cols)))
+    records._unshardable_source = "CSVDatasetV2"  # TF's FILE sharding does not read CSV files (distribute)
+    return records
 
 
 def _fits(text, dtype):

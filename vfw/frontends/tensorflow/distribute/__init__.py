@@ -6,15 +6,22 @@ N python script.py``) is one replica and one worker; collectives go through vfw'
 ``strategy.run(fn)`` runs ``fn`` on this process's replica; ``strategy.reduce`` and a replica context's
 ``all_reduce`` combine values over the processes; ``experimental_distribute_dataset`` gives each replica
 its slice of every global batch (TF's DATA sharding: the larger slices first; ``AutoShardPolicy.OFF``: every
-worker reads each global batch whole, as per-replica batches; file-based sharding is not done: AUTO and
-FILE shard by data); Keras optimizers created under the scope sum gradients over the replicas
+worker reads each global batch whole, as per-replica batches; AUTO and FILE under
+``MultiWorkerMirroredStrategy``: a dataset reading files gives each worker whole files, as TF, see
+``_file_shards.py``); Keras optimizers created under the scope sum gradients over the replicas
 (Keras divides each replica's loss by the number of replicas, so the update is that of the global batch).
 
+Variables created ON_READ inside the scope (Keras metrics' state) are ``SyncOnReadVariable``s: each replica
+updates its own copy inside ``strategy.run`` (and in Keras' steps) and a read outside it combines the copies over
+every process (a collective: every worker must read, as in TF).  Keras ``fit``/``evaluate`` run each step in a
+replica context on the replica's slice of the global batch; as Keras on TF, callbacks get each batch's logs
+averaged over the replicas and each epoch's metrics combined over all the data, and ``train_on_batch`` gives
+every replica the whole batch.
+
 Every process must shuffle alike (the same seed, as TF's DATA sharding needs too), since each takes its slice
-of the same global batch.  Differences from TF: the loss and metrics Keras logs are each replica's own; one
-replica per process (``devices`` and cluster resolvers are accepted, the MPI launcher decides the processes);
-values of ``strategy.run`` are this replica's (``PerReplica`` values do not exist:
-``experimental_local_results`` returns a 1-tuple).
+of the same global batch.  Differences from TF: one replica per process (``devices`` and cluster resolvers are
+accepted, the MPI launcher decides the processes); values of ``strategy.run`` are this replica's (``PerReplica``
+values do not exist: ``experimental_local_results`` returns a 1-tuple).
 """
 
 import contextlib
@@ -38,6 +45,8 @@ from vfw.frontends.tensorflow.distribute._cross_device import (
     ReductionToOneDevice,
 )
 from vfw.frontends.tensorflow.distribute._extended import CPU_DEVICE, StrategyExtended
+from vfw.frontends.tensorflow.distribute._gather import gather_uneven
+from vfw.frontends.tensorflow.distribute._sync_on_read import is_sync_on_read, make_sync_on_read
 from vfw.frontends.tensorflow.distribute._values import (
     DistributedDataset,
     DistributedDatasetsFromFunction,
@@ -217,7 +226,10 @@ class Strategy:
         """Combine ``value`` over the replicas (and over ``axis`` of each, when given): a tensor every process gets."""
         self._require_cross_replica()
         op = _reduce_op(reduce_op)
-        if nest.is_nested(value):  # TF reduces each tensor of a nested structure
+        if isinstance(self, MultiWorkerMirroredStrategy) and isinstance(value, dict):  # TF converts the value
+            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a "
+                             "Tensor.")
+        if nest.is_nested(value):  # TF's one-device strategies return each tensor of a nested structure
             return nest.map_structure(lambda v: self.reduce(op, v, axis), value)
         value = convert_to_tensor(value)
         if axis is None:
@@ -298,11 +310,12 @@ class _MPIStrategy(Strategy):
         variable = super()._create_variable(next_creator, **kwargs)
         if self._group.size > 1 and not _tracing:  # a traced function creates its variables once, eagerly
             variable.assign(self._group.broadcast(np.array(variable.numpy(), order="C"), 0))
-        return variable
+        return make_sync_on_read(variable, self)  # ON_READ variables combine the replicas when read
 
     def broadcast_variables(self, variables):
-        """Overwrite every variable with rank 0's value (one broadcast per bucket)."""
-        variables = list(variables)
+        """Overwrite every variable with rank 0's value (one broadcast per bucket); sync-on-read variables (metric
+        state) are each replica's own and are left as they are."""
+        variables = [v for v in variables if not is_sync_on_read(v)]
         if self._group.size == 1 or not variables:
             return
         arrays = [np.array(v.numpy(), order="C") for v in variables]
@@ -311,10 +324,19 @@ class _MPIStrategy(Strategy):
             v.assign(a)
 
     def _gather(self, value, axis):
-        value = convert_to_tensor(value)
-        stacked = _dispatch.call("AllGather", value, group=self._group.group_id)
+        """The replicas' ``value`` concatenated along ``axis``: their sizes along it may differ (a short last
+        batch), the other dims must match."""
         import vfw.tensorflow as tf
 
+        value = convert_to_tensor(value)
+        if self._group.size == 1:
+            return value
+        if _tracing:  # the sizes are known when the graph runs: gathered there, in numpy
+            return tf.numpy_function(lambda array: gather_uneven(self._group, array, axis), [value], value.dtype)
+        sizes = self._group.all_gather(np.array([value.shape[axis]], np.int64))
+        if (sizes != sizes[0]).any():
+            return convert_to_tensor(gather_uneven(self._group, value.numpy(), axis, sizes))
+        stacked = _dispatch.call("AllGather", value, group=self._group.group_id)
         return tf.concat(tf.unstack(stacked), axis=axis)
 
     def shard_batch(self, batch):

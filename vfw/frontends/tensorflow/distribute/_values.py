@@ -3,11 +3,14 @@
 vfw's strategies have one replica per process, so ``strategy.run`` returns this replica's plain values (TF, on
 one device, returns plain tensors too); ``DistributedValues`` exists for ``isinstance`` checks.  A distributed
 dataset iterates this replica's slice of every global batch (all of them, as per-replica batches, when the
-dataset's ``auto_shard_policy`` is ``OFF``).
+dataset's ``auto_shard_policy`` is ``OFF``; the batches of this worker's files, when a multi-worker strategy
+shards a dataset reading files by FILE).
 """
 
 import collections
 import enum
+
+import numpy as np
 
 __all__ = ["DistributedDataset", "DistributedDatasetsFromFunction", "DistributedIterator", "DistributedValues",
            "InputOptions", "InputReplicationMode", "RunOptions"]
@@ -132,6 +135,7 @@ class DistributedDataset:
         self._strategy = strategy
         self._dataset = dataset
         self.element_spec = getattr(dataset, "element_spec", None)
+        self._worker_files = _worker_files(strategy, dataset) if not self._per_replica else None
 
     @property
     def cardinality(self):
@@ -151,6 +155,10 @@ class DistributedDataset:
 
         if graph_trace() is not None and hasattr(self._dataset, "element_spec"):
             return InFunctionIterator(self)  # a new iteration at every call of the function being traced
+        if self._worker_files is not None:  # FILE sharding: this worker's files, as per-replica batches
+            batches = _every_replica_batches(iter(self._worker_files), self._strategy)
+            return DistributedIterator(_in_step(batches, self._strategy, self.element_spec), _same,
+                                       self.element_spec, self._read_spec)
         if not self._per_replica and _shard_policy(self._dataset) == "OFF" and \
                 hasattr(self._strategy, "every_replica_batch"):
             batches = _every_replica_batches(iter(self._dataset), self._strategy)
@@ -175,6 +183,47 @@ def _shard_policy(dataset):
     options = dataset.options() if hasattr(dataset, "options") else None
     policy = getattr(getattr(options, "experimental_distribute", None), "auto_shard_policy", None)
     return getattr(policy, "name", "AUTO")
+
+
+def _worker_files(strategy, dataset):
+    """The dataset reading this worker's files (TF's FILE sharding, for the AUTO and FILE policies of a
+    multi-worker strategy), or None: not sharded by file."""
+    from vfw.frontends.tensorflow.distribute import MultiWorkerMirroredStrategy
+    from vfw.frontends.tensorflow.distribute._file_shards import file_sharded
+
+    policy = _shard_policy(dataset)
+    if policy not in ("AUTO", "FILE") or not isinstance(strategy, MultiWorkerMirroredStrategy) or \
+            strategy.num_replicas_in_sync == 1 or not hasattr(dataset, "_inputs_opened_with_iterator"):
+        return None
+    return file_sharded(dataset, strategy.num_replicas_in_sync, strategy._rank, policy)
+
+
+def _in_step(batches, strategy, spec):
+    """``batches``, then empty batches until every worker's have ended (workers reading other files may have
+    more batches: TF gives the others empty ones).  One collective per batch: every worker must iterate."""
+    from vfw.frontends.tensorflow.distribute import _rows_of
+
+    empty = None
+    while True:
+        batch = next(batches, _NOTHING)
+        more = np.array(batch is not _NOTHING, np.int32)
+        if not strategy._group.all_reduce(more, op="max"):
+            return
+        if batch is _NOTHING:
+            yield _empty_batch(spec) if empty is None else empty
+            continue
+        empty = _rows_of(batch, 0, 0)
+        yield batch
+
+
+def _empty_batch(spec):
+    """A batch of no rows for the element ``spec`` (unknown inner dims are 0)."""
+    from vfw.frontends.tensorflow import _dispatch, nest
+
+    def empty(leaf):
+        dims = [0] + [0 if d is None else d for d in leaf.shape.as_list()[1:]]
+        return _dispatch.convert_to_tensor(np.zeros(dims, leaf.dtype.as_numpy_dtype))
+    return nest.map_structure(empty, spec)
 
 
 def _every_replica_batches(iterator, strategy):

@@ -46,6 +46,7 @@ class Trainer(TrainerLoops):
             self.stop_training = False
             self._initial_epoch = None  # set by callbacks (BackupAndRestore) in on_train_begin
             self._fit_input_per_replica = False  # fit's batches are this replica's already (set by fit)
+            self._eval_input_per_replica = False  # and evaluate's (set by evaluate)
             self._compute_loss_has_training_arg = "training" in inspect.signature(self.compute_loss).parameters
             self._compile_loss = None
             self._compile_metrics = None
@@ -310,15 +311,23 @@ class Trainer(TrainerLoops):
         compiled._declares_relaxed_shapes = False
         return compiled
 
-    def _make_function(self, step, shard=False):
+    def _make_function(self, step, shard=None):
+        """``step`` run on each batch; ``shard`` names the attribute saying whether the batches are this replica's
+        already (else each replica takes its slice of every global batch)."""
         one_step = self._step_function(step)
         strategy = self.distribute_strategy
 
         def function(batches):
             outputs = None
             for _, data in zip(range(self.steps_per_execution), batches):
-                sliced = shard and not self._fit_input_per_replica
-                outputs = one_step(strategy.shard_batch(data) if sliced else data)
+                if shard is None or strategy.num_replicas_in_sync == 1:
+                    outputs = one_step(data)
+                    continue
+                # as Keras, the step runs in a replica context: metrics update (and read) this replica's own
+                # state there; the epoch's logs read them outside, combined over the replicas
+                sliced = not getattr(self, shard, False)
+                outputs = strategy.run(one_step, args=(strategy.shard_batch(data) if sliced else data,))
+                outputs = _mean_over_replicas(strategy, outputs)
             return outputs
 
         return function
@@ -333,14 +342,14 @@ class Trainer(TrainerLoops):
         strategy = self.distribute_strategy
         if strategy.num_replicas_in_sync > 1:  # the replicas start from rank 0's weights and optimizer state
             strategy.broadcast_variables(self.variables + (self.optimizer.variables if self.optimizer else []))
-        self.train_function = self._make_function(self.train_step, shard=True)
+        self.train_function = self._make_function(self.train_step, shard="_fit_input_per_replica")
         return None
 
     def make_test_function(self, force=False):
         """Make ``self.test_function``, what ``evaluate`` calls on each group of batches."""
         if self.test_function is not None and not force:
             return self.test_function
-        self.test_function = self._make_function(self.test_step)
+        self.test_function = self._make_function(self.test_step, shard="_eval_input_per_replica")
         return None
 
     def make_predict_function(self, force=False):
@@ -446,6 +455,19 @@ class Trainer(TrainerLoops):
         if isinstance(logs, dict) and set(logs) == set(metric_logs):
             return metric_logs
         return logs
+
+
+def _mean_over_replicas(strategy, outputs):
+    """A step's outputs (its logs) averaged over the replicas, as Keras' TF trainer reduces them (the float
+    tensors; one collective)."""
+    leaves = nest.flatten(outputs)
+    chosen = [i for i, v in enumerate(leaves) if isinstance(v, tf.Tensor) and v.dtype.is_floating]
+    if not chosen:
+        return outputs
+    reduced = strategy.batch_all_reduce(tf.distribute.ReduceOp.MEAN, [leaves[i] for i in chosen])
+    for i, value in zip(chosen, reduced):
+        leaves[i] = value
+    return nest.pack_sequence_as(outputs, leaves)
 
 
 def _keras_tensor(value):

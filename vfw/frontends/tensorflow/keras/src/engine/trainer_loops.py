@@ -7,6 +7,8 @@ the model's metrics, validation through ``evaluate`` after the epochs ``validati
 Logs reach the callbacks with sorted keys and Python float values.
 """
 
+import contextlib
+
 import numpy as np
 
 from vfw.frontends._warnings import warn_for_user
@@ -42,8 +44,14 @@ class TrainerLoops:
                             epochs=epochs, steps=steps, model=self)
 
     def _build_from_iterator(self, epoch_iterator):
-        """Build what the steps need from the shapes of the data's batches."""
-        self._symbolic_build(epoch_iterator.data_adapter.first_batch_spec())
+        """Build what the steps need from the shapes of the data's batches (in the model's strategy's scope, as
+        Keras: metrics built now get the strategy's variables, combined over the replicas when read)."""
+        self._symbolic_build_in_scope(epoch_iterator.data_adapter.first_batch_spec())
+
+    def _symbolic_build_in_scope(self, data):
+        strategy = self.distribute_strategy
+        with strategy.scope() if strategy.num_replicas_in_sync > 1 else contextlib.nullcontext():
+            self._symbolic_build(data)
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
@@ -163,6 +171,7 @@ class TrainerLoops:
         values, sorted keys)."""
         self._build_from_iterator(epoch_iterator)
         epoch_iterator.reset()
+        self._eval_input_per_replica = epoch_iterator.data_adapter.per_replica
         self.make_test_function()
         test_function = self.test_function
         self.stop_evaluating = False
@@ -225,10 +234,16 @@ class TrainerLoops:
 
     def _on_batch(self, kind, data, return_dict):
         data = data_adapters.as_tensors(data)
-        self._symbolic_build(data)
+        self._symbolic_build_in_scope(data)
         getattr(self, f"make_{kind}_function")()
         self.reset_metrics()
-        logs = pythonify_logs(getattr(self, f"{kind}_function")([data]))
+        # as Keras, the batch is not distributed: every replica steps on all of it
+        saved = getattr(self, "_fit_input_per_replica", False), getattr(self, "_eval_input_per_replica", False)
+        self._fit_input_per_replica = self._eval_input_per_replica = True
+        try:
+            logs = pythonify_logs(getattr(self, f"{kind}_function")([data]))
+        finally:
+            self._fit_input_per_replica, self._eval_input_per_replica = saved
         return logs if return_dict else self._flatten_metrics_in_order(logs)
 
     def predict_on_batch(self, x):
