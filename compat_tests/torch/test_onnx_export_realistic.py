@@ -3,14 +3,14 @@ others, against real torch 2.13's eager outputs with the same weights: a GPT-sty
 positions built from the sequence length), an encoder layer with ``generate_square_subsequent_mask``, a ViT-style
 patch embedding (cls token, bicubic interpolation of the position embedding to the patch grid), strided CNNs whose
 output sizes are read in Python under dynamic image axes.  Where vfw cannot generalize a model it refuses it,
-naming why: a ViT with a cls token whose image size is dynamic, an LSTM tagger packing by the lengths' values."""
+naming why: a ViT with a cls token whose image size is dynamic."""
 
 import math
 
 import numpy as np
 import pytest
 
-from compat_tests.torch.onnx_harness import F, I, check_module, export_model, same_weights, vt
+from compat_tests.torch.onnx_harness import F, I, check_module, compare, export_model, real, run_ort, same_weights, vt
 
 
 def _gpt(t):
@@ -182,10 +182,13 @@ def test_vit_with_a_dynamic_image_size_is_refused_naming_the_strided_size():
         check_module(_vit, [F("B", 3, "H", "W")], sizes={"H": 16, "W": 16})
 
 
-def test_lstm_tagger_packing_by_the_lengths_values_is_refused():
-    # pack_padded_sequence sorts by the lengths in numpy: a graph would replay the example's order for every input
-    _, ours = same_weights(_lstm_tagger)
+def test_lstm_tagger_packing_by_the_lengths_values_runs_at_other_lengths():
+    # the lengths stay values of the graph (the LSTM's sequence_lens), so other lengths give torch's results
+    theirs, ours = same_weights(_lstm_tagger)
     rng = np.random.default_rng(0)
     tokens, lengths = rng.integers(0, 30, (3, 6)), np.array([6, 2, 4])
-    with pytest.raises(vt.onnx.OnnxExporterError, match="depends on the input values"):
-        export_model(ours, [tokens, lengths])
+    proto = export_model(ours, [tokens, lengths])
+    for other in (lengths, np.array([3, 6, 1]), np.array([2, 2, 5])):
+        with real.no_grad():
+            want = theirs(real.from_numpy(tokens), real.from_numpy(other)).numpy()
+        compare(run_ort(proto, [tokens, other]), [want], 1e-5, 1e-5, f"lengths {other.tolist()}")

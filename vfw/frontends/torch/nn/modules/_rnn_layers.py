@@ -112,8 +112,9 @@ def run_layers(mode, x, states, params, num_layers, bidirectional, dropout, trai
         The module's configuration.
     layout : int
         1 when ``x`` and the output are batch-first.
-    lengths : numpy.ndarray, optional
-        int32 ``(B,)`` sequence lengths (packed input, time-major).
+    lengths : numpy.ndarray or Tensor, optional
+        int32 ``(B,)`` sequence lengths (packed input): an array (time-major input, dropout between layers
+        drawn over the packed rows) or a tensor (a packed sequence's padded form, in the graph).
 
     ``params`` with a fifth entry (``w_hr``) mean an LSTM with projections, which steps through time
     with the cell's ops (no engine op has projections); its ``h0`` is ``(L*D, B, P)``.
@@ -165,7 +166,13 @@ def _projected_lstm(x, states, params, num_layers, bidirectional, dropout, train
     w_hr)``."""
     D = 2 if bidirectional else 1
     T, B = x.shape[0], x.shape[1]
-    valid = None if lengths is None else np.arange(T)[:, None, None] < lengths[None, :, None]  # [T, B, 1]
+    if lengths is None:
+        valid = None
+    elif isinstance(lengths, np.ndarray):
+        valid = np.arange(T)[:, None, None] < lengths[None, :, None]  # [T, B, 1]
+    else:  # a tensor (a packed sequence's padded form): the mask is computed in the graph
+        steps = np.arange(T, dtype=lengths.array.dtype).reshape(T, 1, 1)
+        valid = [_reshape(v, (B, 1)) for v in _split(call(op("Less"), steps, _reshape(lengths, (1, B, 1))), T)]
     h0, c0 = (None if s is None else _split(s, num_layers * D) for s in states)
     finals_h, finals_c = [], []
     for layer in range(num_layers):

@@ -8,13 +8,24 @@ sequences become the ops' ``sequence_lens``.  Parameters, their names, shapes, i
 import math
 import numbers
 
+import numpy as np
+
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _dtype
+from vfw.frontends.torch._dispatch import cast
 from vfw.frontends.torch.nn import init
 from vfw.frontends.torch.nn.modules import _rnn_layers as layers
 from vfw.frontends.torch.nn.modules.module import Module
 from vfw.frontends.torch.nn.parameter import Parameter
-from vfw.frontends.torch.nn.utils.rnn import PackedSequence, pack_rows, pad_rows
+from vfw.frontends.torch.nn.utils.rnn import (
+    PackedSequence,
+    PaddedForm,
+    pack_rows,
+    pad_rows,
+    padded_form,
+    refuse_traced_layout,
+    with_padded_form,
+)
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -197,8 +208,12 @@ class RNNBase(Module):
         """The shared forward: ``(output, [h_n] or [h_n, c_n])`` (``hx`` is a list of states or None)."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
         packed = isinstance(input, PackedSequence)
+        form = padded_form(input) if packed and self._runs_padded_form() else None
+        if form is not None:
+            return self._run_padded_form(input, form, hx)
         if packed:
             data, batch_sizes, sorted_indices, unsorted_indices = input
+            refuse_traced_layout(batch_sizes, f"nn.{type(self).__name__}")
             if hx is not None:
                 hx = [RNNBase.permute_hidden(self, s, sorted_indices) for s in hx]
             self._check_states(data, hx, batch_sizes)
@@ -235,6 +250,30 @@ class RNNBase(Module):
         else:
             self._name_nodes(output, finals)
         return output, finals
+
+    def _runs_padded_form(self):
+        """Whether a packed input runs on its padded form: not where torch's dropout between layers draws its
+        masks over the packed rows (training), whose order only the packed layout has."""
+        return not (self.training and self.dropout and self.num_layers > 1)
+
+    def _run_padded_form(self, input, form, hx):
+        """:meth:`_run` of a PackedSequence on its padded form (original batch order, the lengths as the engine
+        op's ``sequence_lens``): the lengths stay values of the graph.  The output keeps a padded form too;
+        its ``data`` is packed from it in the sorted order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        x, lengths, batch_first = form
+        self._check_states(data, hx, batch_sizes)  # (sizes only: the batch stays in its original order)
+        params = [tuple(getattr(self, n, None) for n in self._param_names(names)) for names in self._all_weights]
+        states = [None] * (2 if self.mode == "LSTM" else 1) if hx is None else hx
+        sequence_lens = cast(lengths, np.dtype(np.int32))
+        output, finals = layers.run_layers(self.mode, x, states, params, self.num_layers, self.bidirectional,
+                                           self.dropout, self.training, int(batch_first), sequence_lens)
+        steps = batch_sizes.array
+        sorted_lengths = (np.arange(steps[0])[None, :] < steps[:, None]).sum(axis=0)  # (torch packs >= 1 step)
+        order = None if sorted_indices is None else sorted_indices.array
+        data = pack_rows(output, sorted_lengths, batch_first, order)[0]
+        packed = PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)
+        return with_padded_form(packed, PaddedForm(output, lengths, batch_first)), finals
 
     def _name_nodes(self, output, finals):
         """Give the batched results the ``grad_fn`` names of torch's CPU kernels: the final states are stacked

@@ -4,6 +4,12 @@ A packed sequence stores the steps of a batch of sequences sorted by decreasing 
 time step: ``data[offset[t] + b]`` is step ``t`` of sequence ``b`` for the ``batch_sizes[t]`` sequences
 that are that long.  Packing and padding are one gather (``index_select``) each, with the positions
 computed from the lengths in numpy, so both are differentiable.
+
+A sequence :func:`pack_padded_sequence` makes also keeps its *padded form* (``_padded``): the padded batch as
+given, in the original batch order, and the lengths as a tensor.  nn.RNN / LSTM / GRU run the engine's
+recurrent op on that form (the lengths become its ``sequence_lens``) and give their output one too, and
+:func:`pad_packed_sequence` reads it back with a mask: the lengths then stay values of the graph instead of
+index plans computed in numpy, so a traced model (ONNX export) works for every lengths tensor.
 """
 
 import collections
@@ -11,9 +17,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from vfw.core.errors import TraceError
+from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor
 from vfw.frontends.torch import _creation, _dtype, _joining
-from vfw.frontends.torch._dispatch import wrap
+from vfw.frontends.torch._dispatch import call, cast, op, wrap
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -51,7 +59,11 @@ class PackedSequence(_PackedSequenceFields):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+        converted = type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+        form = padded_form(self)
+        if form is not None:  # converted alike, so that a model converting its packed input stays exportable
+            converted = with_padded_form(converted, form._replace(padded=form.padded.to(*args, **kwargs)))
+        return converted
 
     def cuda(self, *args, **kwargs):
         """Move to a CUDA device: raises as ``Tensor.cuda`` does (vfw computes on the CPU)."""
@@ -97,6 +109,42 @@ class PackedSequence(_PackedSequenceFields):
         return self.data.is_pinned()
 
 
+class PaddedForm(collections.namedtuple("PaddedForm", ["padded", "lengths", "batch_first"])):
+    """The padded form of a PackedSequence: ``padded`` ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) in
+    the original batch order, with any values past each sequence's length, and the int64 ``lengths`` ``(B,)``."""
+
+    __slots__ = ()
+
+
+def padded_form(sequence):
+    """The PaddedForm of ``sequence`` (None when it has none: made from packed data directly)."""
+    return sequence.__dict__.get("_padded") if isinstance(sequence, PackedSequence) else None
+
+
+def with_padded_form(sequence, form):
+    """``sequence`` carrying ``form`` (a PaddedForm consistent with its data)."""
+    sequence.__dict__["_padded"] = form
+    return sequence
+
+
+def _exporting():
+    from vfw.frontends.torch.onnx import is_in_onnx_export  # (the exporter imports the whole frontend)
+
+    return is_in_onnx_export()
+
+
+def refuse_traced_layout(batch_sizes, what):
+    """Raise TraceError (an export error) when ``batch_sizes`` follow a lengths tensor of an exported graph:
+    ``what`` would read the packed layout in numpy and freeze the example's into the graph."""
+    if batch_sizes.__dict__.get("_follows_traced_lengths"):
+        raise TraceError(
+            f"{what} reads the packed layout (batch_sizes) of pack_padded_sequence() with lengths that are values "
+            "of the graph, which an exported graph cannot follow; the lengths are exported as the "
+            "sequence_lens of nn.RNN / LSTM / GRU given the PackedSequence itself and read back with "
+            "pad_packed_sequence() (not a PackedSequence rebuilt from its data, nor dropout between layers in "
+            "training mode)")
+
+
 def invert_permutation(permutation):
     """The inverse of a permutation tensor (None for None)."""
     if permutation is None:
@@ -123,12 +171,47 @@ def _lengths_array(lengths):
     return a.astype(np.int64)
 
 
-def packed_positions(lengths, steps, batch_first):
+def _lengths_tensor(lengths):
+    """``lengths`` as an int64 tensor: the given tensor's values in the graph (cast when needed), a list's as a
+    constant."""
+    if isinstance(lengths, Tensor):
+        return cast(lengths, np.dtype(np.int64))
+    return wrap(np.asarray(lengths, np.int64).reshape(-1))
+
+
+def _from_padded_form(form, batch_first, padding_value, total_length):
+    """:func:`pad_packed_sequence` of a sequence with a padded form: the positions past each length masked to
+    ``padding_value``, the time axis cut (or padded) to ``total_length`` or the longest length."""
+    x, lengths, form_batch_first = form
+    if form_batch_first != batch_first:
+        x = x.transpose(0, 1)
+    axis = 1 if batch_first else 0
+    steps = x.shape[axis]
+    position = _creation.arange(steps).reshape((1, steps) if batch_first else (steps, 1))
+    valid = call(op("Less"), position, lengths.reshape((-1, 1) if batch_first else (1, -1)))
+    valid = valid.reshape(tuple(valid.shape) + (1,) * (x.dim() - 2))
+    x = call(op("Where"), valid, x, np.asarray(padding_value, x.array.dtype))
+    if total_length is None:  # the longest length, a value of the graph
+        longest = call(op("ReduceMax", keepdims=1), lengths)
+        x = call(op("Slice"), x, np.zeros(1, np.int64), longest, np.array([axis], np.int64))
+    elif total_length < steps:
+        x = x.narrow(axis, 0, total_length)
+    elif total_length > steps:
+        shape = list(x.shape)
+        shape[axis] = total_length - steps
+        x = _joining.cat([x, _creation.full(tuple(shape), padding_value, dtype=x.dtype)], axis)
+    return x, call(op("Identity"), lengths)
+
+
+def packed_positions(lengths, steps, batch_first, order=None):
     """Gather plan of packing: the flat positions in a padded ``(steps, B)`` (or ``(B, steps)``) batch, and
-    ``batch_sizes``, for ``lengths`` sorted in decreasing order."""
+    ``batch_sizes``, for ``lengths`` sorted in decreasing order (those of the sequences at batch positions
+    ``order``, when given: the sorting is folded into the plan)."""
     B = len(lengths)
     mask = np.arange(lengths[0] if B else 0)[:, None] < lengths[None, :]  # [max_length, B]
     t, b = np.nonzero(mask)  # time step by time step, then by (sorted) batch position
+    if order is not None:
+        b = order[b]
     return (b * steps + t if batch_first else t * B + b), mask.sum(axis=1)
 
 
@@ -146,10 +229,11 @@ def padded_positions(batch_sizes, total_length, batch_first):
     return (index.T if batch_first else index).reshape(-1), lengths
 
 
-def pack_rows(padded, lengths, batch_first=False):
-    """``(data, batch_sizes)`` of a padded batch whose ``lengths`` are sorted (no checks)."""
+def pack_rows(padded, lengths, batch_first=False, order=None):
+    """``(data, batch_sizes)`` of a padded batch whose ``lengths`` are sorted (no checks), or whose sequences
+    at batch positions ``order`` have the sorted ``lengths``."""
     steps = padded.shape[1 if batch_first else 0]
-    positions, batch_sizes = packed_positions(lengths, steps, batch_first)
+    positions, batch_sizes = packed_positions(lengths, steps, batch_first, order)
     data = padded.flatten(0, 1).index_select(0, wrap(positions))
     return data, batch_sizes
 
@@ -189,13 +273,20 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     -------
     PackedSequence
     """
-    lengths = _lengths_array(lengths)
+    raw_lengths, lengths = lengths, _lengths_array(lengths)
+    if enforce_sorted and _exporting() and np.any(lengths[1:] > lengths[:-1]):
+        # While torch.onnx.export traces, the order is not enforced: the graph runs on the padded form, which
+        # takes lengths in any order (as torch's exported graphs do), and the exporter traces again with the
+        # lengths moved around (other values, a larger batch).
+        enforce_sorted = False
     sorted_indices = None
     if not enforce_sorted:
-        order = np.argsort(-lengths, kind="stable")
+        order = np.argsort(-lengths, kind="stable").astype(np.int64)
         lengths = lengths[order]
-        sorted_indices = wrap(order.astype(np.int64))
-        input = input.index_select(0 if batch_first else 1, sorted_indices)
+        sorted_indices = wrap(order)
+        batch_dim = 0 if batch_first else 1
+        if input.dim() > batch_dim and len(order) > input.shape[batch_dim]:  # torch gathers the sorted batch first
+            raise IndexError("index out of range in self")
     if input.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if input.numel() == 0:
@@ -213,8 +304,14 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                            "this requirement if you do not need ONNX exportability.")
     if lengths[0] > steps:
         raise RuntimeError(f"pack_padded_sequence(): a length ({lengths[0]}) exceeds the padded length ({steps})")
-    data, batch_sizes = pack_rows(input, lengths, batch_first)
-    return PackedSequence(data, wrap(batch_sizes.astype(np.int64)), sorted_indices, None)
+    # one gather in either order: traces with the lengths in another order record the same operations
+    data, batch_sizes = pack_rows(input, lengths, batch_first, None if sorted_indices is None else order)
+    batch_sizes = wrap(batch_sizes.astype(np.int64))
+    trace = current_trace()
+    if isinstance(raw_lengths, Tensor) and trace is not None and _exporting() and trace.varies(raw_lengths):
+        batch_sizes.__dict__["_follows_traced_lengths"] = True  # the packed layout is frozen in the graph
+    packed = PackedSequence(data, batch_sizes, sorted_indices, None)
+    return with_padded_form(packed, PaddedForm(input, _lengths_tensor(raw_lengths), batch_first))
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -235,13 +332,17 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     (Tensor, Tensor)
         The padded batch and the int64 lengths ``(B,)``.
     """
-    batch_sizes = sequence.batch_sizes.array
-    steps = len(batch_sizes)
+    steps = len(sequence.batch_sizes.array)
     if total_length is not None:
         if total_length < steps:
             raise ValueError("Expected total_length to be at least the length of the longest sequence in input, but "
                              f"got total_length={total_length} and max sequence length being {steps}")
         steps = total_length
+    form = padded_form(sequence)
+    if form is not None:
+        return _from_padded_form(form, batch_first, padding_value, total_length)
+    refuse_traced_layout(sequence.batch_sizes, "pad_packed_sequence()")
+    batch_sizes = sequence.batch_sizes.array
     padded, lengths = pad_rows(sequence.data, batch_sizes, steps, batch_first, padding_value)
     lengths = wrap(lengths.astype(np.int64))
     if sequence.unsorted_indices is not None:
