@@ -57,10 +57,10 @@ def check_object_p2p(rank, size):
 
 
 def check_all_to_all(rank, size):
-    outputs = [torch.zeros(r + 1) for r in range(size)]  # rank r sends (rank+1) elements to everyone
-    dist.all_to_all(outputs, [torch.full((rank + 1,), float(100 * rank + r)) for r in range(size)])
+    outputs = [torch.zeros(2) for r in range(size)]  # gloo's all_to_all: blocks of one shape
+    dist.all_to_all(outputs, [torch.full((2,), float(100 * rank + r)) for r in range(size)])
     for r in range(size):
-        close(outputs[r], np.full(r + 1, 100 * r + rank))
+        close(outputs[r], np.full(2, 100 * r + rank))
     # uneven splits: rank r sends (d + 1) rows to rank d; so it receives (rank + 1) rows from every rank
     rows = np.concatenate([np.full((d + 1, 2), 10 * rank + d, np.float32) for d in range(size)])
     out = torch.zeros((rank + 1) * size, 2)

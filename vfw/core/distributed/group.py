@@ -7,8 +7,10 @@ out and aborts the MPI job, so every process exits instead of waiting forever.  
 ``irecv`` return a :class:`Transfer` in flight, whose ``wait`` the watchdog guards the same way.
 """
 
+import itertools
 import threading
 import time
+import zlib
 
 import numpy as np
 
@@ -30,6 +32,7 @@ DEFAULT_TIMEOUT = 1800.0
 """Seconds a collective may take before the job is aborted (torch's default process-group timeout)."""
 
 _GROUPS = {}
+_GROUP_IDS = itertools.count(1)  # ids of subgroups (0 is the world), never reused: a graph names at most one group
 
 
 def get_group(group_id):
@@ -117,8 +120,21 @@ class ProcessGroup:
         self._watchdog.arm(description)
         try:
             return call(*args)
+        except self.MPI.Exception as e:
+            self._explain_truncation(e, description)
+            raise
         finally:
             self._watchdog.disarm()
+
+    def _explain_truncation(self, error, description):
+        """Raise a :class:`DistributedError` saying which transfer got a message too large for its buffer, when
+        MPI's ``error`` is that (other MPI errors stay as they are: some callers handle them)."""
+        if error.Get_error_class() == self.MPI.ERR_TRUNCATE:
+            if callable(description):
+                description = description()
+            raise DistributedError(f"vfw.distributed: rank {self.rank}: {description}: a message arrived that is "
+                                   "larger than the receiving buffer (the sender's tensor has more bytes than this "
+                                   "process's)") from None
 
     def _abort_timed_out(self, description):
         import sys
@@ -152,7 +168,7 @@ class ProcessGroup:
             time.sleep(0.001)
         return True
 
-    def all_reduce(self, array, op="sum", out=None):
+    def all_reduce(self, array, op="sum", out=None, description=None):
         """Reduce ``array`` elementwise over all processes; every process gets the result.
 
         Parameters
@@ -163,12 +179,15 @@ class ProcessGroup:
             One of :data:`REDUCE_OPS`.
         out : numpy.ndarray, optional
             Where to write the result (may be ``array`` itself: in place).
+        description : callable, optional
+            What the watchdog names if it times out (a caller's collective this reduction is part of).
         """
         self._check_live("all_reduce")
         mpi_op, work = self._reduction(op, array)
 
-        def description():  # formatted only if the watchdog fires: all_reduce is on DDP's per-step path
-            return f"all_reduce({op}) of {array.shape} {array.dtype}"
+        if description is None:
+            def description():  # formatted only if the watchdog fires: all_reduce is on DDP's per-step path
+                return f"all_reduce({op}) of {array.shape} {array.dtype}"
 
         if work is not array:  # a converted copy (half precision, bool, non-contiguous): reduce it in place
             self._guarded(description, self.comm.Allreduce, self.MPI.IN_PLACE, work, mpi_op)
@@ -400,6 +419,30 @@ class ProcessGroup:
         self._guarded(description, self.comm.Barrier)
         window.Sync()
 
+    def subgroup(self, ranks, timeout=None):
+        """A new :class:`ProcessGroup` of this group's ``ranks`` (sorted, distinct), or ``None`` on a process not in it.
+
+        Only the members call into MPI (``MPI_Comm_create_group``), so processes outside ``ranks`` need not take
+        part; the members must create their common groups in the same order.  The new group's ``group_id`` (how
+        collective ops in graphs name it) is new in this process; its ``timeout`` defaults to this group's.
+        """
+        self._check_live("subgroup")
+        if self.rank not in ranks:
+            return None
+        # the tag keeps the creations of different groups that run at once (overlapping members) apart
+        tag = zlib.crc32(",".join(map(str, ranks)).encode()) % 32_000
+        everyone = self.comm.Get_group()
+        members = everyone.Incl(list(ranks))
+        try:
+            comm = self._guarded(f"creating the subgroup of ranks {list(ranks)}", self.comm.Create_group, members, tag)
+        finally:
+            members.Free()
+            everyone.Free()
+        try:
+            return ProcessGroup(comm, timeout=self.timeout if timeout is None else timeout, group_id=next(_GROUP_IDS))
+        finally:
+            comm.Free()  # the new group holds its own duplicate
+
     def destroy(self):
         """Free the communicator and any shared windows, and stop the watchdog (collectives then raise)."""
         if self.comm is None:
@@ -466,8 +509,12 @@ class Transfer:
 
     def test(self):
         """Whether the transfer has completed (never blocks)."""
-        if not self.done and self._request.Test(self._status):
-            self._finish()
+        try:
+            if not self.done and self._request.Test(self._status):
+                self._finish()
+        except self._group.MPI.Exception as e:
+            self._group._explain_truncation(e, self._description)
+            raise
         return self.done
 
     def wait(self, seconds=None):

@@ -24,15 +24,18 @@ from vfw.frontends.torch.distributed._c10d import (
     ReduceOp,
     Work,
     default_group,
+    not_member,
     resolve_group,
+    skip_outside,
     supports_complex,
 )
+from vfw.frontends.torch.distributed._fingerprint import check_agree
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
-           "all_gather_object", "all_reduce", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group",
-           "get_backend", "get_rank", "get_world_size", "init_process_group", "irecv", "is_available",
-           "is_gloo_available", "is_initialized", "is_mpi_available", "is_nccl_available", "isend", "new_group", "recv",
-           "reduce", "reduce_scatter", "reduce_scatter_tensor", "send", "group"]
+           "all_reduce", "barrier", "broadcast", "destroy_process_group", "get_backend", "get_rank", "get_world_size",
+           "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
+           "is_nccl_available", "isend", "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor",
+           "send", "group"]
 
 
 def is_available():
@@ -112,6 +115,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 def destroy_process_group(group=None):
     """Destroy ``group``: the default group (``None``) and every group with it, or one made by :func:`new_group`
     (the world lives on)."""
+    if not_member(group):  # a group this process was left out of: nothing of it lives here
+        return
     pg = default_group()
     if pg is None:  # as torch: destroying the world twice (a cleanup() called again) is an assertion
         if group is None:
@@ -124,20 +129,34 @@ def destroy_process_group(group=None):
         return
     if not isinstance(group, ProcessGroup) or not group.is_registered():
         raise ValueError("Invalid process group specified")
-    _c10d.unregister(group)  # it shares the world's engine group, which stays
+    _c10d.unregister(group)  # (and frees its engine group, unless it shares the world's)
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
               group_desc=None, device_id=None):
-    """A new group of ``ranks``: only the whole world is supported (``None`` or every rank).
+    """A new group of the processes of global ``ranks`` (every rank when ``None``).
 
-    The group is a handle of its own (destroying it leaves the world intact) whose collectives run on the world's
-    communicator; ``backend`` defaults to the world's.
+    Group ranks follow the sorted global ranks.  A process outside ``ranks`` gets
+    ``GroupMember.NON_GROUP_MEMBER`` (``None`` with ``use_local_synchronization=True``, where only the members
+    call), on which collectives warn and do nothing, as torch's.  A group of every rank shares the world's
+    communicator; a smaller one runs on an MPI communicator of its members.  ``backend`` defaults to the world's.
+
+    Raises
+    ------
+    ValueError
+        Duplicate ranks, or a rank outside the world.
     """
     world = resolve_group(None, "new_group")
-    if ranks is not None and sorted(ranks) != list(range(world.size())):
-        raise ValueError(f"new_group: vfw supports only the group of all ranks (0..{world.size() - 1}), got ranks "
-                         f"{list(ranks)}")
+    members = list(range(world.size())) if ranks is None else sorted(int(r) for r in ranks)
+    if len(set(members)) != len(members):
+        raise ValueError(f"ranks list must not contain duplicate entries, got {members}")
+    if len(members) > world.size():
+        raise ValueError("the new group's world size should be less or equal to the world size set by "
+                         "init_process_group")
+    for r in members:
+        if not 0 <= r < world.size():
+            raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {world.size() - 1} "
+                             f"(world_size={world.size()})")
     if backend:
         try:
             backend = Backend.served(backend)
@@ -147,11 +166,22 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
                 raise
             # torch's Backend takes any name (a third-party backend's); new_group then asserts
             raise AssertionError(f"Unknown backend type {str(backend).lower()}") from None
-    return ProcessGroup(world.engine, backend or world.backend, parent=world)
+    backend = backend or world.backend
+    if members == list(range(world.size())):
+        return ProcessGroup(world.engine, backend, parent=world)
+    if world.rank() not in members:
+        if use_local_synchronization:
+            return None
+        _c10d._registry["outside"] = members  # what torch's rank lookups on NON_GROUP_MEMBER then see
+        return GroupMember.NON_GROUP_MEMBER
+    seconds = None if timeout is None else timeout.total_seconds() if hasattr(timeout, "total_seconds") else timeout
+    return ProcessGroup(world.engine.subgroup(members, seconds), backend, parent=world, ranks=members)
 
 
 def get_rank(group=None):
-    """This process's rank in ``group`` (the default group when ``None``)."""
+    """This process's rank in ``group`` (the default group when ``None``; -1 outside the group)."""
+    if not_member(group):
+        return -1
     pg = resolve_group(group, "get_rank")
     if not pg.is_registered():
         raise ValueError(f"Group {pg} is not registered, please create group with torch.distributed.new_group API")
@@ -159,12 +189,16 @@ def get_rank(group=None):
 
 
 def get_world_size(group=None):
-    """The number of processes in ``group``."""
+    """The number of processes in ``group`` (-1 on a process outside it)."""
+    if not_member(group):
+        return -1
     return resolve_group(group, "get_world_size").size()
 
 
 def get_backend(group=None):
     """The backend name the group was created with (``"gloo"`` or ``"mpi"``)."""
+    if not_member(group):
+        raise ValueError("Invalid process group specified")
     pg = resolve_group(group, "get_backend")
     pg.check_registered()
     return pg.backend
@@ -232,6 +266,7 @@ def _dtype_kind(tensor):
     return tensor.array.dtype.kind if hasattr(tensor, "array") else "f"
 
 
+@skip_outside("all_reduce")
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce ``tensor`` over all processes, in place; every process gets the result."""
     pg, reduction = resolve_group(group, "all_reduce"), ReduceOp.engine_name(op)
@@ -244,6 +279,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         all_reduce(tensor, ReduceOp.SUM, group)
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{_dispatch.type_name(tensor.array.dtype)}")
+    _check_tensor(tensor, "all_reduce", "tensor")
+    check_agree(pg, "all_reduce", tensor.array, f"op={op.name}")
     # gloo reduces in the tensor's memory (no version counted), then averages with an in-place division
     _in_place(tensor, "all_reduce", lambda a: pg.engine.all_reduce(a, reduction, out=a),
               lambda t: _dispatch.call("AllReduce", t, reduction=reduction, group=pg.engine.group_id),
@@ -251,6 +288,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return Work([tensor]) if async_op else None
 
 
+@skip_outside("reduce", root="dst")
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` onto rank ``dst``.
 
@@ -258,7 +296,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     them as unspecified; code that reads them should get torch's values): see :func:`_gloo_reduce`.
     """
     pg = resolve_group(group, "reduce")
-    root = _peer(pg, dst, group_dst, "reduce", "dst")
+    root = pg.peer(dst, group_dst, "reduce", "dst")
     reduction = ReduceOp.engine_name(op)
     kind = _dtype_kind(tensor)
     if kind == "c" and not supports_complex(ReduceOp(op).op):
@@ -270,6 +308,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return all_reduce(tensor, op, group, async_op)  # (in a trace every rank gets the result)
     _check_tensor(tensor, "reduce", "tensor")
     _dispatch.check_writeable(tensor, "reduce")
+    check_agree(pg, "reduce", tensor.array, f"op={ReduceOp(op).op.name}, dst={pg.ranks[root]}")
     gathered = pg.engine.all_gather(np.ascontiguousarray(tensor.array).reshape(-1))
     result = _gloo_reduce(gathered, pg.rank(), root, "sum" if reduction == "avg" else reduction)
     np.copyto(tensor.array, result.reshape(tensor.array.shape), casting="unsafe")  # beneath autograd, as gloo
@@ -315,10 +354,13 @@ def _gloo_reduce(gathered, rank, root, reduction):
     return result
 
 
+@skip_outside("broadcast", root="src")
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Overwrite ``tensor`` with rank ``src``'s, on every process."""
     pg = resolve_group(group, "broadcast")
-    root = _peer(pg, src, group_src, "broadcast", "src")
+    root = pg.peer(src, group_src, "broadcast", "src")
+    _check_tensor(tensor, "broadcast", "tensor")
+    check_agree(pg, "broadcast", tensor.array, f"src={pg.ranks[root]}")
     _in_place(tensor, "broadcast", lambda a: pg.engine.broadcast(a, root),
               lambda t: _dispatch.call("Broadcast", t, root=root, group=pg.engine.group_id))
     return Work([tensor]) if async_op else None
@@ -331,6 +373,7 @@ def _gathered(pg, tensor, name):
     return pg.engine.all_gather(tensor.array)
 
 
+@skip_outside("all_gather")
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fill ``tensor_list`` (one tensor per rank) with every process's ``tensor``."""
     pg = resolve_group(group, "all_gather")
@@ -344,12 +387,15 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         if hasattr(out, "shape") and hasattr(tensor, "shape") and tuple(out.shape) != tuple(tensor.shape):
             raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index {k} (expected "
                                f"({', '.join(map(str, tensor.shape))}), got ({', '.join(map(str, out.shape))}))")
+    _check_tensor(tensor, "all_gather", "tensor")
+    check_agree(pg, "all_gather", tensor.array)
     stacked = _gathered(pg, tensor, "all_gather")
     for out, part in zip(tensor_list, stacked):
         _write(out, part)  # one copy_ into each output, as gloo
     return Work(tensor_list) if async_op else None
 
 
+@skip_outside("all_gather_into_tensor")
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Every process's ``input_tensor`` concatenated along dim 0 into ``output_tensor``.
 
@@ -360,6 +406,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     _check_tensor(output_tensor, "all_gather_into_tensor", "output_tensor")
     _check_tensor(input_tensor, "all_gather_into_tensor", "input_tensor")
     _check_gather_output(output_tensor.array, input_tensor.array, pg.size())
+    check_agree(pg, "all_gather_into_tensor", input_tensor.array)
     stacked = _gathered(pg, input_tensor, "all_gather_into_tensor")
     # gloo copies each rank's part into its chunk of the output: one version per rank
     _write(output_tensor, stacked.reshape(output_tensor.array.shape), versions=pg.size())
@@ -395,6 +442,7 @@ def _check_gather_output(output, input, size):
                                f"({', '.join(map(str, input.shape))}), got ({', '.join(map(str, chunk))}))")
 
 
+@skip_outside("reduce_scatter_tensor")
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """``input`` (dim 0 = world_size * output's) reduced over all processes; rank ``r`` gets the ``r``-th chunk."""
     pg, reduction = resolve_group(group, "reduce_scatter_tensor"), ReduceOp.engine_name(op)
@@ -403,6 +451,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise RuntimeError(f"reduce_scatter_tensor: input of shape {list(input.array.shape)} must have world_size="
                            f"{pg.size()} times the output's first dimension (output shape "
                            f"{list(output.array.shape)})")
+    check_agree(pg, "reduce_scatter_tensor", input.array, f"op={ReduceOp(op).op.name}")
     if _dispatch._tracing:
         part = _dispatch.call("ReduceScatter", input, reduction=reduction, group=pg.engine.group_id).array
     else:
@@ -411,6 +460,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return Work([output]) if async_op else None
 
 
+@skip_outside("reduce_scatter")
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """The ``rank``-th of the element-wise reductions of every process's ``input_list``, into ``output``.
 
@@ -432,6 +482,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
         if t.array.shape != output.array.shape:
             raise RuntimeError(f"reduce_scatter: every tensor of input_list must have the output's shape "
                                f"{list(output.array.shape)}, got {list(t.array.shape)}")
+    check_agree(pg, "reduce_scatter", output.array, f"op={ReduceOp(op).op.name}")
     if _dispatch._tracing:
         from vfw.frontends.torch._joining import stack
 
@@ -444,22 +495,16 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     return Work([output]) if async_op else None
 
 
+@skip_outside("barrier")
 def barrier(group=None, async_op=False, device_ids=None):
     """Wait until every process of the group reaches the barrier."""
     resolve_group(group, "barrier").engine.barrier()
     return Work([]) if async_op else None
 
 
-def _peer(pg, rank, group_rank, name, argument):
-    """The peer's rank from ``rank`` or ``group_rank`` (the same here), with torch's errors for neither or both."""
-    if rank is not None and group_rank is not None:
-        raise ValueError("Can't specify both group_rank and global_rank")
-    return pg.check_rank(rank if rank is not None else group_rank, name, argument)
-
-
 def _destination(tensor, dst, group, group_dst, name):
     pg = resolve_group(group, name)
-    dst = _peer(pg, dst, group_dst, name, "dst")
+    dst = pg.peer(dst, group_dst, name, "dst")
     if dst == pg.rank():
         raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
                          "current process.")
@@ -470,7 +515,7 @@ def _destination(tensor, dst, group, group_dst, name):
 def _source(tensor, src, group, group_src, name):
     pg = resolve_group(group, name)
     if src is not None or group_src is not None:
-        src = _peer(pg, src, group_src, name, "src")
+        src = pg.peer(src, group_src, name, "src")
     _check_contiguous(tensor, name)
     _dispatch.check_writeable(tensor, name)
     return pg, src
@@ -482,21 +527,24 @@ def _check_contiguous(tensor, name):
         raise RuntimeError("input tensor has to be contiguous")
 
 
+@skip_outside("send")
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Send ``tensor`` to rank ``dst`` (blocking)."""
     pg, dst = _destination(tensor, dst, group, group_dst, "send")
     pg.engine.send(tensor.array, dst, tag)
 
 
+@skip_outside("recv", result=-1)
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Receive into ``tensor`` from rank ``src`` (any rank when ``None``); returns the sender's rank.
 
     Like gloo, it writes beneath autograd: ``tensor``'s version counter does not change.
     """
     pg, src = _source(tensor, src, group, group_src, "recv")
-    return pg.engine.recv(tensor.array, src, tag)
+    return pg.ranks[pg.engine.recv(tensor.array, src, tag)]
 
 
+@skip_outside("isend")
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Start sending ``tensor`` to rank ``dst``; returns the :class:`Work` in flight (``wait()`` for it, and leave
     ``tensor`` unchanged until then).
@@ -507,28 +555,12 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     return Work([tensor], pg.engine.isend(tensor.array, dst, tag))
 
 
+@skip_outside("irecv")
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     """Start receiving into ``tensor`` from rank ``src`` (any rank when ``None``); returns the :class:`Work` in
     flight: ``tensor`` holds the message once ``wait()`` returns (``source_rank()`` then names the sender)."""
     pg, src = _source(tensor, src, group, group_src, "irecv")
     return Work([tensor], pg.engine.irecv(tensor.array, src, tag), receive=True)
-
-
-def all_gather_object(object_list, obj, group=None):
-    """Fill ``object_list`` (world_size entries) with every process's picklable ``obj``."""
-    pg = resolve_group(group, "all_gather_object")
-    if len(object_list) != pg.size():
-        raise ValueError(f"all_gather_object: object_list must have world_size={pg.size()} entries, got "
-                         f"{len(object_list)}")
-    object_list[:] = pg.engine.all_gather_object(obj)
-
-
-def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
-    """Overwrite ``object_list`` with rank ``src``'s list of picklable objects."""
-    pg = resolve_group(group, "broadcast_object_list")
-    root = pg.check_rank(src if src is not None else group_src if group_src is not None else 0,
-                         "broadcast_object_list", "src")
-    object_list[:] = pg.engine.broadcast_object(list(object_list), root)
 
 
 # torch.distributed.group (``group.WORLD``), and the rest of torch.distributed (imported last: they use the helpers

@@ -160,20 +160,35 @@ class Work:
         return future
 
 
-_registry = {"live": [], "created": 0}  # the live groups (the world first), and torch's group count
+_registry = {"live": [], "created": 0, "outside": []}  # the live groups (the world first), torch's group count,
+# and the ranks of the group this process was last left out of (torch files every such group under one key, -100)
 
 
 class ProcessGroup:
     """A process group handle: the engine's :class:`~vfw.core.distributed.ProcessGroup` and the backend name.
 
-    ``new_group`` handles (of every rank) share the world's engine group, so their collectives run on the world
-    communicator; destroying one unregisters the handle and leaves the world intact.
+    A group of fewer ranks than the world (``new_group(ranks)``) has an engine group of its own, over an MPI
+    communicator of its members; ``new_group`` handles of every rank share the world's engine group.  Destroying
+    a handle unregisters it (and frees its own engine group); the world lives on.
+
+    Parameters
+    ----------
+    engine : vfw.core.distributed.ProcessGroup
+        The engine group the collectives run on (its ranks are the group ranks).
+    backend : str
+        The backend name.
+    parent : ProcessGroup, optional
+        The world handle a ``new_group`` handle was made from (``None``: the world itself).
+    ranks : list of int, optional
+        The members' global ranks in group-rank order (default: every rank).
     """
 
-    def __init__(self, engine, backend, parent=None):
+    def __init__(self, engine, backend, parent=None, ranks=None):
         self.engine = engine
         self.backend = backend
-        self._parent = parent  # the world handle a new_group handle was made from (None: the world itself)
+        self._parent = parent
+        self.ranks = list(range(engine.size)) if ranks is None else list(ranks)
+        self._owns_engine = parent is not None and engine is not parent.engine
         _registry["live"].append(self)
         _registry["created"] += 1
 
@@ -199,6 +214,15 @@ class ProcessGroup:
             raise ValueError(f"Process group {self} is not initialized in the world group map. Please initialize "
                              "the group first.")
 
+    def group_rank(self, global_rank):
+        """The rank within this group of the process of global rank ``global_rank`` (torch's ValueError when it is
+        not a member; the world's ranks are the global ranks)."""
+        if self._parent is None:
+            return global_rank
+        if global_rank not in self.ranks:
+            raise ValueError(f"Global rank {global_rank} is not part of group {self}")
+        return self.ranks.index(global_rank)
+
     def check_rank(self, rank, name, argument):
         """``rank`` if it is one of the group's, else a RuntimeError naming the function and argument (torch's)."""
         self.check_registered()
@@ -209,12 +233,69 @@ class ProcessGroup:
                                f"0..{self.engine.size - 1})")
         return int(rank)
 
+    def peer(self, global_rank, group_rank, name, argument):
+        """The group rank of a peer named by its ``global_rank`` or its ``group_rank`` (torch's errors for neither,
+        both, or a global rank outside the group)."""
+        if global_rank is not None and group_rank is not None:
+            raise ValueError("Can't specify both group_rank and global_rank")
+        if global_rank is not None:
+            self.check_registered()
+            return self.check_rank(self.group_rank(int(global_rank)), name, argument)
+        return self.check_rank(group_rank, name, argument)
+
+
+def not_member(group):
+    """Whether ``group`` is what ``new_group`` gave a process left out of the group (torch's int -100)."""
+    return type(group) is int and group == GroupMember.NON_GROUP_MEMBER
+
+
+def skip_outside(name, result=None, root=None):
+    """Decorate collective ``name`` so that a process outside its ``group`` argument warns and returns ``result``
+    without taking part, as torch's do.
+
+    ``root``: the argument naming a root by global rank (``"src"``, ``"dst"``), which torch translates into a group
+    rank first: a rank outside the group then fails, and torch's error logging turns that into "Invalid process
+    group specified" (it asks the backend of the group the process is not in).
+    """
+    import functools
+    import inspect
+    import warnings
+
+    def decorate(function):
+        names = list(inspect.signature(function).parameters)
+        position = names.index("group")
+
+        @functools.wraps(function)
+        def collective(*args, **kwargs):
+            group = kwargs.get("group") if len(args) <= position else args[position]
+            if type(group) is int and not_member(group):
+                if root is not None:
+                    at = names.index(root)
+                    rank = kwargs.get(root) if len(args) <= at else args[at]
+                    if rank is not None and rank not in _registry["outside"]:
+                        raise ValueError("Invalid process group specified")
+                world = GroupMember.WORLD
+                warnings.warn(f"Running {name} on global rank {-1 if world is None else world.rank()} which does not "
+                              "belong to the given group.", stacklevel=2)
+                return result
+            return function(*args, **kwargs)
+
+        return collective
+
+    return decorate
+
 
 def unregister(pg):
-    """Forget ``pg`` (destroyed); the world takes every group with it, and resets the group count (as torch)."""
+    """Forget ``pg`` (destroyed), freeing an engine group of its own; the world takes every group with it, and
+    resets the group count (as torch)."""
+    doomed = list(_registry["live"]) if pg._parent is None else [pg]
+    for g in doomed:
+        if g._owns_engine:
+            g.engine.destroy()
     if pg._parent is None:
         _registry["live"].clear()
         _registry["created"] = 0
+        _registry["outside"] = []
     else:
         _registry["live"][:] = [g for g in _registry["live"] if g is not pg]
 

@@ -1,7 +1,8 @@
 """torch.distributed's rooted and personalised collectives: gather/scatter (tensors and objects), object
-send/recv, all_to_all, batched point-to-point (P2POp), monitored_barrier and the deprecated coalesced forms.
+broadcast and all-gather, object send/recv, all_to_all, batched point-to-point (P2POp), monitored_barrier and the
+deprecated coalesced forms.
 
-Every process group here is the world group, so global and group ranks coincide.
+Roots and peers are named by global rank (``dst``, ``src``, ``peer``) or by rank within the group (``group_dst``...).
 """
 
 import datetime
@@ -19,22 +20,24 @@ from vfw.frontends.torch.distributed import (
     isend,
     reduce_scatter_tensor,
 )
-from vfw.frontends.torch.distributed._c10d import ReduceOp, Work, resolve_group
+from vfw.frontends.torch.distributed._c10d import ReduceOp, Work, resolve_group, skip_outside
+from vfw.frontends.torch.distributed._fingerprint import check_agree, check_splits
 
-__all__ = ["P2POp", "all_gather_coalesced", "all_gather_single", "all_reduce_coalesced", "all_to_all",
-           "all_to_all_single", "batch_isend_irecv", "gather", "gather_object", "monitored_barrier",
-           "recv_object_list", "reduce_scatter_single", "scatter", "scatter_object_list", "send_object_list"]
+__all__ = ["P2POp", "all_gather_coalesced", "all_gather_object", "all_gather_single", "all_reduce_coalesced",
+           "all_to_all", "all_to_all_single", "batch_isend_irecv", "broadcast_object_list", "gather", "gather_object",
+           "monitored_barrier", "recv_object_list", "reduce_scatter_single", "scatter", "scatter_object_list",
+           "send_object_list"]
 
 _DEPRECATED = ("`torch.distributed.{}` will be deprecated. If you must use it, please revisit our documentation later "
                "at https://pytorch.org/docs/main/distributed.html#collective-functions")
 
 
 def _root(pg, rank, group_rank, name, argument):
-    """The root rank from ``rank`` or ``group_rank`` (0 when neither is given; both is an error, as torch)."""
+    """The root's group rank from its global ``rank`` or its ``group_rank`` (global rank 0 when neither is given;
+    both is an error, as torch)."""
     if rank is not None and group_rank is not None:
         raise ValueError(f"Can only specify {argument} or group_{argument}")
-    chosen = rank if rank is not None else group_rank if group_rank is not None else 0
-    return pg.check_rank(chosen, name, argument)
+    return pg.peer(0 if rank is None and group_rank is None else rank, group_rank, name, argument)
 
 
 def _check_list(tensors, name, argument):
@@ -58,11 +61,30 @@ def _check_same_dtype(tensor, tensors, name):
                              f"{t.dtype}")
 
 
+def _check_root_list(pg, root, values, argument):
+    """torch's check that a gathered list is given on the destination and only there."""
+    if pg.rank() == root:
+        if not values:
+            raise ValueError(f"Argument ``{argument}`` must be specified on destination rank.")
+    elif values:
+        raise ValueError(f"Argument ``{argument}`` must NOT be specified on non-destination ranks.")
+
+
+def _check_shapes(tensors, tensor, name):
+    """gloo's check of a root's list: every tensor of ``tensor``'s shape."""
+    for k, t in enumerate(tensors):
+        if t.array.shape != tensor.array.shape:
+            raise RuntimeError(f"ProcessGroupGloo::{name}: invalid tensor size at index {k} (expected "
+                               f"({', '.join(map(str, tensor.array.shape))}), got "
+                               f"({', '.join(map(str, t.array.shape))}))")
+
+
 def _check_length(tensors, size, name, argument):
     if len(tensors) != size:
         raise ValueError(f"{name}: {argument} must hold world_size={size} tensors, got {len(tensors)}")
 
 
+@skip_outside("gather", root="dst")
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Every process's ``tensor`` into ``gather_list`` (one tensor per rank) on rank ``dst`` (default 0).
 
@@ -75,12 +97,11 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     _check_same_dtype(tensor, gather_list, "gather")
     pg = resolve_group(group, "gather")
     root = _root(pg, dst, group_dst, "gather", "dst")
+    _check_root_list(pg, root, gather_list, "gather_list")
     if pg.rank() == root:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
         _check_length(gather_list, pg.size(), "gather", "gather_list")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+        _check_shapes(gather_list, tensor, "gather")
+    check_agree(pg, "gather", tensor.array, f"dst={pg.ranks[root]}")
     stacked = pg.engine.gather(tensor.array, root)
     if stacked is not None:
         for out, part in zip(gather_list, stacked):
@@ -88,6 +109,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     return Work(gather_list) if async_op else None
 
 
+@skip_outside("scatter", root="src")
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank ``src``'s ``scatter_list[r]`` into ``tensor`` on rank ``r`` (``scatter_list`` given on ``src`` only)."""
     _check_tensor(tensor, "scatter", "tensor")
@@ -102,31 +124,47 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if not scatter_list:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
         _check_length(scatter_list, pg.size(), "scatter", "scatter_list")
-        for t in scatter_list:
-            if t.array.shape != tensor.array.shape:
-                raise RuntimeError(f"scatter: every tensor of scatter_list must have the output's shape "
-                                   f"{list(tensor.array.shape)}, got {list(t.array.shape)}")
+        _check_shapes(scatter_list, tensor, "scatter")
         stacked = np.stack([t.array for t in scatter_list])
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    check_agree(pg, "scatter", tensor.array, f"src={pg.ranks[root]}")
     received = pg.engine.scatter(stacked, np.empty_like(tensor.array), root)
     _write(tensor, received, versions=0)  # gloo receives into the tensor's memory: no version counted
     return Work([tensor]) if async_op else None
 
 
+@skip_outside("all_gather_object")
+def all_gather_object(object_list, obj, group=None):
+    """Put every process's picklable ``obj`` into the first world_size entries of ``object_list`` (rank order; as
+    torch, a longer list keeps its other entries, a shorter one fails after the exchange)."""
+    pg = resolve_group(group, "all_gather_object")
+    for k, gathered in enumerate(pg.engine.all_gather_object(obj)):
+        object_list[k] = gathered
+
+
+@skip_outside("broadcast_object_list")
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Overwrite ``object_list`` with rank ``src``'s list of picklable objects."""
+    pg = resolve_group(group, "broadcast_object_list")
+    src = 0 if src is None and group_src is None else src  # (torch's default: global rank 0)
+    root = pg.peer(src, group_src, "broadcast_object_list", "src")
+    object_list[:] = pg.engine.broadcast_object(list(object_list), root)
+
+
+@skip_outside("gather_object")
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
-    """Every process's picklable ``obj`` into ``object_gather_list`` (world_size entries) on rank ``dst``."""
+    """Every process's picklable ``obj`` into the first world_size entries of ``object_gather_list`` on rank ``dst``
+    (given there only)."""
     pg = resolve_group(group, "gather_object")
     root = _root(pg, dst, group_dst, "gather_object", "dst")
-    if pg.rank() == root:
-        if object_gather_list is None or len(object_gather_list) != pg.size():
-            raise ValueError(f"gather_object: object_gather_list must be a list of world_size={pg.size()} entries on "
-                             f"the destination rank, got {object_gather_list!r}")
+    _check_root_list(pg, root, object_gather_list, "gather_list")
     gathered = pg.engine.gather_object(obj, root)
-    if gathered is not None:
-        object_gather_list[:] = gathered
+    for k, value in enumerate(gathered or ()):
+        object_gather_list[k] = value
 
 
+@skip_outside("scatter_object_list")
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
                         group_src=None):
     """Rank ``src``'s ``scatter_object_input_list[r]`` into ``scatter_object_output_list[0]`` on rank ``r``."""
@@ -148,9 +186,10 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
 def _peer(pg, rank, group_rank, name, argument):
     if rank is not None and group_rank is not None:
         raise ValueError(f"Can only specify {argument} or group_{argument}")
-    return pg.check_rank(rank if rank is not None else group_rank, name, argument)
+    return pg.peer(rank, group_rank, name, argument)
 
 
+@skip_outside("send_object_list")
 def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None, use_batch=False):
     """Send the picklable objects of ``object_list`` to rank ``dst`` (which calls :func:`recv_object_list`)."""
     pg = resolve_group(group, "send_object_list")
@@ -161,6 +200,7 @@ def send_object_list(object_list, dst=None, group=None, device=None, group_dst=N
     pg.engine.send_object(list(object_list), peer)
 
 
+@skip_outside("recv_object_list", result=-1)
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None, use_batch=False):
     """Overwrite ``object_list`` with the list rank ``src`` (any rank when ``None``) sent; returns the sender's rank.
 
@@ -170,6 +210,7 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     if src is not None or group_src is not None:
         src = _peer(pg, src, group_src, "recv_object_list", "src")
     received, sender = pg.engine.recv_object(src)
+    sender = pg.ranks[sender]  # (a global rank, as torch returns)
     if len(received) != len(object_list):
         raise RuntimeError(f"recv_object_list: rank {sender} sent {len(received)} objects but object_list has "
                            f"{len(object_list)} entries")
@@ -177,6 +218,7 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     return sender
 
 
+@skip_outside("all_to_all")
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
     """``input_tensor_list[r]`` goes to rank ``r``, which gets it as ``output_tensor_list[`` this rank ``]``."""
     _check_list(output_tensor_list, "all_to_all", "output_tensor_list")
@@ -186,6 +228,12 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     _check_length(output_tensor_list, pg.size(), "all_to_all", "output_tensor_list")
     dtype = input_tensor_list[0].array.dtype
     _check_same_dtype(input_tensor_list[0], input_tensor_list + output_tensor_list, "all_to_all")
+    # gloo's all_to_all exchanges blocks of one shape (all_to_all_single takes uneven splits)
+    _check_shapes(output_tensor_list, output_tensor_list[0], "alltoall")
+    _check_shapes(input_tensor_list, input_tensor_list[0], "alltoall")
+    if output_tensor_list[0].array.shape != input_tensor_list[0].array.shape:
+        raise RuntimeError("ProcessGroupGloo::alltoall: input and output tensors must have the same size")
+    check_agree(pg, "all_to_all", input_tensor_list[0].array)
     send = np.concatenate([t.array.reshape(-1) for t in input_tensor_list])
     recv_counts = [t.array.size for t in output_tensor_list]
     received = pg.engine.all_to_all(send, [t.array.size for t in input_tensor_list],
@@ -212,6 +260,7 @@ def _split_counts(tensor, splits, pg, name, argument):
     return [s * row_size for s in splits]
 
 
+@skip_outside("all_to_all_single")
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
     """Split ``input`` along dim 0 (``input_split_sizes`` rows per rank, or equally), send part ``r`` to rank
     ``r``, and concatenate what every rank sent into ``output`` (``output_split_sizes`` rows from each)."""
@@ -221,6 +270,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     pg = resolve_group(group, "all_to_all_single")
     send_counts = _split_counts(input, input_split_sizes, pg, "all_to_all_single", "input")
     recv_counts = _split_counts(output, output_split_sizes, pg, "all_to_all_single", "output")
+    check_splits(pg, "all_to_all_single", input.array.dtype, send_counts, recv_counts)
     received = pg.engine.all_to_all(input.array.reshape(-1), send_counts, np.empty(sum(recv_counts),
                                     output.array.dtype), recv_counts)
     _write(output, received.reshape(output.array.shape), versions=0)  # gloo writes it in place, uncounted
@@ -251,19 +301,20 @@ def batch_isend_irecv(p2p_op_list):
     flight until waited for."""
     if not isinstance(p2p_op_list, list) or not all(isinstance(op, P2POp) for op in p2p_op_list):
         raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type ``torch.distributed.P2POp``.")
-    if not p2p_op_list:
-        raise ValueError("batch_isend_irecv: p2p_op_list is empty")
+    if not p2p_op_list:  # torch fails looking at the first op's group
+        raise IndexError("batch_isend_irecv: p2p_op_list is empty (list index out of range)")
     if not all(op.group is p2p_op_list[0].group for op in p2p_op_list):
         raise ValueError("All ops need to use the same group.")
     pg = resolve_group(p2p_op_list[0].group, "batch_isend_irecv")
     for op in p2p_op_list:
-        pg.check_rank(op.peer, "batch_isend_irecv", "peer")
+        pg.peer(op.peer, None, "batch_isend_irecv", "peer")
         if op.op is irecv:
             _dispatch.check_writeable(op.tensor, "batch_isend_irecv")
     # each is posted at once (MPI Isend/Irecv), so any order of the ops on any rank completes
     return [op.op(op.tensor, op.peer, op.group, op.tag) for op in p2p_op_list]
 
 
+@skip_outside("monitored_barrier")
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     """A barrier that raises RuntimeError (instead of hanging) when some rank does not reach it within ``timeout``
     (a timedelta; default the group's timeout)."""
@@ -315,6 +366,7 @@ def _ranks_missing(pg, calls, wait):
     return missing
 
 
+@skip_outside("all_reduce_coalesced")
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     """Deprecated (torch's FutureWarning): :func:`all_reduce` of each tensor of ``tensors``."""
     warnings.warn(_DEPRECATED.format("all_reduce_coalesced"), FutureWarning, stacklevel=2)
@@ -327,6 +379,7 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     return Work(tensors) if async_op else None
 
 
+@skip_outside("all_gather_coalesced")
 def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
     """Deprecated (torch's FutureWarning): ``output_tensor_lists[r][i]`` gets rank ``r``'s ``input_tensor_list[i]``."""
     warnings.warn(_DEPRECATED.format("all_gather_coalesced"), FutureWarning, stacklevel=2)

@@ -1,14 +1,15 @@
 """torch.distributed's group and environment utilities, debug levels and exception classes.
 
-Every process group here has every rank (``new_group`` accepts only all ranks), so a group rank is the global
-rank; subgroups of fewer ranks raise a ValueError saying so.
+A group's ranks are its members' global ranks in sorted order (group rank ``k`` is the ``k``-th smallest); a
+process outside a group holds torch's ``GroupMember.NON_GROUP_MEMBER`` (-100) for it.
 """
 
 import datetime
 import enum
 import os
 
-from vfw.frontends.torch.distributed._c10d import Backend, pg_count, resolve_group
+from vfw.frontends.torch.distributed import _c10d
+from vfw.frontends.torch.distributed._c10d import Backend, GroupMember, not_member, pg_count, resolve_group
 
 __all__ = ["DebugLevel", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "QueueEmptyError",
            "default_pg_timeout", "get_backend_config", "get_debug_level", "get_default_backend_for_device",
@@ -80,29 +81,44 @@ def set_debug_level_from_env():
 
 def get_process_group_ranks(group):
     """The global ranks of ``group``'s members, in group-rank order."""
+    if not_member(group):  # torch files every group a process was left out of under one key: the latest's ranks
+        return list(_c10d._registry["outside"])
     pg = resolve_group(group, "get_process_group_ranks")
     if not pg.is_registered():  # torch looks the destroyed group up in its map
         raise KeyError(pg)
-    return list(range(pg.size()))
+    return list(pg.ranks)
 
 
-def _registered(group, name):
+def _rank_map(group, name):
+    """``(global ranks in group-rank order, the group's name in torch's messages)``."""
+    if group is None or group is GroupMember.WORLD:
+        return None, None
+    if not_member(group):
+        return _c10d._registry["outside"], group
     pg = resolve_group(group, name)
     if not pg.is_registered():
         raise ValueError(f"Group {pg} is not registered, please create group with torch.distributed.new_group API")
-    return pg
+    return pg.ranks, pg
 
 
 def get_global_rank(group, group_rank):
-    """The global rank of ``group``'s rank ``group_rank`` (the same number: every group is the world)."""
-    _registered(group, "get_global_rank")
-    return group_rank
+    """The global rank of ``group``'s rank ``group_rank``."""
+    ranks, pg = _rank_map(group, "get_global_rank")
+    if ranks is None:  # the world: the same number
+        return group_rank
+    if not 0 <= group_rank < len(ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {pg}")
+    return ranks[group_rank]
 
 
 def get_group_rank(group, global_rank):
-    """``global_rank``'s rank within ``group`` (the same number: every group is the world)."""
-    _registered(group, "get_group_rank")
-    return global_rank
+    """``global_rank``'s rank within ``group``."""
+    ranks, pg = _rank_map(group, "get_group_rank")
+    if ranks is None:
+        return global_rank
+    if global_rank not in ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {pg}")
+    return ranks.index(global_rank)
 
 
 def get_node_local_rank(fallback_rank=None):
@@ -144,6 +160,8 @@ def get_pg_count():
 
 def get_backend_config(group=None):
     """The group's backend per device type, as torch writes it (``"cpu:gloo,cuda:gloo"``)."""
+    if not_member(group):
+        raise ValueError("Invalid process group specified")
     backend = resolve_group(group, "get_backend_config").backend
     return f"cpu:{backend},cuda:{backend}"
 
@@ -158,29 +176,41 @@ def get_default_backend_for_device(device):
 
 
 def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
-    """``(this rank's subgroup, every subgroup)`` of consecutive ranks, ``group_size`` each. Only the whole world is a
-    group here, so ``group_size`` must be the world size (torch's default, one machine's GPUs, needs CUDA)."""
-    pg = resolve_group(group, "new_subgroups")
+    """``(this rank's subgroup, every subgroup)``: ``group``'s ranks cut into consecutive runs of ``group_size``
+    (torch's default size, one machine's GPUs, needs CUDA)."""
     if group_size is None:
         raise ValueError("Default group size only takes effect when CUDA is available.If your subgroup using a "
                          "backend that does not depend on CUDA,please pass in 'group_size' correctly.")
-    size = group_size
-    if size <= 0:
-        raise ValueError(f"The arg 'group_size' ({size}) must be positive")
-    if size > pg.size():
-        raise ValueError(f"The arg 'group_size' ({size}) must not exceed the world size ({pg.size()})")
-    if pg.size() % size:
-        raise ValueError("The world size must be divisible by 'group_size'")
-    return new_subgroups_by_enumeration([list(range(start, start + size)) for start in range(0, pg.size(), size)],
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    from vfw.frontends.torch.distributed import get_world_size
+
+    world_size = get_world_size(group)
+    if world_size < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size ({world_size})")
+    if world_size % group_size:
+        raise ValueError(f"The world size ({world_size}) must be divisible by 'group_size={group_size}'")
+    ranks = get_process_group_ranks(group)
+    return new_subgroups_by_enumeration([ranks[k:k + group_size] for k in range(0, len(ranks), group_size)],
                                         timeout, backend, pg_options, group_desc)
 
 
 def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None,
                                  group_desc=None):
-    """``(this rank's subgroup, every subgroup)`` for the listed rank sets; only all ranks form a group here."""
-    from vfw.frontends.torch.distributed import new_group
+    """``(this rank's subgroup, every subgroup)`` for the listed rank sets (disjoint; this rank's subgroup is
+    ``None`` when no set holds it).  Every process must call it, as ``new_group``."""
+    from vfw.frontends.torch.distributed import get_rank, new_group
 
     if not ranks_per_subgroup_list:
         raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
-    subgroups = [new_group(ranks) for ranks in ranks_per_subgroup_list]
-    return subgroups[0], subgroups
+    subgroups, mine, seen = [], None, {}
+    for ranks in ranks_per_subgroup_list:
+        subgroup = new_group(ranks, timeout, backend, pg_options, group_desc=group_desc)
+        subgroups.append(subgroup)
+        for rank in ranks:  # checked after the group is made, as torch (whose members then have it)
+            if rank in seen:
+                raise ValueError(f"Rank {rank} has appeared in both subgroup {seen[rank]} and {ranks}")
+            seen[rank] = ranks
+            if rank == get_rank():
+                mine = subgroup
+    return mine, subgroups

@@ -69,7 +69,8 @@ class ZeroRedundancyOptimizer(Optimizer, Joinable):
         Joinable.__init__(self)
         self.process_group = resolve_group(process_group, "ZeroRedundancyOptimizer")
         self.world_size = self.process_group.size()
-        self.rank = self.global_rank = self.process_group.rank()
+        self.rank = self.process_group.rank()
+        self.global_rank = self.process_group.ranks[self.rank]  # (differs from rank in a subgroup)
         self._overlap_with_ddp = False
         self._optim_defaults = defaults
         self._optim_constructor = optimizer_class
