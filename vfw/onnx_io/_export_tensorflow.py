@@ -3,7 +3,10 @@
 The function is traced on example tensors made from ``input_signature`` (``tf.TensorSpec``s):
 ``None`` dims become symbolic dims of the ONNX inputs (a ``None`` first dim is the shared
 ``batch`` axis, other ``None`` dims are named ``<input>_dim<axis>``) and are generalized as
-:mod:`vfw.onnx_io._export_dynamic` describes.  A plain function is run as a ``tf.function`` (so
+:mod:`vfw.onnx_io._export_dynamic` describes.  Where the model refuses the example's size of a ``None`` dim after
+the first (a ``"valid"`` convolution wider than it), it is traced at larger ones; where it refuses other sizes of one
+such dim alone (a ``[batch, time, time]`` attention mask next to ``[batch, time]`` tokens), those dims are one
+symbol.  A plain function is run as a ``tf.function`` (so
 ``tf.cond`` / ``tf.while_loop`` become ONNX ``If`` / ``Loop``); a Keras model is called with
 ``training=False`` (its input signature defaults to ``model.inputs``).  Variables become
 initializers named after the variables (Keras weights by their paths), with their values before
@@ -14,6 +17,7 @@ import inspect
 
 import numpy as np
 
+from vfw.onnx_io._export import ExportError
 from vfw.onnx_io._export_trace import export_function
 
 BATCH = "batch"
@@ -21,6 +25,10 @@ BATCH = "batch"
 
 EXAMPLE_SIZE = 2
 """Size of ``None`` dims in the example inputs the model is traced with."""
+
+LARGER_SIZES = (8, 32)
+"""Sizes of the ``None`` dims after the first (a sequence or image axis) tried in turn where the model refuses
+:data:`EXAMPLE_SIZE` (a ``Conv1D`` of kernel 3 with ``"valid"`` padding needs a longer sequence)."""
 
 
 def _tf():
@@ -46,15 +54,16 @@ def _signature_of(target):
     return None
 
 
-def _example(spec, rng):
-    """An example tensor for ``spec`` (``None`` dims take :data:`EXAMPLE_SIZE`).
+def _example(spec, rng, size=EXAMPLE_SIZE):
+    """An example tensor for ``spec`` (a ``None`` first dim takes :data:`EXAMPLE_SIZE`, other ``None`` dims
+    ``size``).
 
     Values any model takes: floats in [0, 1) and integers 0 and 1, valid indices even where they are token ids
     of a tiny vocabulary, or floats an Embedding casts (keras.io feeds float ``keras.Input``\\s to Embedding).
     """
     tf = _tf()
     dtype = np.dtype(tf.as_dtype(spec.dtype).as_numpy_dtype)
-    shape = [EXAMPLE_SIZE if d is None else int(d) for d in list(spec.shape)]
+    shape = [(EXAMPLE_SIZE if a == 0 else size) if d is None else int(d) for a, d in enumerate(list(spec.shape))]
     if dtype.kind == "f" or dtype.name == "bfloat16":
         value = rng.random(shape)
     elif dtype.kind in "iu":
@@ -151,6 +160,21 @@ def _key_names(result, prefix):
     return [prefix] if hasattr(result, "shape") and hasattr(result, "dtype") else []
 
 
+def _shared_symbols(dynamic):
+    """``dynamic`` with its ``None`` dims after the first (all but ``batch``) made one symbol, the first's name; None
+    where there are fewer than two.
+
+    Each symbol is traced at other sizes on its own; a model that needs some of these dims equal (a self-attention
+    mask input ``[batch, time, time]`` next to the ``[batch, time]`` tokens) refuses that, and is exported with
+    them all one size (the inputs declare the shared symbol), rather than not at all.
+    """
+    others = [symbol for axes in dynamic.values() for symbol in axes.values() if symbol != BATCH]
+    if len(others) < 2:
+        return None
+    return {i: {a: (symbol if symbol == BATCH else others[0]) for a, symbol in axes.items()}
+            for i, axes in dynamic.items()}
+
+
 def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input_names=None, output_names=None):
     """Export TensorFlow-style code to an ONNX model.
 
@@ -191,8 +215,6 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
             return target(tensors[0] if len(tensors) == 1 else list(tensors), training=False)
     else:
         call = target if hasattr(target, "python_function") else tf.function(target)
-    rng = np.random.default_rng(0)
-    examples = [_example(spec, rng) for spec in signature]
     names = list(input_names or []) + _input_names(target, signature)[len(input_names or []):]
     dynamic = {}
     for i, spec in enumerate(signature):
@@ -206,10 +228,36 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
         call, output_names = _naming_outputs(call, keras_names, names)
     graph_name = getattr(target, "name", None) or getattr(target, "__name__", None) or "main_graph"
     variables = _reachable_variables(target)
-    # The variables' values before the export are the weights: what the traced runs assign is undone.
-    model = export_function(call, examples, names, output_names, dynamic,
-                            weight_names={k: name for k, (name, _) in variables.items()}, opset=opset,
-                            name=graph_name, state=[storage for _, storage in variables.values()])
+    weight_names = {key: name for key, (name, _) in variables.items()}
+    state = [storage for _, storage in variables.values()]
+
+    def write(examples, axes):  # the variables' values before the export are the weights (the traces' undone)
+        return export_function(call, examples, names, output_names, axes, weight_names=weight_names, opset=opset,
+                               name=graph_name, state=state)
+
+    # Only a None dim after the first (a sequence or image axis) can be too small for the model: the batch stays.
+    first = None
+    sizes = (EXAMPLE_SIZE,) + (LARGER_SIZES if any(None in list(s.shape)[1:] for s in signature) else ())
+    for size in sizes:
+        rng = np.random.default_rng(0)
+        examples = [_example(spec, rng, size) for spec in signature]
+        try:
+            model = write(examples, dynamic)
+            break
+        except ExportError as e:
+            # Only the model's own error at another size of one dim (its cause) says that dims must be equal.
+            shared = _shared_symbols(dynamic)
+            if shared is None or e.__cause__ is None or isinstance(e.__cause__, ExportError):
+                raise
+            try:
+                model = write(examples, shared)
+                break
+            except Exception:  # noqa: BLE001 - not that either: the first error says what the model refused
+                raise e from None
+        except Exception as e:  # noqa: BLE001 - the model refused the example's size: a larger one, else its error
+            first = first or e
+    else:
+        raise first
     if path is not None:
         onnx.save_model(model, path)
     return model

@@ -162,6 +162,7 @@ def _check_generalized(trace, graph, weights, tensors, dynamic, sizes):
             resized = [_resized(t, a, size) if a else t for t, a in zip(resized, axes)]
         try:
             reference, reference_weights = trace(resized)
+            reference = _without_unread_callbacks(reference)
             want = CompiledGraph(reference)(*_feeds(reference, resized, reference_weights))
         except Exception:  # noqa: BLE001 - the model refuses these sizes (a U-Net's multiples): try the next ones
             continue
@@ -173,6 +174,7 @@ def _check_generalized(trace, graph, weights, tensors, dynamic, sizes):
               "do not show it, and that no formula of floor divisions by up to 8 of the sizes reproduces (a "
               "strided convolution's or pooling's output size...); export with these axes static")
     try:
+        graph = _without_unread_callbacks(graph)
         got = CompiledGraph(graph)(*_feeds(graph, resized, weights))
     except Exception as e:  # noqa: BLE001 - reported with the sizes that exposed it
         return (f"ONNX export: the graph generalized for the dynamic axes fails with {where} "
@@ -186,6 +188,20 @@ def _check_generalized(trace, graph, weights, tensors, dynamic, sizes):
                     f"differently from the model with {where} (shape {list(g.shape)}, the model's "
                     f"{list(w.shape)}): the model holds {advice}")
     return None
+
+
+def _without_unread_callbacks(graph):
+    """``graph`` without the PyFunc ops nothing reads (run-time checks such as tf.gather's index check, which the
+    export drops too): their callbacks are gone once the trace is, and running them would fail the check run."""
+    read = {n for op in graph.op for n in op.input} | set(graph.output)
+    dropped = [k for k, op in enumerate(graph.op) if op.type == "PyFunc" and not any(n in read for n in op.output if n)]
+    if not dropped:
+        return graph
+    kept = GraphDef()
+    kept.CopyFrom(graph)
+    for k in reversed(dropped):
+        del kept.op[k]
+    return kept
 
 
 def _symbol_sizes(tensors, dynamic):

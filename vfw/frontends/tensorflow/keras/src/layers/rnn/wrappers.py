@@ -66,6 +66,11 @@ class TimeDistributed(Wrapper):
     def call(self, inputs, training=None, mask=None):
         if mask is not None:
             _check_time_mask(mask.shape, inputs.shape)
+        if not training:
+            # In inference a layer treats the samples of its batch alike, so one call on the steps folded into the
+            # batch gives what a call per step gives, in one op whatever the number of steps (what an ONNX export
+            # of a model with a dynamic time axis needs).
+            return self._call_folded(inputs, mask, training)
         steps = tf.unstack(inputs, axis=1)
         step_masks = tf.unstack(mask, axis=1) if mask is not None else None
         outputs = []
@@ -77,6 +82,16 @@ class TimeDistributed(Wrapper):
                 kwargs["training"] = training
             outputs.append(self.layer.call(step, **kwargs))
         return tf.stack(outputs, axis=1)
+
+    def _call_folded(self, inputs, mask, training):
+        shape = tf.shape(inputs)
+        kwargs = {}
+        if self.layer._call_has_mask_arg and mask is not None:
+            kwargs["mask"] = tf.reshape(mask, tf.concat([[-1], tf.shape(mask)[2:]], 0))
+        if self.layer._call_has_training_arg:
+            kwargs["training"] = training
+        outputs = self.layer.call(tf.reshape(inputs, tf.concat([[-1], shape[2:]], 0)), **kwargs)
+        return tf.reshape(outputs, tf.concat([shape[:2], tf.shape(outputs)[1:]], 0))
 
 
 def _check_time_mask(mask_shape, input_shape):
