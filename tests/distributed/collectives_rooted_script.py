@@ -7,21 +7,11 @@ A check that fails on some ranks only runs on those (the others would wait for t
 import importlib
 import json
 import sys
-import warnings
+
+from script_outcome import outcome  # (the script's folder is on sys.path)
 
 torch = importlib.import_module(sys.argv[1])
 dist = torch.distributed
-
-
-def outcome(fn):
-    """``["ok", repr(result), warnings]`` or ``[exception type, message]``."""
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = fn()
-        return ["ok", repr(result), [str(w.message) for w in caught]]
-    except Exception as e:  # noqa: BLE001 - the exception's type and text are what is compared
-        return [type(e).__name__, str(e)]
 
 
 dist.init_process_group("gloo")
