@@ -429,14 +429,19 @@ def test_repeated_calls_reuse_the_same_pools():
 def test_pooled_runs_allocate_almost_nothing(level):
     compiled, feeds, _ = _compiled_mlp(level)
     compiled(*feeds)
+    peaks = []
     tracemalloc.start()
     try:
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        compiled(*feeds)
-        peak = tracemalloc.get_traced_memory()[1] - base
+        # tracemalloc counts every thread's allocations: the least of three runs leaves out another thread's
+        # (a worker of an earlier test in this process allocating mid-run made one run read 6954 bytes)
+        for _ in range(3):
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            compiled(*feeds)
+            peaks.append(tracemalloc.get_traced_memory()[1] - base)
     finally:
         tracemalloc.stop()
+    peak = min(peaks)
     activation = 8 * 64 * 4
     if level == 0:
         assert peak >= 39 * activation  # every intermediate held until the run ends
