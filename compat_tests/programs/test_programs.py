@@ -20,35 +20,21 @@ import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-PROGRAMS = {"torch": sorted((HERE / "torch_programs").glob("*.py")) + sorted((HERE / "torch_more").glob("*.py"))
-            + sorted((HERE / "torch_more2").glob("*.py")) + sorted((HERE / "torch_more3").glob("*.py"))
-            + sorted((HERE / "torch_more4").glob("*.py")) + sorted((HERE / "torch_more5").glob("*.py"))
-            + sorted((HERE / "torch_onnx").glob("*.py")) + sorted((HERE / "torch_tutorials").glob("*.py"))
-            + sorted((HERE / "torch_notes").glob("*.py")) + sorted((HERE / "torch_more6").glob("*.py"))
-            + sorted((HERE / "torch_more7").glob("*.py"))
-            + sorted((HERE / "torch_more8").glob("*.py"))
-            + sorted((HERE / "torch_more9").glob("*.py"))
-            + sorted((HERE / "torch_more10").glob("*.py"))
-            + sorted((HERE / "torch_more11").glob("*.py"))
-            + sorted((HERE / "torch_more12").glob("*.py"))
-            + sorted((HERE / "torch_more13").glob("*.py"))
-            + sorted((HERE / "torch_more14").glob("*.py"))
-            + sorted((HERE / "torch_more15").glob("*.py")),
-            "tensorflow": sorted((HERE / "tf_programs").glob("*.py")) + sorted((HERE / "tf_more").glob("*.py"))
-            + sorted((HERE / "tf_graph").glob("*.py")) + sorted((HERE / "tf_more2").glob("*.py"))
-            + sorted((HERE / "tf_more3").glob("*.py")) + sorted((HERE / "keras_ops").glob("*.py"))
-            + sorted((HERE / "tf_more4").glob("*.py"))
-            + sorted((HERE / "tf_more5").glob("*.py"))
-            + sorted((HERE / "tf_more6").glob("*.py"))
-            + sorted((HERE / "tf_more7").glob("*.py"))
-            + sorted((HERE / "tf_more8").glob("*.py"))
-            + sorted((HERE / "tf_more9").glob("*.py"))
-            + sorted((HERE / "tf_more10").glob("*.py"))
-            + sorted((HERE / "tf_more11").glob("*.py"))
-            + sorted((HERE / "tf_more12").glob("*.py"))
-            + sorted((HERE / "tf_guides").glob("*.py"))
-            + sorted((HERE / "keras_guides").glob("*.py"))
-            + sorted((HERE / "keras_examples").glob("*.py"))}
+# the folders of each framework's programs, in the order the driver deals them out (see PARTS)
+PROGRAM_FOLDERS = {
+    "torch": (
+        "torch_programs", "torch_more", "torch_more2", "torch_more3", "torch_more4", "torch_more5", "torch_onnx",
+        "torch_tutorials", "torch_notes", "torch_more6", "torch_more7", "torch_more8", "torch_more9", "torch_more10",
+        "torch_more11", "torch_more12", "torch_more13", "torch_more14", "torch_more15", "torch_more16",
+    ),
+    "tensorflow": (
+        "tf_programs", "tf_more", "tf_graph", "tf_more2", "tf_more3", "keras_ops", "tf_more4", "tf_more5",
+        "tf_more6", "tf_more7", "tf_more8", "tf_more9", "tf_more10", "tf_more11", "tf_more12", "tf_more13",
+        "tf_guides", "keras_guides", "keras_examples",
+    ),
+}
+PROGRAMS = {framework: [path for folder in folders for path in sorted((HERE / folder).glob("*.py"))]
+            for framework, folders in PROGRAM_FOLDERS.items()}
 # float32 arithmetic in a different order (BLAS, fused kernels), amplified by a few dozen optimizer steps.
 RTOL, ATOL = 1e-4, 1e-6
 
