@@ -24,6 +24,12 @@ LIGHT_MODELS = ("resnet50", "densenet121", "inception_v1", "inception_v2", "sque
 LARGE_MODELS = ("vgg19", "bvlc_alexnet", "zfnet512")
 
 
+_SETTLE = 0.2
+"""Seconds between vfw's and onnxruntime's rounds: with several threads vfw's OpenBLAS workers spin after each call
+and slowed onnxruntime's next round (the exported CNN at default threads: 3.9 ms right after vfw, 2.6-2.8 ms
+after a pause; see ``interleaved_medians``)."""
+
+
 def _one_thread():
     return os.environ.get("OMP_NUM_THREADS") == "1" or os.environ.get("OPENBLAS_NUM_THREADS") == "1"
 
@@ -112,7 +118,8 @@ def run_benchmark(rounds=15, quick=False):
             feeds = {model.input_names[0]: x}
             candidates["ort"] = lambda s=session, f=feeds: s.run(None, f)
             diff = float(np.max(np.abs(model(x) - candidates["ort"]()[0])))
-        times = interleaved_medians(candidates, rounds=rounds, target=0.01 if quick else 0.05)
+        times = interleaved_medians(candidates, rounds=rounds, target=0.01 if quick else 0.05,
+                                    settle=0.0 if quick else _SETTLE)
         vfw_ms, ort_ms = times["vfw"] * 1e3, times.get("ort", float("nan")) * 1e3
         rows.append([name, round(vfw_ms, 2), round(ort_ms, 2), round(vfw_ms / ort_ms, 2), f"{diff:.1e}"])
     return ["model", "vfw ms", "ort ms", "vfw/ort", "max abs diff"], rows

@@ -27,7 +27,7 @@ def calibrate(fn, target=0.01):
         calls *= 4
 
 
-def interleaved_medians(candidates, rounds=15, target=0.01):
+def interleaved_medians(candidates, rounds=15, target=0.01, settle=0.0):
     """Median seconds per call of each candidate, timed in interleaved rounds.
 
     Parameters
@@ -36,6 +36,10 @@ def interleaved_medians(candidates, rounds=15, target=0.01):
     rounds : int
     target : float
         Seconds each candidate runs per round.
+    settle : float
+        Seconds to sleep before each candidate's round, then one untimed call: the previous candidate's pool
+        threads stop spinning first (OpenBLAS' workers spin about 0.1 s after a call and take the second core
+        from the next candidate's threads), so each is timed as if it ran alone.
 
     Returns
     -------
@@ -45,6 +49,9 @@ def interleaved_medians(candidates, rounds=15, target=0.01):
     samples = {name: [] for name in candidates}
     for _ in range(rounds):
         for name, fn in candidates.items():
+            if settle:
+                time.sleep(settle)
+                fn()
             samples[name].append(per_call_seconds(fn, calls[name]))
     return {name: statistics.median(s) for name, s in samples.items()}
 
