@@ -14,7 +14,8 @@ How it maps onto the engine, and where it differs from TensorFlow 2.21:
   ``None`` dims) admits every matching call in one trace.  Since vfw's graphs are compiled for
   concrete shapes, a call whose shapes are new to the engine (a new batch size under a
   ``None`` dim) is traced again by the engine: results are the same, the tracing count is TF's,
-  but the Python function runs once more (its side effects repeat).
+  but the Python function runs once more: its ``print`` calls are silenced then (``_silenced_prints``),
+  its other side effects repeat.
 - **Variables** may be created on the first trace only: a variable created by a later trace
   raises TF's ValueError (through ``tf.variable_creator_scope``).  As TF, a function that
   created variables is traced a second time (which raises the error at once for a function
@@ -87,6 +88,7 @@ from vfw.frontends.tensorflow._function_arguments import element_spec_key, itera
 from vfw.frontends.tensorflow._function_arguments import parameter as _parameter
 from vfw.frontends.tensorflow._function_arguments import unwrapped as _unwrapped
 from vfw.frontends.tensorflow._function_introspection import FunctionIntrospection
+from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec, shape_within, spec_of
 
@@ -271,6 +273,8 @@ class Function(FunctionIntrospection):
         self._trace_templates = []  # (args, kwargs) of each counted trace, TensorSpecs for tensors
         self._engine_traced = False
         self._verify = False
+        self._python_ran = set()  # the counted traces (see _note_signature) the Python function has run for
+        self._call_trace = None  # the counted trace of the call being run
         self._engine = _engine_function(self._trace_body)
         self._instances = weakref.WeakKeyDictionary()
         self._concrete = {}
@@ -349,17 +353,20 @@ class Function(FunctionIntrospection):
                 if key in self._fast and not _tracing and not _tape_state.ACTIVE:
                     return self._run(args, {})  # the common call: tensors of a traced signature
         args, kwargs = self._canonical(args, kwargs)
-        self._note_signature(args, kwargs)
+        trace = self._note_signature(args, kwargs)
         if (_tracing and current_trace() is not None) or _tape_state.recording():
             # Inside another trace: inlined into its graph; under a recording tape: eagerly, so the tape sees the ops.
             return self._traced_run(args, kwargs, inline=True)
-        return self._run(args, kwargs)
+        return self._run(args, kwargs, trace)
 
-    def _run(self, args, kwargs):
+    def _run(self, args, kwargs, trace=None):
+        self._call_trace = trace
         try:
             result = self._engine(*args, **kwargs)
         except VfwError as e:  # a kernel failing inside the graph: TF's error for a failing function call
             raise _dispatch.translate(e, f"__inference_{self._name}") from None
+        finally:
+            self._call_trace = None
         if self._verify:
             # TF traces a function that created variables again, refusing variables that trace creates (a
             # function making them on every call); vfw runs it once more, its effects undone.
@@ -432,7 +439,8 @@ class Function(FunctionIntrospection):
         return f"({', '.join(parts)})"
 
     def _note_signature(self, args, kwargs):
-        """Count a TF trace if no earlier one covers this call (generalizing shapes with reduce_retracing)."""
+        """Count a TF trace if no earlier one covers this call (generalizing shapes with reduce_retracing); returns
+        the counted trace covering the call, as ``(key, shapes)``."""
         shapes = []
         if self._input_signature is not None:
             key = _trace_key(self._input_signature, shapes)
@@ -440,23 +448,25 @@ class Function(FunctionIntrospection):
             if not self._traced:
                 self._traced[key] = [shapes]
                 self._count += 1
-            return
+            return key, shapes
         key = _trace_key((args, kwargs), shapes)
         shapes = tuple(shapes)
-        if (key, shapes) in self._seen:
-            return
         traced = self._traced.setdefault(key, [])
-        if not any(all(_covers(g, s) for g, s in zip(general, shapes)) for general in traced):
-            new = shapes
+        covering = next((general for general in traced if all(_covers(g, s) for g, s in zip(general, shapes))), None)
+        if (key, shapes) in self._seen:
+            return key, covering
+        if covering is None:
+            covering = shapes
             if self._reduce_retracing:
                 for general in traced:
-                    new = tuple([_common(a, b) for a, b in zip(new, general)])
-            traced.append(new)
+                    covering = tuple([_common(a, b) for a, b in zip(covering, general)])
+            traced.append(covering)
             self._count += 1
             self._trace_templates.append(nest.map_structure(as_spec, (args, kwargs)))
         if not kwargs and all(isinstance(a, Tensor) for a in args):
             self._fast.add(tuple([(a.array.shape, a.array.dtype) for a in args]))
         self._seen.add((key, shapes))
+        return key, covering
 
     def _trace_body(self, *args, **kwargs):
         """What the engine traces: the Python function, with its results' Python values as tensors (as TF).
@@ -464,10 +474,17 @@ class Function(FunctionIntrospection):
         first call returns them)."""
         retyped = _tensor.as_symbolic(nest.flatten((args, kwargs)))
         self._declare_arguments(args, kwargs)
+        trace = self._call_trace
+        # the engine traces again for shapes (or variables) a counted trace already covers, where TF runs the graph:
+        # the Python function's prints are TF's only on the first run for each counted trace
+        quiet = trace is not None and trace in self._python_ran
         try:
-            result = self._traced_run(args, kwargs, inline=False)
+            with silenced_prints() if quiet else contextlib.nullcontext():
+                result = self._traced_run(args, kwargs, inline=False)
         finally:
             _tensor.as_eager(retyped)
+        if trace is not None:
+            self._python_ran.add(trace)
         _tensor.as_eager([t for t in nest.flatten(result) if t.__class__ is _tensor.SymbolicTensor])
         return result
 

@@ -19,6 +19,7 @@ import textwrap
 
 import vfw.frontends.tensorflow as tf
 from vfw.frontends.tensorflow import nest
+from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow.keras.src.engine import naming
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor, Node, any_symbolic_tensors
 from vfw.frontends.tensorflow.keras.src.engine.variables import StatelessScope, SymbolicScope
@@ -251,15 +252,16 @@ def infer_output_spec(fn, *args, **kwargs):
     ``fn`` runs once when no KerasTensor has a None dim, else twice with different sizes for the
     None dims; an output dim that differs between the runs is None.  The runs change no variable
     and add no loss (StatelessScope, SymbolicScope), and the second leaves the name counters as the
-    first left them: layers ``fn`` makes (``keras.layers.add`` inside a ``call``) take names once, as
-    in Keras' single symbolic run.  Non-tensor outputs are returned as they are.
+    first left them and prints nothing: layers ``fn`` makes (``keras.layers.add`` inside a ``call``)
+    take names once and ``print`` calls show once, as in Keras' single symbolic run.  Non-tensor
+    outputs are returned as they are.
     """
     flat = nest.flatten((args, kwargs))
     symbolic = [x for x in flat if isinstance(x, KerasTensor)]
     has_none = any(d is None for x in symbolic for d in x.shape)
     runs = [_probe(fn, flat, (args, kwargs), _PROBE_SIZES[0])]
     if has_none:
-        with naming.preserved_counters():
+        with naming.preserved_counters(), silenced_prints():  # Keras runs call() once: prints show once
             runs += [_probe(fn, flat, (args, kwargs), size) for size in _PROBE_SIZES[1:]]
     first = nest.flatten(runs[0])
     others = [nest.flatten(r) for r in runs[1:]]

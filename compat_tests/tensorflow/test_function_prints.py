@@ -1,0 +1,75 @@
+"""Python ``print`` inside traced code shows as often as in TF 2.21: once per counted trace of a tf.function
+(vfw traces again for new shapes under an input signature's None dims, or a reduce_retracing shape, but prints
+nothing then), once when a Keras layer's ``call`` is run for a functional model's None dims."""
+
+import contextlib
+import io
+
+import numpy as np
+
+from compat_tests.tensorflow.harness import check
+
+
+def _printed(body):
+    """A case returning ``body(tf)``'s result and what it printed."""
+    def case(tf):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            result = body(tf)
+        return result, out.getvalue()
+    return case
+
+
+def test_input_signature_with_a_none_dim_prints_once_as_the_tf_function_guide():
+    def body(tf):
+        @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
+        def next_collatz(x):
+            print("Tracing with", x)
+            return tf.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+        results = [next_collatz(tf.constant(np.arange(1, n + 1, dtype=np.int32))) for n in (2, 4, 5, 4, 7)]
+        return results, next_collatz.experimental_get_tracing_count()
+
+    check(_printed(body))
+
+
+def test_reduce_retracing_prints_for_each_counted_trace_only():
+    def body(tf):
+        @tf.function(reduce_retracing=True)
+        def scaled(x, factor):
+            print("tracing", x.shape, factor)
+            return x * factor
+
+        results = [scaled(tf.ones([n, 2]), factor) for n, factor in ((1, 2), (3, 2), (4, 2), (5, 3), (6, 3), (2, 2))]
+        return results, scaled.experimental_get_tracing_count()
+
+    check(_printed(body))
+
+
+def test_variables_of_one_shape_share_a_trace_and_its_prints():
+    def body(tf):
+        @tf.function
+        def bump(v, x):
+            print("tracing bump")
+            v.assign_add(x)
+            return v.read_value()
+
+        a, b = tf.Variable([1.0, 2.0]), tf.Variable([5.0, 6.0])
+        results = [bump(a, tf.constant([1.0, 1.0])), bump(b, tf.constant([2.0, 2.0])), bump(a, tf.constant([3.0, 3.0]))]
+        return results, bump.experimental_get_tracing_count()
+
+    check(_printed(body))
+
+
+def test_a_layer_call_prints_once_while_a_functional_model_is_built():
+    def body(tf):
+        class Doubling(tf.keras.layers.Layer):
+            def call(self, x):
+                print("call")
+                return x * 2.0
+
+        inputs = tf.keras.Input((None, 4))
+        model = tf.keras.Model(inputs, Doubling()(inputs))
+        return model.output_shape
+
+    check(_printed(body))
