@@ -1,6 +1,7 @@
-"""Python ``print`` inside traced code shows as often as in TF 2.21: once per counted trace of a tf.function
-(vfw traces again for new shapes under an input signature's None dims, or a reduce_retracing shape, but prints
-nothing then), once when a Keras layer's ``call`` is run for a functional model's None dims."""
+"""Python ``print`` inside traced code shows as often and as much as in TF 2.21: once per counted trace of a
+tf.function (vfw traces again for new shapes under an input signature's None dims, or a reduce_retracing shape, but
+prints nothing then), once when a Keras layer's ``call`` is run for a functional model's None dims, with the static
+shapes (None dims) Keras' symbolic tensors show."""
 
 import contextlib
 import io
@@ -61,15 +62,20 @@ def test_variables_of_one_shape_share_a_trace_and_its_prints():
     check(_printed(body))
 
 
-def test_a_layer_call_prints_once_while_a_functional_model_is_built():
+def test_a_layer_call_prints_once_and_sees_none_dims_while_a_functional_model_is_built():
     def body(tf):
-        class Doubling(tf.keras.layers.Layer):
+        class Pooling(tf.keras.layers.Layer):
             def call(self, x):
-                print("call")
-                return x * 2.0
+                y = tf.reduce_mean(x * 2.0, axis=-1, keepdims=True)
+                print("call", x.shape, y.shape, tf.shape(x).shape, x.dtype)
+                return tf.reduce_max(y, axis=list(range(1, len(x.shape))))
 
-        inputs = tf.keras.Input((None, 4))
-        model = tf.keras.Model(inputs, Doubling()(inputs))
-        return model.output_shape
+        tf.keras.utils.set_random_seed(0)
+        sequences = tf.keras.Input((None, 4))
+        images = tf.keras.Input((12, 12, 1), batch_size=None)
+        features = Pooling()(tf.keras.layers.Conv2D(2, 3)(images))
+        model = tf.keras.Model([sequences, images], [Pooling()(sequences), features])
+        results = model([tf.ones([2, 3, 4]), tf.ones([2, 12, 12, 1])])
+        return model.output_shape, results
 
     check(_printed(body))

@@ -63,15 +63,25 @@ def get_uid(prefix=""):
     return _uids[prefix]
 
 
+def counters():
+    """A copy of the session's name counters, for :func:`restore_counters`."""
+    return dict(_uids)
+
+
+def restore_counters(saved):
+    """Put back the name counters :func:`counters` copied (the names taken since are free again)."""
+    _uids.clear()
+    _uids.update(saved)
+
+
 @contextlib.contextmanager
 def preserved_counters():
     """Run a block whose new objects leave the session's name counters as they were (``dense`` stays next)."""
-    saved = dict(_uids)
+    saved = counters()
     try:
         yield
     finally:
-        _uids.clear()
-        _uids.update(saved)
+        restore_counters(saved)
 
 
 _session_resets = []

@@ -8,8 +8,9 @@ Layers are operations; so are the symbolic forms of tensor operators on KerasTen
   tensors runs ``call``;
 - ``compute_output_spec(*args, **kwargs)`` defaults to ``infer_output_spec(self.call, ...)``:
   ``call`` runs on zero tensors standing for the KerasTensors (twice, with two sizes for their
-  None dims, so dims that follow them come out None), inside a StatelessScope and SymbolicScope
-  (no state changes).  Override it (or, for layers, ``compute_output_shape``) to skip the run.
+  None dims, so dims that follow them come out None; in the first run, traced, they show ``call``
+  the KerasTensors' None dims as Keras' symbolic tensors do), inside a StatelessScope and
+  SymbolicScope (no state changes).  Override it (or, for layers, ``compute_output_shape``) to skip the run.
 - ``__new__`` records the constructor arguments: ``get_config()`` returns them when a subclass
   does not override it and they are all plain values (Keras' automatic configs).
 """
@@ -18,7 +19,8 @@ import inspect
 import textwrap
 
 import vfw.frontends.tensorflow as tf
-from vfw.frontends.tensorflow import nest
+from vfw.core.graph.subgraph import SubgraphTrace
+from vfw.frontends.tensorflow import _tensor, _traced_shapes, nest
 from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow.keras.src.engine import naming
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor, Node, any_symbolic_tensors
@@ -259,7 +261,7 @@ def infer_output_spec(fn, *args, **kwargs):
     flat = nest.flatten((args, kwargs))
     symbolic = [x for x in flat if isinstance(x, KerasTensor)]
     has_none = any(d is None for x in symbolic for d in x.shape)
-    runs = [_probe(fn, flat, (args, kwargs), _PROBE_SIZES[0])]
+    runs = [_shown_probe(fn, flat, (args, kwargs)) if has_none else _probe(fn, flat, (args, kwargs), _PROBE_SIZES[0])]
     if has_none:
         with naming.preserved_counters(), silenced_prints():  # Keras runs call() once: prints show once
             runs += [_probe(fn, flat, (args, kwargs), size) for size in _PROBE_SIZES[1:]]
@@ -277,12 +279,42 @@ def infer_output_spec(fn, *args, **kwargs):
     return nest.pack_sequence_as(runs[0], specs)
 
 
-def _probe(fn, flat, structure, size):
-    """``fn``'s outputs (tf tensors) on zeros standing for the KerasTensors, their None dims ``size``."""
+def _shown_probe(fn, flat, structure):
+    """The first :func:`_probe`, whose zeros show ``fn`` the KerasTensors' shapes (None dims), as Keras' symbolic
+    tensors do (``print(x.shape)`` in a layer's ``call``).  Where ``fn`` cannot run on such tensors (code reading
+    a None dim as a number: some of vfw's own ops still do, where Keras computes the size in the graph) it runs on
+    the plain zeros, as before (its prints silenced: the failed run made them)."""
+    saved = naming.counters()
+    try:
+        return _probe(fn, flat, structure, _PROBE_SIZES[0], shown=True)
+    except Exception:
+        naming.restore_counters(saved)
+        with silenced_prints():
+            return _probe(fn, flat, structure, _PROBE_SIZES[0])
+
+
+def _probe(fn, flat, structure, size, shown=False):
+    """``fn``'s outputs (tf tensors) on zeros standing for the KerasTensors, their None dims ``size``; ``shown``:
+    traced, the zeros showing the KerasTensors' static shapes (see :func:`_shown_probe`)."""
     concrete = [zeros_like_spec(x, size) if isinstance(x, KerasTensor) else x for x in flat]
     args, kwargs = nest.pack_sequence_as(structure, concrete)
     with StatelessScope(), SymbolicScope():
-        return fn(*args, **kwargs)
+        if not shown:
+            return fn(*args, **kwargs)
+        declared = [(c, x.shape) for c, x in zip(concrete, flat) if isinstance(x, KerasTensor)]
+        declared += [(c._keras_mask, x._keras_mask.shape) for c, x in zip(concrete, flat)
+                     if isinstance(x, KerasTensor) and isinstance(getattr(x, "_keras_mask", None), KerasTensor)]
+        with SubgraphTrace("keras_symbolic_call", None) as trace:
+            retyped = _tensor.as_symbolic([t for t, _ in declared])
+            try:
+                for t, dims in declared:
+                    trace.add_input(t)
+                    _traced_shapes.declare_shape(t, tuple(dims))
+                result = fn(*args, **kwargs)
+            finally:
+                _tensor.as_eager(retyped)
+        _tensor.as_eager([t for t in nest.flatten(result) if t.__class__ is _tensor.SymbolicTensor])
+        return result
 
 
 def zeros_like_spec(x, size):
