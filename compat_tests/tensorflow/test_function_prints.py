@@ -79,3 +79,35 @@ def test_a_layer_call_prints_once_and_sees_none_dims_while_a_functional_model_is
         return model.output_shape, results
 
     check(_printed(body))
+
+
+def test_get_concrete_function_traces_at_once_as_the_tf_function_guide():
+    def body(tf):
+        @tf.function
+        def double(a):
+            print("Tracing with", a)
+            return a + a
+
+        results = [double(tf.constant(1)), double(tf.constant("a"))]
+        print("Obtaining concrete trace")
+        strings = double.get_concrete_function(tf.constant("a"))  # traced by the call above: no print
+        unknown = double.get_concrete_function(tf.TensorSpec(shape=None, dtype=tf.string))
+        print("Executing traced function")
+        results += [strings(tf.constant("b")), unknown(tf.constant(["c", "d"])), unknown(tf.constant("e"))]
+        print(unknown)
+        print(repr(strings).split(" at 0x")[0])
+
+        @tf.function
+        def power(a, b):
+            print("tracing power", a, b)
+            return a ** b
+
+        square = power.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+        results.append(square(tf.constant(10.0)))
+        try:
+            square(tf.constant(10.0), b=3)
+        except TypeError as e:
+            print(e)
+        return results, double.experimental_get_tracing_count(), square.output_shapes, square.output_dtypes
+
+    check(_printed(body))

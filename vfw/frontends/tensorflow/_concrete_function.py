@@ -7,8 +7,9 @@ import numpy as np
 
 from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes, errors, nest
+from vfw.frontends.tensorflow import _dispatch, _dtypes, _tensor, _traced_shapes, errors, nest
 from vfw.frontends.tensorflow._function_introspection import ConcreteIntrospection
+from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec, spec_of
 
@@ -70,16 +71,44 @@ class ConcreteFunction(ConcreteIntrospection):
 
     @property
     def structured_outputs(self):
-        """The output structure, with a TensorSpec per tensor (dims that depend on unknown input dims: None)."""
+        """The output structure, with a TensorSpec per tensor (TF's static shapes: dims that depend on unknown input
+        dims are None)."""
         if self._outputs is None:
-            try:
-                runs = [self._example_run(size) for size in (2, 3)]
-            except errors.InvalidArgumentError:
-                # an unknown dim that must broadcast against a fixed one (x[None] * v[2]): sizes 1 and 2 fit it
-                runs = [self._example_run(size) for size in (1, 2)]
-            first, second = (nest.flatten(run) for run in runs)
-            self._outputs = nest.pack_sequence_as(runs[0], [_merged_spec(a, b) for a, b in zip(first, second)])
+            with silenced_prints():  # TF's trace printed when the concrete function was made
+                try:
+                    self._outputs = self.trace_outputs()
+                except Exception:  # noqa: BLE001  (code reading an unknown dim as a number: from concrete sizes)
+                    self._outputs = self._outputs_of_example_runs()
         return self._outputs
+
+    def trace_outputs(self):
+        """Run the function once as TF traces it: on example tensors showing it the signature's static shapes
+        (None dims, named after their parameters); returns the output structure with the static shape of each tensor
+        (writes undone)."""
+        args, kwargs = nest.map_structure(example, self._template)
+        tensors = [t for t in nest.flatten((args, kwargs)) if isinstance(t, Tensor)]
+        specs = [s for s in nest.flatten(self._template) if isinstance(s, TensorSpec)]
+        with SubgraphTrace(f"{self.name}_outputs", None) as trace:
+            retyped = _tensor.as_symbolic(tensors)
+            try:
+                for t, spec in zip(tensors, specs):
+                    trace.add_input(t)
+                    _traced_shapes.declare_shape(t, None if spec.shape.rank is None else tuple(spec.shape.as_list()))
+                self._function._name_arguments(args, kwargs)
+                result = self._function._traced_function()(*args, **kwargs)
+                return nest.pack_sequence_as(result, [_static_spec(x) for x in nest.flatten(result)])
+            finally:
+                _tensor.as_eager(retyped)
+
+    def _outputs_of_example_runs(self):
+        """The output structure from runs at two sizes of the unknown dims (dims that differ: None)."""
+        try:
+            runs = [self._example_run(size) for size in (2, 3)]
+        except errors.InvalidArgumentError:
+            # an unknown dim that must broadcast against a fixed one (x[None] * v[2]): sizes 1 and 2 fit it
+            runs = [self._example_run(size) for size in (1, 2)]
+        first, second = (nest.flatten(run) for run in runs)
+        return nest.pack_sequence_as(runs[0], [_merged_spec(a, b) for a, b in zip(first, second)])
 
     @property
     def outputs(self):
@@ -124,18 +153,39 @@ class ConcreteFunction(ConcreteIntrospection):
         else:
             full = list(args) + list(template_args[len(args):])
         for i, (value, spec) in enumerate(zip(full, template_args)):
-            full[i] = _match(value, spec, self.name, args, kwargs)
+            full[i] = _match(value, spec, self, args, kwargs)
         return self._function(*full, **template_kwargs)
 
+    def _flat_binding_error(self, args, kwargs):
+        """Why ``args``/``kwargs`` do not fit the flat signature (the tensor inputs, by name) either, as TF's
+        message continues (None where they would)."""
+        names = []
+        params = [] if self._function._signature is None else list(self._function._signature.parameters)
+        for i, value in enumerate(self._template[0]):
+            specs = [x for x in nest.flatten(value) if isinstance(x, TensorSpec)]
+            base = params[i] if i < len(params) else f"arg{i}"
+            names += [spec.name or (base if k == 0 else f"{base}_{k}") for k, spec in enumerate(specs)]
+        head = f"{self.name}({', '.join(names)})"
+        if len(args) > len(names):
+            return f"{head} takes {len(names)} positional arguments, got {len(args)}."
+        unexpected = sorted(set(kwargs) - set(names))
+        if unexpected:
+            return f"{head} got unexpected keyword arguments: {', '.join(unexpected)}."
+        return None
+
     def __repr__(self):
-        return f"<ConcreteFunction {self.name} at 0x{id(self):X}>"
+        return f"<ConcreteFunction {self.pretty_printed_signature(verbose=False)} at 0x{id(self):X}>"
+
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
 
 
-def _match(value, spec, name, args, kwargs):
-    """``value`` checked against the traced ``spec`` (a TensorSpec structure or a Python value)."""
+def _match(value, spec, concrete, args, kwargs):
+    """``value`` checked against the traced ``spec`` (a TensorSpec structure or a Python value) of ``concrete``."""
+    name = concrete.name
     if nest.is_nested(spec):
         items = nest.flatten(value) if nest.is_nested(value) else [value]
-        matched = [_match(v, s, name, args, kwargs) for v, s in zip(items, nest.flatten(spec))]
+        matched = [_match(v, s, concrete, args, kwargs) for v, s in zip(items, nest.flatten(spec))]
         return nest.pack_sequence_as(spec, matched)
     if isinstance(spec, TensorSpec):
         tensor = _dispatch.convert_to_tensor(value, dtype_hint=spec.dtype)
@@ -146,9 +196,18 @@ def _match(value, spec, name, args, kwargs):
                                      f"{_dispatch.kernel_type_name(dtype)} tensor", f"__inference_{name}")
         return tensor
     if value is not spec and value != spec:
+        flat = concrete._flat_binding_error(args, kwargs)
         raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {value!r} to Literal[{spec!r}]`. "
-                        f"{describe_args(args, kwargs)}.")
+                        f"{describe_args(args, kwargs)} for signature: "
+                        f"{concrete.pretty_printed_signature(verbose=False)}."
+                        + ("" if flat is None else f"\nFallback to flat signature also failed due to: {flat}"))
     return value
+
+
+def _static_spec(x):
+    """A traced result's TensorSpec with its static shape (None kept; other values as tensors, as TF returns them)."""
+    t = result_as_tensor(x)
+    return None if t is None else TensorSpec(_traced_shapes.shown_shape(t), _dtypes.of_array(t.array))
 
 
 def _merged_spec(a, b):

@@ -46,8 +46,9 @@ How it maps onto the engine, and where it differs from TensorFlow 2.21:
   graph reading at every call (``data._graph_reads``, ``_autograph_datasets``); an iterator argument
   enters the engine by spec and position, so one graph reads each call's iterator
   (``_function_arguments``), while the engine traces each dataset argument again.
-- ``get_concrete_function`` records the signature without running the function (TF traces
-  it then); ``structured_outputs`` runs it once on example values (writes undone).
+- ``get_concrete_function`` runs the function once as TF traces it (example tensors showing the
+  signature's static shapes, writes undone): its prints and output specs are TF's; the engine's
+  trace at the first call prints nothing.
 - ``jit_compile`` and the ``experimental_*`` options are accepted and ignored.
 """
 
@@ -557,8 +558,14 @@ class Function(FunctionIntrospection):
         key = (_trace_key(template, shapes), tuple(shapes))
         concrete = self._concrete.get(key)
         if concrete is None:
-            self._note_signature(*template)
+            trace = self._note_signature(*template)
             concrete = self._concrete[key] = ConcreteFunction(self, template)
+            if trace not in self._python_ran:  # TF traces now: the Python function runs (and prints) once, here
+                try:
+                    concrete._outputs = concrete.trace_outputs()
+                    self._python_ran.add(trace)
+                except Exception:  # noqa: BLE001  (run when the outputs are asked for or at the first call)
+                    pass
         return concrete
 
 

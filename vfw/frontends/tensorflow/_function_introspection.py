@@ -18,6 +18,7 @@ import inspect
 
 from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow._custom_gradient import _VariableWatcher
+from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec
 
 _RESOURCE_SPEC = "TensorSpec(shape=(), dtype=tf.resource, name=None)"
@@ -196,7 +197,7 @@ class ConcreteIntrospection:
     def _read_variables(self):
         """The variables an example run reads, in first-read order (the run changes nothing)."""
         if getattr(self, "_variables_read", None) is None:
-            with _VariableWatcher() as watcher:
+            with _VariableWatcher() as watcher, silenced_prints():  # (TF reads its trace: no Python runs)
                 self._example_run(2)
             self._variables_read = list(watcher.variables.values())
         return self._variables_read
