@@ -294,3 +294,29 @@ def test_packed_module_gradients_match_torch(mode, bidirectional, enforce_sorted
         results.append([loss.detach().numpy(), inputs.grad.numpy()] + [p.grad.numpy() for p in model.parameters()])
     for k, (got, want) in enumerate(zip(results[1], results[0])):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"result {k}")
+
+
+@pytest.mark.parametrize("dynamo", [False, True])
+def test_unsorted_example_lengths_with_enforce_sorted_raise_torchs_error(dynamo):
+    # torch.onnx.export runs pack_padded_sequence on the caller's lengths, which enforce_sorted requires sorted
+    theirs, ours = same_weights(_recurrent("GRU", 1, False, False, True, True))
+    rng = np.random.default_rng(9)
+    x, lengths = _inputs(rng, *EXAMPLE, False, False)  # [5, 7, 2]: not in decreasing order
+    with pytest.raises(RuntimeError) as eager:
+        theirs(real.from_numpy(x), real.from_numpy(lengths))
+    with pytest.raises(RuntimeError) as exported:
+        _export(ours, [x, lengths], {"x": {1: "B"}, "lengths": {0: "B"}}, dynamo=dynamo)
+    assert type(exported.value) is RuntimeError and str(exported.value) == str(eager.value)
+
+
+def test_projected_lstm_with_a_dynamic_sequence_axis_is_refused_naming_proj_size():
+    # torch refuses LSTMs with projections in any case; vfw exports them with a static sequence axis only (above)
+    theirs, ours = same_weights(lambda t: t.nn.LSTM(FEATURES, HIDDEN, proj_size=3, batch_first=True))
+    x = np.random.default_rng(10).normal(size=(2, 5, FEATURES)).astype(np.float32)
+    dynamic = {"x": {0: "B", 1: "T"}}
+    with pytest.raises(real.onnx.errors.OnnxExporterError, match="LSTMs with projections"):
+        real.onnx.export(theirs, (real.from_numpy(x),), io.BytesIO(), input_names=["x"], dynamic_axes=dynamic,
+                         dynamo=False)
+    with pytest.raises(vt.onnx.OnnxExporterError, match=r"\(LSTM\): LSTM with proj_size=3 .* sequence axis must stay "
+                                                        "static"):
+        _export(ours, [x], dynamic, names=("x",))

@@ -6,7 +6,10 @@ each symbolic dim changed (:func:`perturbed_sizes`: one or two more than the exa
 times it where the model refuses those), and the traces are compared:
 
 * the ops must be the same (type, inputs, outputs, attributes): a model whose operations change
-  with a size (Python control flow on shapes) cannot be generalized and is refused;
+  with a size (Python control flow on shapes) cannot be generalized and is refused (the error's ``values`` name
+  the outputs of the first op that differs, for the frontends to name the layer that made it); strided windows
+  with TF's ``"same"`` padding, whose pads change with a size, are first rewritten with ``auto_pad="SAME_UPPER"``
+  (:mod:`._export_same`);
 * a constant that differs between the traces is rebuilt from ``Shape`` ops of the inputs:
   an integer vector (or scalar) element by element, each varying element fitted as
   ``a * (product of the symbols it depends on) + b`` or ``b + sum(a_i * symbol_i)`` with
@@ -33,6 +36,7 @@ from vfw.core.ir import make_opdef, opdef_attrs, proto_to_tensor, tensor_to_prot
 from vfw.core.proto import GraphDef, ValueInfo
 from vfw.onnx_io._export import ExportError
 from vfw.onnx_io._export_floor import fit_floor, floor_formula
+from vfw.onnx_io._export_same import same_padded
 
 PERTURBATIONS = (1, 2)
 """Each symbolic dim is traced again at its example size plus each of these..."""
@@ -107,14 +111,23 @@ def global_pools(graph):
 
 def _check_same_ops(base, graph, when, cause, advice):
     """Raise ExportError unless ``graph`` (traced ``when``) records the ops ``base`` records."""
-    if len(graph.op) != len(base.op) or list(graph.output) != list(base.output):
-        raise ExportError(f"ONNX export: the model records other operations when {when} (Python control flow on "
-                          f"{cause}?); {advice}")
-    for op, other in zip(base.op, graph.op):
-        if not _same_op(op, other):
-            raise ExportError(f"ONNX export: the model records other operations when {when}: {_describe(op)} "
-                              f"becomes {_describe(other)} (Python control flow on {cause}, or an attribute computed "
-                              f"from it?); {advice}")
+    first = next((k for k, (op, other) in enumerate(zip(base.op, graph.op)) if not _same_op(op, other)), None)
+    if first is None and (len(graph.op) != len(base.op) or list(graph.output) != list(base.output)):
+        at = min(len(base.op), len(graph.op))  # the first op only one of them records
+        extra = base.op[at] if at < len(base.op) else graph.op[at] if at < len(graph.op) else None
+        raise _at_values(ExportError(f"ONNX export: the model records other operations when {when} (Python "
+                                     f"control flow on {cause}?); {advice}"), extra)
+    if first is not None:
+        op, other = base.op[first], graph.op[first]
+        raise _at_values(ExportError(f"ONNX export: the model records other operations when {when}: {_describe(op)} "
+                                     f"becomes {_describe(other)} (Python control flow on {cause}, or an attribute "
+                                     f"computed from it?); {advice}"), op)
+
+
+def _at_values(error, op):
+    """``error`` pointing at the outputs of ``op`` (its ``values``: the exporter names the layer that made them)."""
+    error.values = list(op.output) if op is not None else []
+    return error
 
 
 def check_value_independent(base, other):
@@ -414,6 +427,7 @@ def generalize(base, variants, sources, base_sizes):
     ExportError
         When the traces differ in their ops, or a varying constant cannot be rebuilt.
     """
+    base, variants = same_padded(base, variants)  # TF's "same" pads of strided windows: auto_pad SAME_UPPER
     for graph, sizes in variants:
         changed = ", ".join(f"{s}={v}" for s, v in sizes.items() if v != base_sizes[s])
         _check_same_ops(base, graph, f"traced with {changed}", "a dynamic size",
@@ -437,7 +451,11 @@ def generalize(base, variants, sources, base_sizes):
         arrays = [proto_to_tensor(proto)] + [proto_to_tensor(o) for o in others]
         reader = readers.get(proto.name)
         where = f"input {proto.name!r} of {_describe(reader)}" if reader is not None else f"constant {proto.name!r}"
-        rebuilt[proto.name] = _rebuilt(symbols, proto.name, arrays, all_sizes, where)
+        try:
+            rebuilt[proto.name] = _rebuilt(symbols, proto.name, arrays, all_sizes, where)
+        except ExportError as e:
+            _at_values(e, reader)
+            raise
     if rebuilt:
         kept = [t for t in out.initializer if t.name not in rebuilt]
         del out.initializer[:]

@@ -10,14 +10,18 @@ symbol.  A plain function is run as a ``tf.function`` (so
 ``tf.cond`` / ``tf.while_loop`` become ONNX ``If`` / ``Loop``); a Keras model is called with
 ``training=False`` (its input signature defaults to ``model.inputs``).  Variables become
 initializers named after the variables (Keras weights by their paths), with their values before
-the export (the tracing runs' assignments are undone).
+the export (the tracing runs' assignments are undone); constants folded from a layer's weights (a batch norm's
+scale and offset) are named after the layer (``<layer>/scale``).  Where a Keras model cannot be exported with its
+dynamic axes, the error names the layer at fault and its class (:mod:`vfw.onnx_io._export_layers`).
 """
 
+import contextlib
 import inspect
 
 import numpy as np
 
 from vfw.onnx_io._export import ExportError
+from vfw.onnx_io._export_layers import LayerRecorder
 from vfw.onnx_io._export_trace import export_function
 
 BATCH = "batch"
@@ -233,8 +237,21 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
 
     def write(examples, axes):  # the variables' values before the export are the weights (the traces' undone)
         return export_function(call, examples, names, output_names, axes, weight_names=weight_names, opset=opset,
-                               name=graph_name, state=state)
+                               name=graph_name, state=state, folded_names=True)
 
+    # A Keras model's failure names the layer at fault (the ops it traced, or its own error at another size).
+    recorder = LayerRecorder(target) if _is_keras_model(target) and hasattr(target, "_flatten_layers") else None
+    with recorder or contextlib.nullcontext():
+        model = _written(write, signature, dynamic, recorder.explained if recorder is not None else lambda e: e)
+    if path is not None:
+        onnx.save_model(model, path)
+    return model
+
+
+def _written(write, signature, dynamic, explain):
+    """``write(examples, dynamic axes)`` on example inputs of the example size, else (where the model refuses it)
+    larger sizes of the ``None`` dims after the first; with the dims after the first one symbol where the model
+    refuses other sizes of one alone.  An ExportError is raised as ``explain`` puts it (naming a Keras layer)."""
     # Only a None dim after the first (a sequence or image axis) can be too small for the model: the batch stays.
     first = None
     sizes = (EXAMPLE_SIZE,) + (LARGER_SIZES if any(None in list(s.shape)[1:] for s in signature) else ())
@@ -248,16 +265,15 @@ def export(fn_or_keras_model, input_signature=None, path=None, opset=None, input
             # Only the model's own error at another size of one dim (its cause) says that dims must be equal.
             shared = _shared_symbols(dynamic)
             if shared is None or e.__cause__ is None or isinstance(e.__cause__, ExportError):
-                raise
+                raise explain(e) from e.__cause__
+            error = explain(e)  # before another run of the model
             try:
                 model = write(examples, shared)
                 break
             except Exception:  # noqa: BLE001 - not that either: the first error says what the model refused
-                raise e from None
+                raise error from None
         except Exception as e:  # noqa: BLE001 - the model refused the example's size: a larger one, else its error
             first = first or e
     else:
         raise first
-    if path is not None:
-        onnx.save_model(model, path)
     return model

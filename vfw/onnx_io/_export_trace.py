@@ -256,8 +256,58 @@ def _check_values(trace, tensors, base):
         check_value_independent(base, other)
 
 
+def _weight_sources(graph, weights):
+    """``(sources, producers)``: for each value computed from constants alone, the named ``weights`` among them
+    (a set, empty for other constants); the type of the op making each value."""
+    constants = {t.name for t in graph.initializer}
+    sources = {n: ({n} if n in weights else set()) for n in constants}
+    producers = {}
+    for op in graph.op:
+        inputs = [n for n in op.input if n]
+        for out in op.output:
+            producers[out] = op.type
+        if all(n in sources for n in inputs) and op.type not in _RANDOM_OPS:
+            merged = set().union(*(sources[n] for n in inputs))
+            sources.update((out, merged) for out in op.output if out)
+    return sources, producers
+
+
+def _name_folded(graph, before, sources, producers):
+    """Rename (in place) the constants folding made from named weights after the layer holding them (the weights'
+    common path, ``bn/gamma`` and ``bn/moving_variance`` -> ``bn``): ``<layer>/scale`` where Mul reads it,
+    ``<layer>/offset`` where Add or Sub do, else ``<layer>/<the op that made it>`` (a batch norm's folded
+    statistics, a re-laid-out kernel), rather than the value names (``v13``) of a trace."""
+    readers = {}
+    for op in graph.op:
+        for n in op.input:
+            readers.setdefault(n, set()).add(op.type)
+    taken = {n for op in graph.op for n in list(op.input) + list(op.output)} | set(graph.input) | \
+        {t.name for t in graph.initializer}
+    mapping = {}
+    for proto in graph.initializer:
+        paths = [w.split("/")[:-1] for w in sources.get(proto.name, ())]
+        if proto.name in before or not paths:
+            continue
+        common = []
+        for parts in zip(*paths):
+            if len(set(parts)) != 1:
+                break
+            common.append(parts[0])
+        if not common:
+            continue
+        kinds = readers.get(proto.name, set())
+        role = "scale" if kinds == {"Mul"} else "offset" if kinds and kinds <= {"Add", "Sub"} else \
+            producers.get(proto.name, "folded").lower()
+        wanted, k = "/".join(common) + "/" + role, 0
+        while (wanted if not k else f"{wanted}_{k}") in taken:
+            k += 1
+        mapping[proto.name] = wanted if not k else f"{wanted}_{k}"
+        taken.add(mapping[proto.name])
+    rename(graph, mapping)
+
+
 def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="main_graph", weights_as_inputs=False,
-                 state=()):
+                 state=(), folded_names=False):
     """Trace ``fn(*tensors)`` into a self-contained inference GraphDef.
 
     Parameters
@@ -279,6 +329,8 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
         Make the tensors the model reads graph inputs (after the arguments) instead of constants.
     state : iterable of Tensor
         Tensors the model may write (buffers, variables): restored after each trace.
+    folded_names : bool
+        Name the constants folded from named weights after the weights' common path (``bn/scale``...).
 
     Returns
     -------
@@ -334,7 +386,11 @@ def traced_graph(fn, tensors, dynamic=None, weight_names=None, fold=True, name="
         base = generalized
     keep = list(base.output)
     if fold:  # named weights stay distinct initializers (CSE would merge equal ones, such as zero biases)
-        base = fold_constants(eliminate_common_subexpressions(prune(base, keep), keep + list(weights)), keep)
+        base = eliminate_common_subexpressions(prune(base, keep), keep + list(weights))
+        before, (sources, producers) = {t.name for t in base.initializer}, _weight_sources(base, weights)
+        base = fold_constants(base, keep)
+        if folded_names:
+            _name_folded(base, before, sources, producers)
     base = prune(base, keep)
     read = {n for op in base.op for n in op.input} | set(base.output)
     if weights_as_inputs:  # inputs nothing reads any more are dropped (the user's arguments stay)
@@ -367,7 +423,8 @@ def _assign_names(graph, wanted, reserved=()):
 
 
 def export_function(fn, tensors, input_names, output_names=None, dynamic=None, output_dims=None, weight_names=None,
-                    opset=None, fold=True, weights="constant", doc_string="", name="main_graph", state=()):
+                    opset=None, fold=True, weights="constant", doc_string="", name="main_graph", state=(),
+                    folded_names=False):
     """Trace ``fn(*tensors)`` and write it as an ONNX ModelProto.
 
     Parameters
@@ -394,6 +451,8 @@ def export_function(fn, tensors, input_names, output_names=None, dynamic=None, o
     doc_string, name : str
     state : iterable of Tensor
         Tensors the model may write while it runs, restored after each trace.
+    folded_names : bool
+        See :func:`traced_graph`.
 
     Returns
     -------
@@ -402,7 +461,8 @@ def export_function(fn, tensors, input_names, output_names=None, dynamic=None, o
     from vfw.onnx_io._export import graph_to_model
 
     graph, dim_names, values = traced_graph(fn, tensors, dynamic, weight_names, fold=fold and weights == "constant",
-                                            name=name, weights_as_inputs=weights != "constant", state=state)
+                                            name=name, weights_as_inputs=weights != "constant", state=state,
+                                            folded_names=folded_names)
     n_outputs = len(graph.output)
     output_names = list(output_names or [])
     if len(output_names) > n_outputs:

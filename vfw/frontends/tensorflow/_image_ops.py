@@ -12,6 +12,7 @@ quantised to 1/1024 as TF's weight table does, taps outside the image dropped an
 import numpy as np
 
 import vfw.frontends.tensorflow as tf
+from vfw.core.graph.trace import current_trace
 from vfw.frontends.tensorflow import _dtypes, _image_scale
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
 
@@ -51,26 +52,48 @@ def _source_positions(n_in, n_out):
     return (np.arange(n_out, dtype=np.float32) + np.float32(0.5)) * scale
 
 
-def _nearest_indices(n_in, n_out):
-    """TF's half-pixel nearest neighbour: ``floor((o + 0.5) * scale)``, at most ``n_in - 1``."""
-    return np.minimum(np.floor(_source_positions(n_in, n_out)), n_in - 1).astype(np.int32)
+def _positions(images, axis, n_out):
+    """``(float32 half-pixel source coordinates, input size)`` along ``axis``: as :func:`_source_positions` computes
+    them, by tf ops from ``tf.shape(images)`` while a graph is traced (an ONNX export with dynamic image sizes then
+    computes them for the size it runs at, rather than holding the traced size's), else in numpy (faster eagerly;
+    the same float32 arithmetic)."""
+    if current_trace() is None:
+        n_in = images.shape[axis]
+        return _source_positions(n_in, n_out), n_in
+    n_in = tf.shape(images)[axis]
+    scale = tf.cast(n_in, tf.float32) / np.float32(n_out)
+    return tf.constant(np.arange(n_out, dtype=np.float32) + np.float32(0.5)) * scale, n_in
 
 
-def _linear_taps(n_in, n_out):
-    """``(lower index, upper index, float32 weight of the upper)`` of TF's half-pixel bilinear resize."""
-    position = _source_positions(n_in, n_out) - np.float32(0.5)
-    floor = np.floor(position)
-    lower = np.maximum(floor, 0).astype(np.int32)
-    upper = np.minimum(np.ceil(position), n_in - 1).astype(np.int32)
-    return lower, upper, (position - floor).astype(np.float32)
+def _nearest_indices(images, axis, n_out):
+    """TF's half-pixel nearest neighbour along ``axis``: ``floor((o + 0.5) * scale)``, at most ``n_in - 1``."""
+    position, n_in = _positions(images, axis, n_out)
+    if isinstance(position, np.ndarray):
+        return np.minimum(np.floor(position), n_in - 1).astype(np.int32)
+    return tf.minimum(tf.cast(tf.floor(position), tf.int32), n_in - 1)
+
+
+def _linear_taps(images, axis, n_out):
+    """``(lower index, upper index, float32 weight of the upper)`` of TF's half-pixel bilinear resize along
+    ``axis``."""
+    position, n_in = _positions(images, axis, n_out)
+    position = position - np.float32(0.5)
+    if isinstance(position, np.ndarray):
+        floor = np.floor(position)
+        upper = np.minimum(np.ceil(position), n_in - 1).astype(np.int32)
+        return np.maximum(floor, 0).astype(np.int32), upper, (position - floor).astype(np.float32)
+    floor = tf.floor(position)
+    lower = tf.maximum(tf.cast(floor, tf.int32), 0)
+    upper = tf.minimum(tf.cast(tf.math.ceil(position), tf.int32), n_in - 1)
+    return lower, upper, position - floor
 
 
 def _resize_bilinear(images, height, width):
     images = tf.cast(images, tf.float32)
-    top, bottom, y_weight = _linear_taps(images.shape[1], height)
-    left, right, x_weight = _linear_taps(images.shape[2], width)
-    y_weight = tf.constant(y_weight.reshape(1, -1, 1, 1))
-    x_weight = tf.constant(x_weight.reshape(1, 1, -1, 1))
+    top, bottom, y_weight = _linear_taps(images, 1, height)
+    left, right, x_weight = _linear_taps(images, 2, width)
+    y_weight = tf.reshape(tf.convert_to_tensor(y_weight), (1, -1, 1, 1))
+    x_weight = tf.reshape(tf.convert_to_tensor(x_weight), (1, 1, -1, 1))
     rows_top = tf.gather(images, top, axis=1)
     rows_bottom = tf.gather(images, bottom, axis=1)
 
@@ -83,8 +106,8 @@ def _resize_bilinear(images, height, width):
 
 
 def _resize_nearest(images, height, width):
-    rows = tf.gather(images, _nearest_indices(images.shape[1], height), axis=1)
-    return tf.gather(rows, _nearest_indices(images.shape[2], width), axis=2)
+    rows = tf.gather(images, _nearest_indices(images, 1, height), axis=1)
+    return tf.gather(rows, _nearest_indices(images, 2, width), axis=2)
 
 
 _CUBIC_TABLE_SIZE = 1024  # TF's bicubic kernel looks its weights up at distances quantised to 1/1024

@@ -42,6 +42,7 @@
 """
 
 import abc
+import contextlib
 import enum
 import inspect
 import os
@@ -129,6 +130,7 @@ class ExportableModule(Module, abc.ABC):
 
 class _ExportState(threading.local):
     active = False
+    retracing = False  # tracing again at other sizes or values than the caller's example inputs
 
 
 _state = _ExportState()
@@ -395,6 +397,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     ONNXProgram or None
     """
     from vfw.onnx_io._export import ExportError, UnsupportedOpError
+    from vfw.onnx_io._export_layers import ModuleRecorder
     from vfw.onnx_io._export_trace import export_function
 
     if isinstance(model, ExportedProgram):
@@ -437,7 +440,11 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
             weight_names.setdefault(id(tensor), name)
 
+    runs = []
+
     def run(*tensors):
+        _state.retracing = bool(runs)  # the first run is on the caller's inputs, the others the exporter's
+        runs.append(None)
         call_args, call_kwargs = _rebuild(template, tensors)
         return _numbers_as_tensors(model(*call_args, **call_kwargs))
 
@@ -452,17 +459,20 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     weights = "constant" if export_params and not keep_initializers_as_inputs else \
         ("default" if export_params else "input")
     _state.active = True
+    # an error about values of the graph names the submodule that traced them
+    recorder = ModuleRecorder(model) if isinstance(model, Module) else contextlib.nullcontext()
     try:
-        with no_grad():
+        with no_grad(), recorder:
             proto = export_function(run, leaves, names, out_names, dynamic, output_dims, weight_names,
                                     opset=opset_version, fold=do_constant_folding, weights=weights,
                                     name="main_graph", state=state)
     except UnsupportedOpError as e:
         raise UnsupportedOperatorError(str(e)) from None
     except ExportError as e:
-        raise OnnxExporterError(str(e)) from None
+        message = recorder.explained(str(e), e) if isinstance(recorder, ModuleRecorder) else str(e)
+        raise OnnxExporterError(message) from None
     finally:
-        _state.active = False
+        _state.active = _state.retracing = False
         for module, mode in modes:
             module.training = mode
     if dynamo:

@@ -291,6 +291,13 @@ class RNNBase(Module):
             if f.grad_node is not None and f.grad_node is not output.grad_node:
                 f.grad_node.display_name = "StackBackward0"
 
+    def _onnx_export_limit(self):
+        """Why the ONNX export cannot follow a dynamic sequence axis through this module (None: it can)."""
+        if self.mode == "LSTM" and self.proj_size > 0:
+            return (f"LSTM with proj_size={self.proj_size} runs its time steps one by one (ONNX's LSTM operator "
+                    "has no projection), so its sequence axis must stay static")
+        return None
+
     def _param_names(self, names):
         """One direction's parameter names in the order (w_ih, w_hh, b_ih, b_hh[, w_hr]), absent ones kept."""
         suffix = names[0][len("weight_ih"):]

@@ -133,6 +133,14 @@ def _exporting():
     return is_in_onnx_export()
 
 
+def _exporter_retracing():
+    """Whether torch.onnx.export is tracing the model again on inputs of its own (other sizes or values than the
+    caller's example inputs)."""
+    from vfw.frontends.torch.onnx import _state
+
+    return _state.active and _state.retracing
+
+
 def refuse_traced_layout(batch_sizes, what):
     """Raise TraceError (an export error) when ``batch_sizes`` follow a lengths tensor of an exported graph:
     ``what`` would read the packed layout in numpy and freeze the example's into the graph."""
@@ -274,10 +282,10 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     PackedSequence
     """
     raw_lengths, lengths = lengths, _lengths_array(lengths)
-    if enforce_sorted and _exporting() and np.any(lengths[1:] > lengths[:-1]):
-        # While torch.onnx.export traces, the order is not enforced: the graph runs on the padded form, which
-        # takes lengths in any order (as torch's exported graphs do), and the exporter traces again with the
-        # lengths moved around (other values, a larger batch).
+    if enforce_sorted and _exporter_retracing() and np.any(lengths[1:] > lengths[:-1]):
+        # The caller's example lengths must be sorted, as torch.onnx.export requires; the exporter's own traces
+        # move them around (other values, a larger batch), which the graph takes: it runs on the padded form,
+        # which takes lengths in any order (as torch's exported graphs do).
         enforce_sorted = False
     sorted_indices = None
     if not enforce_sorted:
