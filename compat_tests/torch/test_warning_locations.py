@@ -67,12 +67,17 @@ CASES = {
     "quantize_per_tensor": (_no_setup, lambda lib: lib.quantize_per_tensor(lib.ones(2), 0.1, 0, lib.quint8)),
     "TypedStorage_deprecated": (_no_setup, lambda lib: lib.TypedStorage(2)),
     "H_on_0d": (_no_setup, lambda lib: lib.tensor(1.0).H),
+    "range_deprecated": (_no_setup, lambda lib: lib.range(0, 3)),
+    "Variable_volatile": (lambda lib: (lib, lib.ones(2)), lambda a: a[0].autograd.Variable(a[1], volatile=True)),
+    "volatile_attribute": (lambda lib: lib.ones(2), lambda x: x.volatile),
+    "non_leaf_grad": (lambda lib: lib.ones(2, requires_grad=True) * 2, lambda x: x.grad),
+    "cross_without_dim": (_no_setup, lambda lib: lib.cross(lib.ones(3), lib.ones(3))),
 }
 
 
 # torch warns these only once per process; recording them in-process would depend on the tests run before
 ONCE_PER_PROCESS = {"H_on_0d", "T_on_3d", "TypedStorage_deprecated", "cholesky_deprecated", "complex_to_real_cast",
-                    "index_reduce_beta", "quantize_per_tensor"}
+                    "index_reduce_beta", "quantize_per_tensor", "cross_without_dim"}
 _CPP_ORIGIN = re.compile(r" \(Triggered internally at [^)]*\)$")  # where torch's C++ warned; vfw has no C++
 
 

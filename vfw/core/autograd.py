@@ -166,7 +166,7 @@ class Node:
         """Output ``i`` as a tensor attached to this node (so makers can differentiate through it)."""
         self._check_alive()
         if self.written is not None and i in self.written:
-            self._refuse(f"output {i}")
+            self._refuse(f"output {i}", "output", i)
         t = Tensor.wrap(self._outputs[i])
         t.requires_grad = True
         t.grad_node = self
@@ -199,14 +199,17 @@ class Node:
         for i in self.check_inputs:
             counter = getattr(self.inputs[i], "_version_counter", None)
             if counter is not None and counter[1] > self.seq:
-                self._refuse(f"input {i} (now at version {counter[0]})")
+                self._refuse(f"input {i} (now at version {counter[0]})", "input", i)
 
-    def _refuse(self, what):
+    def _refuse(self, what, kind, index):
         name = self.op.schema.op_type if self.op is not None else "CustomFunction"
-        raise SavedTensorModifiedError(
+        error = SavedTensorModifiedError(
             "one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"{what} of {name}Backward was written after it was saved for backward. Hint: make the inplace "
             "operation out of place, or clone() the tensor before it.")
+        # which saved value it was, for a frontend to word its own message
+        error.node, error.kind, error.index = self, kind, index
+        raise error
 
     def _run_hooks(self, out_grads):
         for slot, hooks in self.hooks.items():

@@ -279,9 +279,10 @@ def _substitute(t, b, upper):
     """Triangular solve by substitution, row by row: inf/nan for a zero on the diagonal, as BLAS trsm."""
     n = t.shape[-1]
     x = np.zeros(np.broadcast_shapes(t.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
-    for i in range(n - 1, -1, -1) if upper else range(n):
-        done = np.matmul(t[..., i:i + 1, :], x)[..., 0, :]  # rows not solved yet are still 0
-        x[..., i, :] = (b[..., i, :] - done) / t[..., i, i, None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (inf/nan are the results, silently)
+        for i in range(n - 1, -1, -1) if upper else range(n):
+            done = np.matmul(t[..., i:i + 1, :], x)[..., 0, :]  # rows not solved yet are still 0
+            x[..., i, :] = (b[..., i, :] - done) / t[..., i, i, None]
     return x
 
 

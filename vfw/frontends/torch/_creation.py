@@ -16,13 +16,20 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
            "ones_like", "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "scalar_tensor"]
 
 
+def factory_requires_grad(t):
+    """``t.requires_grad_()`` for a factory's ``requires_grad=True``, with the factories' wording of the error."""
+    if not (t.array.dtype.kind in "fc" or t.array.dtype == dt.bfloat16):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return t.requires_grad_(True)
+
+
 def _made(array, requires_grad=False, out=None, device=None, name="op"):
     """A freshly made array (or a tensor engine ops computed under a graph trace) with torch's factory keywords
     applied."""
     _device.check(device)
     t = array if isinstance(array, CoreTensor) else _dispatch.new_tensor(array)
     if requires_grad:
-        t.requires_grad_(True)
+        factory_requires_grad(t)
     return _dispatch.finish(t, out, name) if out is not None else t
 
 
@@ -87,7 +94,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if copy and (t is obj or isinstance(obj, np.ndarray) and np.shares_memory(t.array, obj)):
         t = t.clone()
     if requires_grad:
-        t.requires_grad_(True)
+        factory_requires_grad(t)
     elif requires_grad is not None and t.requires_grad:
         t = t.detach() if t.grad_node is not None else t.requires_grad_(False)
     return t
@@ -112,6 +119,8 @@ def _sized(fill, size, kwargs, name):
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
     shape = _dispatch.dims_of(size)
     if any(d < 0 for d in shape):
+        if name == "zeros":  # (torch checks zeros' sizes in its own kernel, with its own words)
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
     np_dtype = _np_dtype(dtype, None if out is None else out.array.dtype)
     return _made(fill(shape, np_dtype), requires_grad, out, device, name)
@@ -248,6 +257,9 @@ def _refuse_complex(np_dtype, kernel):
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,  # noqa: A001
           requires_grad=False):
     """Deprecated torch.range: like arange but including ``end``; default float dtype."""
+    warn_for_user("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning)
     if end is None:
         start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1
@@ -378,5 +390,11 @@ def copy_(self, src, non_blocking=False):
     return _dispatch.assign(self, _dispatch.cast(src, self.array.dtype), "copy_")
 
 
-TENSOR_METHODS = {"new_zeros": _new_factory(zeros), "new_ones": _new_factory(ones), "new_empty": _new_factory(empty),
-                  "new_full": _new_full, "new_tensor": _new_tensor, "zero_": zero_, "fill_": fill_, "copy_": copy_}
+def _zeros_of_new(*size, **kwargs):  # (torch.zeros' own size check is not new_zeros')
+    return _sized(np.zeros, size, kwargs, "new_zeros")
+
+
+_zeros_of_new.__name__ = "zeros"
+TENSOR_METHODS = {"new_zeros": _new_factory(_zeros_of_new), "new_ones": _new_factory(ones),
+                  "new_empty": _new_factory(empty), "new_full": _new_full, "new_tensor": _new_tensor, "zero_": zero_,
+                  "fill_": fill_, "copy_": copy_}

@@ -28,7 +28,8 @@ from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
 from vfw.frontends._warnings import warn_once
-from vfw.frontends.torch import _dtype, _inference, _memory_layout
+from vfw.frontends.torch import _dtype, _inference, _inplace_history, _memory_layout, _saved_versions
+from vfw.frontends.torch._nested_data import array_from, infer_dtype  # noqa: F401  (re-exported)
 
 _new = object.__new__
 _FLOATS = dt.FLOATS
@@ -104,6 +105,10 @@ def translate(error, name=None, bound=None, inputs=()):
     message = str(error) if name is None else f"{name}: {error}"
     if isinstance(error, IndexOutOfRangeError):
         return IndexError(message)
+    if isinstance(error, autograd.SavedTensorModifiedError):
+        return RuntimeError(_saved_versions.message(error) or message)
+    if isinstance(error, autograd.GraphReleasedError):
+        return RuntimeError(message)  # torch raises plain RuntimeErrors (the engine's classes show in reprs)
     if isinstance(error, (RuntimeError, IndexError, NotImplementedError, MemoryError)):
         return error
     return RuntimeError(message)
@@ -176,6 +181,7 @@ def _check_saved_inputs(node):
     else:
         count = len(edges)
         node.check_inputs = _ALL_INPUTS[count] if count < 5 else tuple(range(count))
+    _saved_versions.note_inputs(node)
     if _inference.ever_enabled:
         _inference.check_saved(node.inputs, node.check_inputs)
 
@@ -202,79 +208,6 @@ def to_tensor(x, np_dtype=None):
     if isinstance(x, CoreTensor):
         return as_torch(x)
     return wrap(array_from(x, np_dtype))
-
-
-def array_from(data, np_dtype=None):
-    """An ndarray from Python data the way ``torch.tensor`` reads it (dtype inference included)."""
-    if isinstance(data, CoreTensor):
-        arr = data.array
-        return arr.copy() if np_dtype is None else arr.astype(np_dtype)
-    if isinstance(data, np.ndarray):
-        if np_dtype is None:
-            _dtype.from_numpy_dtype(data.dtype)
-            return data.copy()
-        return data.astype(np_dtype)
-    if isinstance(data, (list, tuple)) and any(isinstance(v, CoreTensor) for v in _flat(data)):
-        data = _untensor(data)
-    if np_dtype is None:
-        np_dtype = infer_dtype(data)
-    try:
-        arr = np.array(data, dtype=np_dtype)
-    except (OverflowError, ValueError):
-        try:
-            arr = np.array(data).astype(np_dtype)
-        except ValueError as e:
-            raise ValueError(f"expected sequence of equal-length lists, got {_shape_note(data)} ({e})") from None
-    return arr
-
-
-def _flat(data):
-    for v in data:
-        if isinstance(v, (list, tuple)):
-            yield from _flat(v)
-        else:
-            yield v
-
-
-def _untensor(data):
-    if isinstance(data, CoreTensor):
-        return data.array
-    if isinstance(data, (list, tuple)):
-        return [_untensor(v) for v in data]
-    return data
-
-
-def _shape_note(data):
-    return f"a {type(data).__name__}"
-
-
-def infer_dtype(data):
-    """The dtype ``torch.tensor(data)`` picks: bool, int64, the default float or complex."""
-    if isinstance(data, np.ndarray):
-        return data.dtype
-    if isinstance(data, CoreTensor):
-        return data.array.dtype
-    if isinstance(data, (list, tuple)):
-        category = -1
-        best = None
-        for v in _flat(data) if data else ():
-            d = v.dtype if isinstance(v, np.ndarray) else infer_dtype(v)
-            c = _dtype._category(d)
-            if c > category:
-                category, best = c, d
-            elif c == category and best is not None and d != best:
-                best = _dtype.promote_types(best, d)
-        return _dtype.default_float_np() if best is None else best
-    if data is None:
-        raise RuntimeError("Could not infer dtype of NoneType")
-    if isinstance(data, np.generic):  # numpy scalars keep their dtype in torch.tensor
-        if data.dtype.kind in "SUOV":  # numpy strings, bytes and objects are no tensor dtype
-            raise TypeError(f"new(): invalid data type 'numpy.{type(data).__name__}'")
-        return data.dtype
-    try:
-        return _dtype.scalar_np_dtype(data)
-    except TypeError:
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}") from None
 
 
 def cast(t, np_dtype):
@@ -471,7 +404,10 @@ def _write_into_view(view, result, name):
         else _reshape(call(op("Expand"), cast(as_torch(result), root.array.dtype),
                            np.asarray(view.array.shape, np.int64)), (-1,))
     new = call(op("ScatterND", reduction="none"), _reshape(snapshot(root), (-1,)), pos.reshape(-1, 1), value)
+    before = root.grad_node
     assign(root, _reshape(new, root.array.shape), name)
+    if root.grad_node is not None and root.grad_node is not before:  # torch's node for a write through a view
+        root.grad_node.display_name = "torch::autograd::CopySlices"
 
 
 def bump_version(t):
@@ -484,6 +420,7 @@ def bump_version(t):
         _inference.check_write()
     for holder in (t, getattr(t, "_base", None)):
         if holder is not None and holder.grad_node is not None:
+            _saved_versions.note_output_write(holder.grad_node, holder.grad_slot, version_counter(t))
             holder.grad_node.mark_written(holder.grad_slot)
     count_version(t)
     if _tracing:
@@ -498,6 +435,7 @@ def _mark_saved_result_written(t):
     overwritten, so that backward raises torch's "modified by an inplace operation" error as torch does."""
     node = t.grad_node
     if node is not None and node.op is not None and node.op.schema.op_type in _RESULT_SAVING_OPS:
+        _saved_versions.note_output_write(node, t.grad_slot, version_counter(t))
         node.mark_written(t.grad_slot)
 
 
@@ -572,9 +510,12 @@ def assign(t, result, name="op"):
         t.requires_grad = True
         t.grad_node = result.grad_node
         t.grad_slot = result.grad_slot
-    else:  # overwritten by values without history: a constant from here on
+    elif t.grad_node is not None:  # overwritten by values without history: still in the graph, as in torch
+        new = _inplace_history.replaced(t, result, name)
+        np.copyto(t.array, new.array)
+        t.grad_node, t.grad_slot = new.grad_node, new.grad_slot
+    else:
         np.copyto(t.array, result.array, casting="unsafe")
-        t.grad_node = None
         t.requires_grad = False
     for v in aliases:
         if getattr(v, "_base", None) is t:  # a view (detached aliases keep no history)

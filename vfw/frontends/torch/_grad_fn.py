@@ -32,7 +32,7 @@ class GradFn:
         return node_name(self._node)
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self._node))}>"
+        return f"<{type(self).__name__} object at {hex(id(self._node))}>"
 
     def __eq__(self, other):
         return isinstance(other, GradFn) and other._node is self._node
@@ -146,4 +146,5 @@ def grad_fn_of(node, slot=0):
     """The ``grad_fn`` object of a node: an instance of a class named like torch's (``MulBackward0``), in torch's
     module (builtins for its C++ nodes, ``torch.autograd.function`` for a custom Function's)."""
     module = "torch.autograd.function" if node.op is None else "builtins"
-    return _grad_fn_class(node_name(node), module)(node, slot)
+    # torch's C++-only nodes are named "torch::autograd::CopySlices", their classes "CopySlices"
+    return _grad_fn_class(node_name(node).rpartition("::")[2], module)(node, slot)

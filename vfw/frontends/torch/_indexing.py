@@ -597,7 +597,11 @@ def setitem(self, key, value):
         basic, adv = parse(self.array.shape, key)
         src = _dispatch.snapshot(self)
         pos = positions(self.array.shape, basic, adv, like=src)
+        before = self.grad_node
         _dispatch.assign(self, scatter_positions(src, pos, value, "none", "__setitem__"), "__setitem__")
+        node = self.grad_node  # torch's name for the node of the write (a view's base is named where it is written)
+        if node is not None and node is not before and getattr(self, "_base", None) is None:
+            node.display_name = "IndexPutBackward0" if adv else "torch::autograd::CopySlices"
         return
     v = value.array if isinstance(value, CoreTensor) else value
     arr = self.array

@@ -17,7 +17,7 @@ from vfw.core.autograd import is_grad_enabled
 from vfw.core.errors import VfwError
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _inference
+from vfw.frontends.torch import _einsum_checks, _inference
 from vfw.frontends.torch._config import strided as _strided
 from vfw.frontends.torch._dispatch import (
     as_torch,
@@ -74,8 +74,8 @@ def run(bound, *inputs):
         return call(bound, *inputs)
     try:
         result = bound(*[x.array if isinstance(x, CoreTensor) else x for x in inputs])
-    except VfwError as e:
-        raise translate(e) from None
+    except VfwError as e:  # (given the inputs, a broadcasting failure gets torch's message)
+        raise translate(e, bound=bound, inputs=inputs) from None
     return tuple(None if r is None else wrap(r) for r in result) if type(result) is tuple else wrap(result)
 
 
@@ -538,6 +538,9 @@ def einsum(*args):
             raise RuntimeError(f"expected scalar type {type_name(dtype)} but found {type_name(t.array.dtype)}")
     if dtype == _BOOL and len(operands) > 1:
         raise not_implemented("bmm", dtype)
+    targets = _einsum_checks.check(equation, operands)
+    operands = [t if shape is None else run(op("Expand"), t, np.asarray(shape, np.int64))  # (size-1 labels)
+                for t, shape in zip(operands, targets)]
     return _einsum_call(equation, operands)
 
 

@@ -43,8 +43,16 @@ def _lapack(bound, message, *inputs):
     except RuntimeError as e:
         # ``translate`` raises the RuntimeError inside the handler of the engine error: that is its context.
         if isinstance(e.__context__, _EngineLinAlgError):
-            raise LinAlgError(message) from None
+            raise LinAlgError(message() if callable(message) else message) from None
         raise
+
+
+def _failure(name, info, text):
+    """torch's LinAlgError text from LAPACK's ``info`` per matrix (0: fine): the first failing matrix's, with its
+    (flat) batch position for batches; ``text`` formats its ``info``."""
+    first = int(np.flatnonzero(info)[0]) if np.any(info) else 0
+    batch = f"(Batch element {first}): " if np.ndim(info) else ""
+    return f"{name}: {batch}{text.format(int(np.ravel(info)[first]))}"
 
 
 def matrices(A, name, half=None, square=True, arg="A", complex=False):
@@ -109,9 +117,12 @@ def _zero_gradient(reference, value):
 def inv(A, *, out=None):
     """Inverse of each square matrix (LinAlgError for singular ones)."""
     matrices(A, "linalg.inv", complex=True)
-    result = _lapack(op("Inverse"), "linalg.inv: The diagonal element is zero, the inversion could not be completed "
-                     "because the input matrix is singular.", A)
+    result = _lapack(op("Inverse"), lambda: _failure("linalg.inv", _zero_pivots(A.array), _SINGULAR), A)
     return finish(result, out, "linalg.inv")
+
+
+_SINGULAR = ("The diagonal element {} is zero, the inversion could not be completed because the input matrix is "
+             "singular.")
 
 
 def pivot_size(column):
@@ -156,9 +167,9 @@ def inv_ex(A, *, check_errors=False, out=None):
         inverse = inv(A)
         info = np.zeros(A.array.shape[:-2], np.int32)
     except LinAlgError:
-        if check_errors:
-            raise
         info = _zero_pivots(A.array)
+        if check_errors:
+            raise LinAlgError(_failure("linalg.inv_ex", info, _SINGULAR)) from None
         inverse = _excluding(info, A, inv)
     return finish(return_types.linalg_inv_ex((inverse, wrap(info))), out, "linalg.inv_ex")
 
@@ -274,8 +285,10 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
 # -- Cholesky ----------------------------------------------------------------------------------
 def _cholesky(A, upper, name):
     matrices(A, name, complex=True)
-    return _lapack(op("Cholesky", upper=int(bool(upper))), f"{name}: The factorization could not be completed "
-                   "because the input is not positive-definite.", A)
+    return _lapack(op("Cholesky", upper=int(bool(upper))), lambda: _failure(
+        name, _not_pd_order(np.conj(np.swapaxes(A.array, -1, -2)) if upper else A.array), "The factorization could "
+        "not be completed because the input is not positive-definite (the leading minor of order {} is not "
+        "positive-definite)."), A)
 
 
 def linalg_cholesky(A, *, upper=False, out=None):

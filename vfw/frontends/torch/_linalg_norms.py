@@ -103,6 +103,9 @@ def linalg_cross(input, other, *, dim=-1, out=None):
 def cross(input, other, dim=None, *, out=None):
     """Cross product along ``dim`` (default: the first dim of size 3)."""
     if dim is None:
+        warn_once("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+                  "that of linalg.cross in a future release.", key="torch.cross")
         tensor_arg(input, "cross")
         tensor_arg(other, "cross", "other", 2)
         try:

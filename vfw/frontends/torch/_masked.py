@@ -31,11 +31,21 @@ _BOOL = np.dtype(np.bool_)
 _tname = _dispatch.type_name
 
 
+# masked_fill's error names the mask's C++ element type (masked_scatter's names torch's scalar type)
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+                   "int8": "signed char", "uint8": "unsigned char", "int16": "short int", "int32": "int",
+                   "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
+                   "uint64": "long unsigned int", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
+
+
 def _check_mask(mask, name, message):
     if not isinstance(mask, CoreTensor):
         raise TypeError(f"{name}(): argument 'mask' (position 1) must be Tensor, not {type(mask).__name__}")
     if mask.array.dtype != _BOOL:
-        raise RuntimeError(message.format(_tname(mask.array.dtype)))
+        dtype = mask.array.dtype
+        raise RuntimeError(message.format(_CPP_TYPE_NAMES.get(dtype.name, _tname(dtype)) if name == "masked_fill"
+                                          else _tname(dtype)))
 
 
 def fill_value(input, value, name):
@@ -74,7 +84,7 @@ def masked_fill(input, mask, value):
     _check_mask(mask, "masked_fill", "masked_fill_ only supports boolean masks, but got mask with dtype {}")
     value = fill_value(input, value, "masked_fill_")
     if mask.array.shape != input.array.shape:
-        broadcast_shape(input.array.shape, mask.array.shape)
+        broadcast_shape(mask.array.shape, input.array.shape)  # (torch names the mask first)
     return select(mask, value, input)
 
 
@@ -85,10 +95,10 @@ def masked_select(input, mask, *, out=None):
     x, m = input.array, mask.array
     if not is_tracked(input):
         if x.shape != m.shape:
-            shape = broadcast_shape(x.shape, m.shape)
+            shape = broadcast_shape(m.shape, x.shape)
             x, m = np.broadcast_to(x, shape), np.broadcast_to(m, shape)
         return finish(wrap(x[m]), out, "masked_select")
-    shape = broadcast_shape(x.shape, m.shape)
+    shape = broadcast_shape(m.shape, x.shape)
     if x.shape != shape:
         input = call("Expand", input, int64s(shape))
     m = np.broadcast_to(m, shape).reshape(-1)
@@ -103,7 +113,7 @@ def masked_scatter(input, mask, source):
     if source.array.dtype != input.array.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
                            f"{_tname(input.array.dtype)} and {_tname(source.array.dtype)}")
-    shape = broadcast_shape(input.array.shape, mask.array.shape)
+    shape = broadcast_shape(mask.array.shape, input.array.shape)
     flat_mask = np.broadcast_to(mask.array, shape).reshape(-1)
     pos = np.flatnonzero(flat_mask)
     n = pos.size
@@ -123,6 +133,8 @@ def masked_scatter(input, mask, source):
 
 
 def _masked_fill_(self, mask, value):
+    if isinstance(mask, CoreTensor) and mask.array.shape != self.array.shape:
+        broadcast_shape(self.array.shape, mask.array.shape)  # (in place, torch names ``self`` first)
     return _dispatch.inplace(masked_fill, self, mask, value, name="masked_fill_")
 
 

@@ -28,6 +28,7 @@ from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _device, _dtype
+from vfw.frontends.torch._creation import factory_requires_grad
 from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name
 from vfw.frontends.torch.random import Generator, default_generator
 
@@ -146,7 +147,7 @@ def made(t, requires_grad, out, device, fn):
     if out is not None:
         t = finish(t, out, fn)
     if requires_grad:
-        t.requires_grad_(True)
+        factory_requires_grad(t)
     return t
 
 

@@ -487,6 +487,7 @@ def put(input, index, source, accumulate=False):
     return scatter_positions(input, pos, reshape(source, (a.size,)), "add" if accumulate else "none", "put_")
 
 
+@names_grad_fn("IndexPutBackward0")
 def index_put(input, indices, values, accumulate=False):
     """``input`` with ``values`` written at ``input[indices]`` (added there, duplicates included, if ``accumulate``)."""
     input = _tensor(input, "index_put", "input")

@@ -13,6 +13,7 @@ import numpy as np
 
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _export_guard, _inference, _memory_layout, _traced
 from vfw.frontends.torch._grad_fn import grad_fn_of
 from vfw.frontends.torch._size import Size
@@ -413,7 +414,10 @@ class Tensor(CoreTensor):
     @property
     def grad(self):
         """Tensor or None: the gradient accumulated by ``backward()`` (leaves and ``retain_grad()`` tensors)."""
-        return getattr(self, "_grad", None)
+        grad = getattr(self, "_grad", None)
+        if grad is None and self.grad_node is not None and not getattr(self, "_retains_grad", False):
+            warn_for_user(_NON_LEAF_GRAD)  # as torch: reading it is most likely a mistake for the leaf's
+        return grad
 
     @grad.setter
     def grad(self, value):
@@ -520,6 +524,13 @@ class Tensor(CoreTensor):
 def _autograd_engine():
     from vfw.frontends.torch.autograd import _engine  # imports this module: bound on first use
     return _engine
+
+
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, "
+    "use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+    "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 def _rebuild(cls, array, requires_grad):

@@ -219,5 +219,12 @@ def _set_(self, source=None, *args, **kwargs):
     return self
 
 
+def _volatile(self):
+    """Always False: the pre-0.4 ``volatile`` flag is gone (``torch.no_grad()`` replaced it); torch warns on reading
+    it."""
+    warn_for_user("volatile was removed (Variable.volatile is always False)", UserWarning)
+    return False
+
+
 TENSOR_METHODS = {"apply_": _apply_, "map_": _map_, "map2_": _map2_, "new": _new, "resize": _resize,
-                  "resize_as": _resize_as, "set_": _set_}
+                  "resize_as": _resize_as, "set_": _set_, "volatile": property(_volatile)}

@@ -223,7 +223,7 @@ def tensor_repr(t, part_column=None):
         suffixes.append(f"dtype={dtype!r}")
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(_PREFIX + body, suffixes, indent, linewidth) + ")"

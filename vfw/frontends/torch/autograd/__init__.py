@@ -1,6 +1,7 @@
 """torch.autograd: backward, grad, custom Functions, gradient-mode switches, functional, gradcheck, anomaly mode,
 ``graph`` (saved-tensor hook contexts)."""
 
+from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch.autograd import anomaly_mode, function, functional, graph  # noqa: F401
 from vfw.frontends.torch.autograd._engine import backward, grad  # noqa: F401
 from vfw.frontends.torch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
@@ -19,6 +20,9 @@ class Variable:
     """Deprecated torch.autograd.Variable: ``Variable(t)`` returns ``t``."""
 
     def __new__(cls, data, requires_grad=False, volatile=False):
+        if volatile:
+            warn_for_user("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          UserWarning)
         if requires_grad:
             data.requires_grad_(True)
         return data

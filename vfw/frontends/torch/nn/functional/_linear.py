@@ -57,6 +57,8 @@ def linear(input, weight, bias=None):
     tensor_arg(input, "linear")
     tensor_arg(weight, "linear", "weight", 2)
     x, w = input.array, weight.array
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and {w.ndim}D")
     b = None if bias is None else tensor_arg(bias, "linear", "bias", 3).array
     if w.ndim != 2 or x.ndim == 0 or x.shape[-1] != w.shape[1] or not (x.dtype == w.dtype in _NATIVE) \
             or (b is not None and b.dtype != x.dtype):

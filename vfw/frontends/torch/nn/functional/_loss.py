@@ -219,7 +219,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {type_name(target.array.dtype)} but expected {type_name(d)}")
     if d.kind != "f" and d.name != "bfloat16":
         raise not_implemented("binary_cross_entropy", d)
-    loss = run(_op("BinaryCrossEntropy"), input, target)
+    try:
+        loss = run(_op("BinaryCrossEntropy"), input, target)
+    except RuntimeError as e:  # (torch's message does not name the op)
+        raise RuntimeError(str(e).removeprefix("BinaryCrossEntropy: ")) from None
     if weight is not None:
         tensor_arg(weight, "binary_cross_entropy", "weight", 3)
         try:

@@ -98,7 +98,15 @@ def _finish(loss, reduction, unbatched):
 
 def _engine_loss(op_type, x, labels, w, ignore_index, reduction):
     bound = _op(op_type, ignore_index=int(ignore_index), reduction=reduction)
-    return run(bound, x, labels) if w is None else run(bound, x, labels, w)
+    try:
+        return run(bound, x, labels) if w is None else run(bound, x, labels, w)
+    except IndexError:
+        # torch names the first bad target (in memory order) only; the engine's message says more
+        arr = np.asarray(getattr(labels, "array", labels))
+        bad = ((arr < 0) | (arr >= x.shape[1 if x.ndim > 1 else 0])) & (arr != ignore_index)
+        if not bad.any():
+            raise
+        raise IndexError(f"Target {int(arr[bad].flat[0])} is out of bounds.") from None
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):

@@ -89,7 +89,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         _renorm_rows(weight, input, max_norm, norm_type)
     if sparse and _sparse_grad_wanted(weight):
         return _sparse_ops.embedding_sparse_grad(weight, input, _dense_lookup(pad), pad, scale_grad_by_freq)
-    return _run(_op("Embedding", padding_idx=pad, scale_grad_by_freq=int(bool(scale_grad_by_freq))), weight, input)
+    try:
+        return _run(_op("Embedding", padding_idx=pad, scale_grad_by_freq=int(bool(scale_grad_by_freq))), weight,
+                    input)
+    except IndexError:  # the engine names the bad index; torch's index_select says only this
+        raise IndexError("index out of range in self") from None
 
 
 def _sparse_grad_wanted(weight):

@@ -42,8 +42,9 @@ def _addindent(text, spaces):
 def _check_member_name(kind, name):
     if not isinstance(name, str):
         raise TypeError(f"{kind} name should be a string. Got {_config.typename(name)}")
-    if "." in name:
-        raise KeyError(f'{kind} name can\'t contain "."')
+    if "." in name:  # (torch names the module only: buffers and parameters get the bare message)
+        raise KeyError(f'{kind} name can\'t contain ".", got: {name}' if kind == "module" else
+                       f'{kind} name can\'t contain "."')
     if name == "":
         raise KeyError(f'{kind} name can\'t be empty string ""')
 
