@@ -66,6 +66,8 @@ def adapt(writer, op_type, schema, inputs, outputs, attrs):
         decompose(writer, inputs, outputs, attrs)
         return None
     inputs, attrs = list(inputs), dict(attrs)
+    if op_type == "CumSum" and not attrs.get("half_steps", 0):
+        attrs.pop("half_steps", None)  # the engine's TF rounding of half sums, off: ONNX's Cumsum
     if opset < 18 and op_type in _REDUCE_WITH_AXES_ATTRIBUTE and len(inputs) > 1:
         if inputs[1]:
             attrs["axes"] = [int(a) for a in _constant(writer, inputs[1], op_type, "axes").reshape(-1)]

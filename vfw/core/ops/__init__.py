@@ -11,6 +11,7 @@ from vfw.core.ops import (  # noqa: E402,F401  (imported for their registrations
     arithmetic,
     attention,
     batch_norm_grad,
+    bias_add,
     binary_cross_entropy,
     callback,
     collective,

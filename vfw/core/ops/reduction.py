@@ -416,10 +416,15 @@ not_differentiable("ArgMax", "ArgMin")
 # -- CumSum ------------------------------------------------------------------------------
 @defop("CumSum", inputs="x:T axis:T2", outputs="y:T",
        types={"T": _SUM_TYPES | dt.COMPLEX, "T2": dt.INDEX},
-       attrs={"exclusive": Attr("int", 0, choices=(0, 1)), "reverse": Attr("int", 0, choices=(0, 1))},
+       attrs={"exclusive": Attr("int", 0, choices=(0, 1)), "reverse": Attr("int", 0, choices=(0, 1)),
+              "half_steps": Attr("int", 0, choices=(0, 1))},
        infer=same_as_first)
-def cumsum(exclusive, reverse):
-    """Cumulative sum along the axis given as input (optionally exclusive and/or reversed)."""
+def cumsum(exclusive, reverse, half_steps):
+    """Cumulative sum along the axis given as input (optionally exclusive and/or reversed).
+
+    float16/bfloat16 accumulate in float32, rounded once per output (torch), or with ``half_steps=1`` in their own
+    dtype, rounded after every addition (TF's Eigen scan).
+    """
 
     def kernel(x, axis, out=None):
         if axis.size != 1:
@@ -427,6 +432,8 @@ def cumsum(exclusive, reverse):
         ax = normalize_axis("CumSum", axis.item(), x.ndim)
         if not x.ndim:
             return x.copy() if out is None else (np.copyto(out, x) or out)
+        if half_steps and x.dtype in _HALF:
+            return _half_steps_cumsum(x, ax, exclusive, reverse, out)
         half = x.dtype in _HALF
         acc = _F32 if half else x.dtype
         if not (exclusive or reverse or half):
@@ -446,13 +453,29 @@ def cumsum(exclusive, reverse):
     return kernel
 
 
+def _half_steps_cumsum(x, ax, exclusive, reverse, out):
+    """CumSum of a half ``x`` rounded to its dtype after each addition: a running sum cannot skip the roundings, so
+    this walks ``ax`` one slice at a time (each step vectorized over the other dims)."""
+    result = np.empty(x.shape, x.dtype) if out is None else out
+    src, dst = np.moveaxis(x, ax, 0), np.moveaxis(result, ax, 0)
+    steps = range(src.shape[0] - 1, -1, -1) if reverse else range(src.shape[0])
+    total = np.zeros(src.shape[1:], x.dtype)
+    for i in steps:
+        if exclusive:
+            dst[i] = total
+        total = (total.astype(_F32) + src[i]).astype(x.dtype)
+        if not exclusive:
+            dst[i] = total
+    return result
+
+
 @register_gradient("CumSum")
 def _cumsum_grad(node, g):
     # Each x_j feeds the outputs after it (before it, reversed): the gradient is the cumulative
     # sum of g running the other way, exclusive when the forward is.
     attrs = node.attrs
     return execute("CumSum", g, array_of(node.inputs[1]), exclusive=attrs["exclusive"],
-                   reverse=1 - attrs["reverse"]), None
+                   reverse=1 - attrs["reverse"], **({"half_steps": 1} if attrs["half_steps"] else {})), None
 
 
 # -- TopK --------------------------------------------------------------------------------

@@ -62,13 +62,20 @@ def _first_bad(values, size):
     return position, int(values[position])
 
 
-def _check_range(t, size, what, tf_op):
+def _check_range(t, size, what, tf_op, kernel=False, named=True):
     """TF's error for an entry of the integer tensor ``t`` outside ``[0, size)``: now, and at every run of the graph
-    being traced where ``t`` varies."""
+    being traced where ``t`` varies.  ``kernel``: the message carries the prefix of TF's kernel errors (GatherV2);
+    ``named`` False: without the trailing " name: " (TF's eager fallback path, taken for Python-list inputs)."""
     def check(values):
         bad = _first_bad(values, size)
         if bad is not None:
-            raise op_error(f"{what}[{','.join(str(int(p)) for p in bad[0])}] = {bad[1]} is not in [0, {size})", tf_op)
+            from vfw.frontends.tensorflow._image_patches import kernel_prefix  # (it imports the package)
+
+            where = f"[{','.join(str(int(p)) for p in bad[0])}]" if bad[0] else ""
+            message = f"{kernel_prefix(tf_op) if kernel else ''}{what}{where} = {bad[1]} is not in [0, {size})"
+            if not named:
+                raise errors.InvalidArgumentError(None, None, f"{message} [Op:{tf_op}]")
+            raise op_error(message, tf_op)
     checked_at_run(check, t)
 
 
@@ -90,6 +97,9 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     InvalidArgumentError
         For indices outside ``[0, params.shape[axis])`` (negative ones included), as on TF's CPU.
     """
+    first = batch_dims if axis is None else axis
+    # TF reads a variable's rows with its ResourceGather (sparse_read), which names its errors
+    range_op = "ResourceGather" if hasattr(params, "sparse_read") and type(first) is int and first == 0 else "GatherV2"
     x = convert_to_tensor(params)
     idx = _indices(indices, "GatherV2", int64=False)
     rank, index_rank = x.array.ndim, idx.array.ndim
@@ -105,7 +115,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if batch_dims > index_rank or batch_dims > axis:
         raise op_error(f"Shape must be at least rank {batch_dims + 1} but is rank {min(rank, index_rank)}",
                        "GatherV2")
-    _check_range(idx, x.array.shape[axis], "indices", "GatherV2")
+    _check_range(idx, x.array.shape[axis], "indices", range_op, kernel=True, named=type(indices) is not list)
     if batch_dims == 0:
         if not recording(x, idx):
             return wrap(np.take(x.array, idx.array, axis))

@@ -11,6 +11,7 @@ import collections
 
 import numpy as np
 
+from vfw.core import dtypes as dt
 from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, mismatch, op_error
 from vfw.frontends.tensorflow._math_binary import raw_div_no_nan
@@ -58,8 +59,10 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     _CUMSUM.check(x.array.dtype)
     a = _scan_axis("Cumsum", x, axis)
+    # TF's Eigen scan adds float16/bfloat16 in their own dtype, rounding at every step
+    steps = {"half_steps": 1} if x.array.dtype in (dt.float16, dt.bfloat16) else {}
     return widened(lambda t: call("CumSum", t, np.asarray(a, _INT64), exclusive=int(exclusive),
-                                  reverse=int(reverse), tf_op="Cumsum"), x)
+                                  reverse=int(reverse), tf_op="Cumsum", **steps), x)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.tensorflow import _math_ops
 from vfw.frontends.tensorflow._dispatch import call, convert_to_tensor, op_error, wrap
@@ -36,7 +37,7 @@ _MOMENT_TYPES = FLOATS | {np.dtype(np.int32), I64}
 
 
 _MEAN_TYPES = OpTypes("Mean", _MOMENT_TYPES)
-_BIAS_ADD_TYPES = OpTypes("BiasAdd", FLOATS | SIGNED | UNSIGNED)
+_BIAS_ADD_TYPES = OpTypes("BiasAdd", FLOATS | SIGNED | UNSIGNED | {np.dtype(np.complex64), np.dtype(np.complex128)})
 _SQRT_TYPES = OpTypes("Sqrt", FLOATS)
 
 
@@ -192,6 +193,10 @@ def bias_add(value, bias, data_format=None, name=None):
                        f"vs. {list(x.array.shape)}", "BiasAdd")
     if axis != x.array.ndim - 1:
         b = reshape(b, (-1,) + (1,) * (x.array.ndim - 2))
+    elif x.array.dtype == dt.bfloat16:
+        # TF sums a bfloat16 bias gradient in bfloat16 (the engine's BiasAdd); other dtypes are plain Adds, which
+        # ONNX export knows
+        return call("BiasAdd", x, b, tf_op="BiasAdd")
     return call("Add", x, b, tf_op="BiasAdd")
 
 
@@ -266,8 +271,12 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         table, rows = shards[0], ids
         size = table.array.shape[0] if table.array.ndim else 0
         if values.size and (values.min() < 0 or values.max() >= size):  # the engine's Gather would wrap negatives
-            i = int(np.flatnonzero(((values < 0) | (values >= size)).reshape(-1))[0])
-            raise op_error(f"indices[{i}] = {values.reshape(-1)[i]} is not in [0, {size})", "GatherV2")
+            from vfw.frontends.tensorflow._image_patches import kernel_prefix  # (it imports the package)
+
+            i = np.unravel_index(int(np.flatnonzero(((values < 0) | (values >= size)).reshape(-1))[0]), values.shape)
+            where = f"[{','.join(map(str, i))}]" if values.ndim else ""
+            raise op_error(f"{kernel_prefix('GatherV2')}indices{where} = {values[i]} is not in [0, {size})",
+                           "GatherV2")
     else:
         for s in shards[1:]:
             same_dtype("ConcatV2", shards[0], s)

@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, op_error
 from vfw.frontends.tensorflow._ragged import RaggedTensor, _row_ids, concat_rows, from_dense
 
@@ -108,6 +108,31 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__neg__",
               "__abs__", "__invert__"):
     setattr(RaggedTensor, _name, _operator(_name))
+
+
+def _equality(name, unequal):
+    """RaggedTensor ``==`` / ``!=``: elementwise on the flat values, as TF's ``tensor_equals``; operands that do not
+    line up (other partitions, shapes, dtypes; None) compare as a plain unequal Python bool."""
+    def method(self, other):
+        if other is None:
+            return unequal
+        try:
+            return elementwise(lambda flat, rest: getattr(flat, name)(rest), (self, other), {})
+        except (ValueError, TypeError, NotImplementedError, errors.OpError):
+            return unequal
+    method.__name__ = name
+    return method
+
+
+RaggedTensor.__eq__ = _equality("__eq__", False)
+RaggedTensor.__ne__ = _equality("__ne__", True)
+
+
+def _unhashable(self):
+    raise TypeError("RaggedTensor is unhashable.")
+
+
+RaggedTensor.__hash__ = _unhashable  # as TF's, once == is elementwise
 
 
 # -- reductions ----------------------------------------------------------------------------------------------------

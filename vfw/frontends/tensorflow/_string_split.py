@@ -73,8 +73,20 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002  (TF's argumen
     sep = sep.encode() if isinstance(sep, str) else sep
     limit = -1 if maxsplit is None else int(maxsplit)
     if sep in (None, b""):
-        return _tokenized(t, lambda b: b.split(None, limit))
+        return _tokenized(t, lambda b: _whitespace_tokens(b, limit))
     return _tokenized(t, lambda b: b.split(sep, limit))
+
+
+def _whitespace_tokens(text, limit):
+    """``text`` split at runs of whitespace at most ``limit`` times, as TF's kernel: ``limit`` 0 keeps the string
+    whole (blanks included), and a string of exactly ``limit`` tokens gets an empty token after them ("c" split
+    once is ["c", ""])."""
+    if limit == 0:
+        return [text]
+    tokens = text.split(None, limit)
+    if limit > 0 and len(tokens) == limit:
+        tokens.append(b"")
+    return tokens
 
 
 def bytes_split(input, name=None):  # noqa: A002

@@ -10,7 +10,7 @@ import numpy as np
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes
+from vfw.frontends.tensorflow import _dispatch, _dtypes, errors
 from vfw.frontends.tensorflow._op_support import shape_text
 from vfw.frontends.tensorflow._sparse_gradients import ROW_GATHER
 from vfw.frontends.tensorflow._tensor import Tensor
@@ -170,8 +170,14 @@ def _indices(indices, dims, tf_op):
     bad = (index < 0) | (index >= limit)
     if bad.any():
         position = np.argwhere(bad)[0]
-        raise _dispatch.op_error(f"indices[{','.join(map(str, position))}] = {index[tuple(position)]} is not in "
-                                 f"[0, {limit})", tf_op)
+        message = f"indices[{','.join(map(str, position))}] = {index[tuple(position)]} is not in [0, {limit})"
+        if tf_op == "ResourceGather":  # TF's kernel error; a Python list takes TF's fallback path, without " name: "
+            from vfw.frontends.tensorflow._image_patches import kernel_prefix  # (it imports the package)
+
+            message = kernel_prefix(tf_op) + message
+            if type(indices) is list:
+                raise errors.InvalidArgumentError(None, None, f"{message} [Op:{tf_op}]")
+        raise _dispatch.op_error(message, tf_op)
     return index
 
 

@@ -44,6 +44,9 @@ from vfw.frontends.tensorflow.data._ordering import IGNORING_ERRORS
 # The stand-in elements a function is traced with: (size of unknown dims, value of every element).  Two runs
 # that differ in both tell which output dims follow unknown input dims or the values.
 _EXAMPLES = ((2, 0), (3, 1))
+# Tried when both of those fail: their strings ("", "1") break parsers that index fields of a CSV line
+# (``tf.strings.split(line, ",")[2]``); these hold 12 and 13 comma-separated digits.
+_FIELD_EXAMPLES = ((2, 2), (3, 3))
 # Truthy while a function runs on stand-in elements to find its output spec (the size of the stand-ins' unknown
 # dims, 2 then 3): ops whose kernels need meaningful values (parsing serialized protos, decoding files) then give
 # results of their static shapes (unknown dims of that size) instead of failing on the stand-ins.
@@ -137,11 +140,14 @@ class StructuredFunction:
 
     def _trace(self):
         specs, failures = [], []
-        for size, fill in _EXAMPLES:
-            try:
-                specs.append(self._example_spec(size, fill))
-            except Exception as e:  # noqa: BLE001  (a check of the stand-in values may fail: TF checks per element)
-                failures.append(e)
+        for examples in (_EXAMPLES, _FIELD_EXAMPLES):
+            for size, fill in examples:
+                try:
+                    specs.append(self._example_spec(size, fill))
+                except Exception as e:  # noqa: BLE001  (a check of the stand-in values may fail: TF checks per element)
+                    failures.append(e)
+            if specs:
+                break
         if not specs:
             raise failures[0]
         merged = specs[0]
@@ -150,7 +156,22 @@ class StructuredFunction:
                 raise TypeError(f"The `{self._name}` function returns different structures or dtypes for different "
                                 f"inputs: {merged} and {other}.")
             merged = structure.most_specific(merged, other)
-        return merged
+        return self._with_empty_example(merged)
+
+    def _with_empty_example(self, merged):
+        """``merged`` widened by one more stand-in whose unknown dims are empty.  TF's static shapes leave unknown
+        what follows an unknown dim (``w[-1:]`` of a window: (None,)), where sizes 2 and 3 both give 1; a function
+        that fails on empty elements, or returns another structure for them, is left as traced."""
+        if not any(isinstance(s, TensorSpec) and (s.shape.rank is None or None in s.shape.as_list())
+                   for s in self._input_specs):
+            return merged
+        try:
+            empty = self._example_spec(0, 1)
+        except Exception:  # noqa: BLE001  (as in _trace: the stand-in may fail a check TF makes per element)
+            return merged
+        if not structure.compatible_types(merged, empty):
+            return merged
+        return structure.most_specific(merged, empty)
 
     def _example_spec(self, size, fill):
         """The spec of the function's result on stand-in elements (unknown dims of ``size``, values ``fill``)."""

@@ -287,7 +287,9 @@ def example_component(spec, size, fill):
                                   "elements of `sparse_batch` can only be iterated)")
     dims = [size] if spec.shape.rank is None else [size if d is None else d for d in spec.shape.as_list()]
     if spec.dtype == _dtypes.string:
-        return np.full(dims, b"" if fill == 0 else str(fill).encode(), dtype=object)
+        # 0 and 1: "" and "1"; 2 and 3: 12 and 13 comma-separated digits (see _functional._FIELD_EXAMPLES)
+        text = b"" if fill == 0 else str(fill).encode() if fill == 1 else b",".join([str(fill).encode()] * (fill + 10))
+        return np.full(dims, text, dtype=object)
     return np.full(dims, fill, dtype=spec.dtype.np)
 
 

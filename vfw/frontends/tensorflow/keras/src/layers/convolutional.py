@@ -62,7 +62,9 @@ class ConvOutputs(Layer):
             bias = tf.convert_to_tensor(self.bias)
             if self.data_format == "channels_first":
                 bias = tf.reshape(bias, (1, -1) + (1,) * self.rank)
-            outputs = outputs + bias if outputs.dtype == bias.dtype else ops.add(outputs, bias)
+            # ops.add: Keras' promotion, and its bias_add (TF's bfloat16 bias gradient)
+            same = outputs.dtype == bias.dtype and outputs.dtype != tf.bfloat16
+            outputs = outputs + bias if same else ops.add(outputs, bias)
         if self.activation is not None:
             outputs = self.activation(outputs)
         return outputs

@@ -107,7 +107,8 @@ class _LoraKernel:
     def _output(self, x):
         if self.bias is not None:
             bias = tf.convert_to_tensor(self.bias)
-            x = x + bias if x.dtype == bias.dtype else _keras_ops().add(x, bias)
+            # ops.add: Keras' promotion, and its bias_add (TF's bfloat16 bias gradient)
+            x = x + bias if x.dtype == bias.dtype and x.dtype != tf.bfloat16 else _keras_ops().add(x, bias)
         if self.activation is not None:
             x = self.activation(x)
         return x

@@ -13,6 +13,7 @@ import vfw.tensorflow as tf
 from vfw.frontends.tensorflow import nest
 from vfw.frontends.tensorflow.keras.src.backend.dtypes import standardize_dtype
 from vfw.frontends.tensorflow.keras.src.engine.keras_tensor import KerasTensor
+from vfw.frontends.tensorflow.keras.src.engine.operation import call_reporting_arguments
 from vfw.frontends.tensorflow.keras.src.ops import _common
 from vfw.frontends.tensorflow.keras.src.ops._common import keras_op
 
@@ -94,8 +95,30 @@ def stop_gradient(variable):
 
 
 def cond(pred, true_fn, false_fn):
-    """``true_fn()`` if ``pred`` else ``false_fn()`` (a graph conditional under ``tf.function``)."""
-    return tf.cond(pred, true_fn, false_fn)
+    """``true_fn()`` if ``pred`` else ``false_fn()``.
+
+    As Keras' TF backend (``smart_cond``): a Python bool (or 1 / 0) picks its branch in Python, also under
+    ``tf.function`` (``cond(training is True, ...)`` in a layer); a tensor or variable makes a graph conditional
+    there.  Bad arguments raise Keras' TypeError, reported as the ``Cond`` operation's.
+    """
+    if isinstance(pred, (tf.Tensor, tf.Variable)):
+        return tf.cond(pred, true_fn, false_fn)
+    return call_reporting_arguments(_python_cond, "Cond.call()", (pred, true_fn, false_fn), {})
+
+
+def _python_cond(*args, **kwargs):
+    pred, true_fn, false_fn = args
+    try:
+        known = pred in (0, 1)
+    except (TypeError, ValueError):
+        known = False
+    if not known:
+        raise TypeError(f"Argument `pred` must be a Tensor, or a Python bool, or 1 or 0. Received: pred={pred} of "
+                        f"type {type(pred).__name__}")
+    for what, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if not callable(fn):
+            raise TypeError(f"Argument `{what}` must be callable. Received {fn}")
+    return true_fn() if pred else false_fn()
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
@@ -215,7 +238,9 @@ def associative_scan(f, elems, reverse=False, axis=0):
         odds = scan_flat(reduced)  # prefixes ending at the odd positions
         tails = [_along(x, axis, 2, None, 2) for x in parts]
         heads = odds if count % 2 else [_along(x, axis, 0, -1) for x in odds]
-        evens = [tf.concat([_along(x, axis, 0, 1), e], axis) for x, e in zip(parts, combine(heads, tails))]
+        # (as Keras: f never sees empty pieces, which ops.add would send to bias_add)
+        combined = combine(heads, tails) if tails[0].shape[axis] else tails
+        evens = [tf.concat([_along(x, axis, 0, 1), e], axis) for x, e in zip(parts, combined)]
         return [_interleaved(e, o, axis) for e, o in zip(evens, odds)]
 
     if reverse:

@@ -190,7 +190,21 @@ def _arithmetic(name, tf_function, summary, extra=()):
     return keras_op(function)
 
 
-add = _arithmetic("add", tf.math.add, "``x1 + x2``")
+def _add(x1, x2):
+    """``x1 + x2``, through ``tf.nn.bias_add`` where ``x2`` squeezes to a vector as long as ``x1``'s last or second
+    axis (``x1`` of rank 2 or more), as Keras' TF backend does: ``x2``'s size-1 dims are dropped then ((4, 3) +
+    (1, 1, 3) is (4, 3)), a bias along axis 1 adds channels-first, and a bfloat16 bias gets TF's BiasAdd gradient.
+    ``x1`` and ``x2`` come promoted to tensors of one dtype."""
+    vector = [d for d in x2.shape.as_list() if d is None or d > 1]
+    dims = x1.shape.as_list() if x1.shape.rank is not None else None
+    if len(vector) == 1 and vector[0] is not None and dims is not None and len(dims) > 1 \
+            and vector[0] in {dims[1], dims[-1]}:
+        data_format = "NHWC" if dims[-1] == vector[0] else "NCHW"
+        return tf.nn.bias_add(x1, tf.squeeze(x2) if x2.shape.rank > 1 else x2, data_format=data_format)
+    return tf.math.add(x1, x2)
+
+
+add = _arithmetic("add", _add, "``x1 + x2``")
 subtract = _arithmetic("subtract", tf.math.subtract, "``x1 - x2``")
 multiply = _arithmetic("multiply", tf.math.multiply, "``x1 * x2``")
 maximum = _arithmetic("maximum", tf.math.maximum, "The larger of ``x1`` and ``x2``")
