@@ -54,6 +54,7 @@ class ConcreteFunction(ConcreteIntrospection):
         self._function = function
         self._template = template  # (args, kwargs) with TensorSpec leaves for the tensors
         self._outputs = None
+        self._static_outputs = None  # the output specs of the run made when TF traces (see trace_outputs)
 
     @property
     def name(self):
@@ -75,10 +76,17 @@ class ConcreteFunction(ConcreteIntrospection):
         dims are None)."""
         if self._outputs is None:
             with silenced_prints():  # TF's trace printed when the concrete function was made
-                try:
-                    self._outputs = self.trace_outputs()
-                except Exception:  # noqa: BLE001  (code reading an unknown dim as a number: from concrete sizes)
-                    self._outputs = self._outputs_of_example_runs()
+                static = self._static_outputs
+                if static is None:
+                    try:
+                        static = self.trace_outputs()
+                    except Exception:  # noqa: BLE001  (code reading an unknown dim as a number: sizes alone)
+                        static = None
+                # a dim is None where the static shapes say so, or where it follows the unknown input dims (an op
+                # whose static shape vfw does not infer shows the example's size)
+                runs = self._outputs_of_example_runs()
+                self._outputs = runs if static is None else nest.pack_sequence_as(runs, [
+                    _merged_spec(a, b) for a, b in zip(nest.flatten(static), nest.flatten(runs))])
         return self._outputs
 
     def trace_outputs(self):
@@ -211,6 +219,7 @@ def _static_spec(x):
 
 
 def _merged_spec(a, b):
+    """The spec covering specs ``a`` and ``b`` (dims where they differ or either is None: None); else ``a``."""
     if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
         return TensorSpec(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
     return a

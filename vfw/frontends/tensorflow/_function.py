@@ -562,7 +562,7 @@ class Function(FunctionIntrospection):
             concrete = self._concrete[key] = ConcreteFunction(self, template)
             if trace not in self._python_ran:  # TF traces now: the Python function runs (and prints) once, here
                 try:
-                    concrete._outputs = concrete.trace_outputs()
+                    concrete._static_outputs = concrete.trace_outputs()
                     self._python_ran.add(trace)
                 except Exception:  # noqa: BLE001  (run when the outputs are asked for or at the first call)
                     pass
