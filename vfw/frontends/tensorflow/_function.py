@@ -59,8 +59,6 @@ import re
 import threading
 import weakref
 
-import numpy as np
-
 from vfw.core.errors import VfwError
 from vfw.core.graph import function as _engine_function
 from vfw.core.graph.subgraph import SubgraphTrace
@@ -85,13 +83,14 @@ from vfw.frontends.tensorflow._concrete_function import (
     result_as_tensor,
 )
 from vfw.frontends.tensorflow._function_arguments import as_argument as _as_argument
-from vfw.frontends.tensorflow._function_arguments import element_spec_key, iterator_argument
+from vfw.frontends.tensorflow._function_arguments import iterator_argument
 from vfw.frontends.tensorflow._function_arguments import parameter as _parameter
 from vfw.frontends.tensorflow._function_arguments import unwrapped as _unwrapped
 from vfw.frontends.tensorflow._function_introspection import FunctionIntrospection
 from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow._tensor import Tensor
 from vfw.frontends.tensorflow._tensor_spec import TensorSpec, shape_within, spec_of
+from vfw.frontends.tensorflow._trace_types import common, covers, trace_key
 
 _run_eagerly = [False]
 
@@ -142,59 +141,6 @@ def _variable_creator(may_create, created):
         created.append(True)
         return next_creator(**kwargs)
     return creator
-
-
-# -- TF's trace types ------------------------------------------------------------------------------
-def _trace_key(obj, shapes, tensors=None):
-    """TF's type of an argument, without tensor shapes (appended to ``shapes``; the tensors to ``tensors`` when
-    given): what selects a trace."""
-    obj = _unwrapped(obj)
-    if isinstance(obj, (CoreTensor, np.ndarray)) or hasattr(obj, "_as_tensor"):
-        spec = spec_of(obj)
-        if spec is not None:
-            if hasattr(obj, "_as_tensor"):  # a variable: its shape is part of its type
-                return ("variable", spec.dtype, tuple(spec.shape.as_list()))
-            shapes.append(tuple(spec.shape.as_list()))
-            if tensors is not None:
-                tensors.append(obj)
-            return ("tensor", spec.dtype)
-    if isinstance(obj, TensorSpec):
-        shapes.append(None if obj.shape.rank is None else tuple(obj.shape.as_list()))
-        return ("tensor", obj.dtype)
-    if isinstance(obj, (list, tuple)):
-        return (type(obj), tuple([_trace_key(x, shapes, tensors) for x in obj]))
-    kind = "dataset" if _is_dataset(obj) else getattr(type(obj), "_tf_trace_kind", None)
-    if kind is not None:  # TF's type of a dataset, an iterator, a distributed dataset: its element spec
-        return (kind, element_spec_key(obj.element_spec, shapes, tensors))
-    if isinstance(obj, dict):
-        return (type(obj), tuple([(k, _trace_key(obj[k], shapes, tensors)) for k in sorted(obj, key=repr)]))
-    try:
-        hash(obj)
-    except TypeError:
-        return ("object", type(obj), id(obj))
-    return ("value", type(obj), obj)
-
-
-def _is_dataset(obj):
-    from vfw.frontends.tensorflow.data._dataset import Dataset
-
-    return isinstance(obj, Dataset)
-
-
-def _covers(general, shape):
-    """Whether the traced shape ``general`` (dims may be None; None for an unknown rank) admits ``shape``."""
-    if general is None:
-        return True
-    if shape is None or len(shape) != len(general):
-        return False
-    return all(g is None or g == s for g, s in zip(general, shape))
-
-
-def _common(a, b):
-    """The most specific shape covering ``a`` and ``b`` (TF's reduce_retracing generalization)."""
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple([x if x == y else None for x, y in zip(a, b)])
 
 
 def graph_error(e):
@@ -444,23 +390,23 @@ class Function(FunctionIntrospection):
         the counted trace covering the call, as ``(key, shapes)``."""
         shapes = []
         if self._input_signature is not None:
-            key = _trace_key(self._input_signature, shapes)
+            key = trace_key(self._input_signature, shapes)
             shapes = tuple(shapes)
             if not self._traced:
                 self._traced[key] = [shapes]
                 self._count += 1
             return key, shapes
-        key = _trace_key((args, kwargs), shapes)
+        key = trace_key((args, kwargs), shapes)
         shapes = tuple(shapes)
         traced = self._traced.setdefault(key, [])
-        covering = next((general for general in traced if all(_covers(g, s) for g, s in zip(general, shapes))), None)
+        covering = next((general for general in traced if all(covers(g, s) for g, s in zip(general, shapes))), None)
         if (key, shapes) in self._seen:
             return key, covering
         if covering is None:
             covering = shapes
             if self._reduce_retracing:
                 for general in traced:
-                    covering = tuple([_common(a, b) for a, b in zip(covering, general)])
+                    covering = tuple([common(a, b) for a, b in zip(covering, general)])
             traced.append(covering)
             self._count += 1
             self._trace_templates.append(nest.map_structure(as_spec, (args, kwargs)))
@@ -495,12 +441,12 @@ class Function(FunctionIntrospection):
         still computes with the call's shapes (the engine traces again for new ones)."""
         tensors, shapes = [], []
         if self._input_signature is not None:
-            _trace_key(self._input_signature, shapes)
-            _trace_key(args, [], tensors)
+            trace_key(self._input_signature, shapes)
+            trace_key(args, [], tensors)
         elif self._declares_relaxed_shapes:
-            key = _trace_key((args, kwargs), shapes, tensors)
+            key = trace_key((args, kwargs), shapes, tensors)
             shapes = next((general for general in self._traced.get(key, ()) if all(
-                _covers(g, s) for g, s in zip(general, shapes))), shapes)
+                covers(g, s) for g, s in zip(general, shapes))), shapes)
         for t, dims in zip(tensors, shapes):
             if t is not None and (dims is None or dims != t.array.shape):
                 _traced_shapes.declare_shape(t, dims)
@@ -516,7 +462,7 @@ class Function(FunctionIntrospection):
                  for i, a in enumerate(args)] + sorted(kwargs.items())
         for parameter, value in named:
             tensors = []
-            _trace_key(value, [], tensors)
+            trace_key(value, [], tensors)
             for t in tensors:
                 if t.__class__ is _tensor.SymbolicTensor:
                     _symbolic_names.name_argument(t, parameter)
@@ -555,7 +501,7 @@ class Function(FunctionIntrospection):
         if self._input_signature is not None:
             self._conform(*nest.map_structure(example, template))
         shapes = []
-        key = (_trace_key(template, shapes), tuple(shapes))
+        key = (trace_key(template, shapes), tuple(shapes))
         concrete = self._concrete.get(key)
         if concrete is None:
             trace = self._note_signature(*template)

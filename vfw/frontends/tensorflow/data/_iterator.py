@@ -31,7 +31,7 @@ class OwnedIterator(Iterator):
     tf.function, each read is an op of the graph pulling the next element at every call (see ``_graph_reads``).
     """
 
-    _tf_trace_kind = "iterator"  # a tf.function's trace type: this and the element spec (see _function._trace_key)
+    _tf_trace_kind = "iterator"  # a tf.function's trace type: this and the element spec (see _trace_types.trace_key)
 
     def __init__(self, dataset):
         self._dataset = dataset
