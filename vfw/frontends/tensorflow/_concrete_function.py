@@ -7,7 +7,7 @@ import numpy as np
 
 from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.tensorflow import _dispatch, _dtypes, _tensor, _traced_shapes, errors, nest
+from vfw.frontends.tensorflow import _dispatch, _dtypes, _traced_shapes, errors, nest
 from vfw.frontends.tensorflow._function_introspection import ConcreteIntrospection
 from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow._tensor import Tensor
@@ -96,17 +96,12 @@ class ConcreteFunction(ConcreteIntrospection):
         args, kwargs = nest.map_structure(example, self._template)
         tensors = [t for t in nest.flatten((args, kwargs)) if isinstance(t, Tensor)]
         specs = [s for s in nest.flatten(self._template) if isinstance(s, TensorSpec)]
-        with SubgraphTrace(f"{self.name}_outputs", None) as trace:
-            retyped = _tensor.as_symbolic(tensors)
-            try:
-                for t, spec in zip(tensors, specs):
-                    trace.add_input(t)
-                    _traced_shapes.declare_shape(t, None if spec.shape.rank is None else tuple(spec.shape.as_list()))
-                self._function._name_arguments(args, kwargs)
-                result = self._function._traced_function()(*args, **kwargs)
-                return nest.pack_sequence_as(result, [_static_spec(x) for x in nest.flatten(result)])
-            finally:
-                _tensor.as_eager(retyped)
+        declared = [(t, None if spec.shape.rank is None else tuple(spec.shape.as_list()))
+                    for t, spec in zip(tensors, specs)]
+        with _traced_shapes.showing_static_shapes(f"{self.name}_outputs", declared):
+            self._function._name_arguments(args, kwargs)
+            result = self._function._traced_function()(*args, **kwargs)
+            return nest.pack_sequence_as(result, [_static_spec(x) for x in nest.flatten(result)])
 
     def _outputs_of_example_runs(self):
         """The output structure from runs at two sizes of the unknown dims (dims that differ: None)."""

@@ -17,12 +17,15 @@ TF's static shape inside tf.function (``Tensor.shape``): ``None`` for the dims t
 Eagerly each helper costs one check of the list of open traces.
 """
 
+import contextlib
+
 import numpy as np
 
 from vfw.core.graph import static_shapes
+from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.graph.trace import current_trace
-from vfw.frontends.tensorflow import _dtypes, errors
+from vfw.frontends.tensorflow import _dtypes, _tensor, errors
 from vfw.frontends.tensorflow._dispatch import (
     call,
     convert_to_tensor,
@@ -96,6 +99,22 @@ def declare_shape(t, dims):
     trace = _trace()
     if trace is not None:
         static_shapes.declare(trace, t, dims)
+
+
+@contextlib.contextmanager
+def showing_static_shapes(name, declared):
+    """Run the block traced into a throwaway graph ``name`` (writes undone) whose inputs are the eager tensors of
+    ``declared`` (``(tensor, dims)`` pairs), symbolic meanwhile and showing ``dims`` (None dims) as their static
+    shapes, as TF's placeholders do; the values still compute with the tensors' own sizes."""
+    with SubgraphTrace(name, None) as trace:
+        retyped = _tensor.as_symbolic([t for t, _ in declared])
+        try:
+            for t, dims in declared:
+                trace.add_input(t)
+                declare_shape(t, dims)
+            yield
+        finally:
+            _tensor.as_eager(retyped)
 
 
 def refine_static_shape(t, dims):

@@ -19,7 +19,6 @@ import inspect
 import textwrap
 
 import vfw.frontends.tensorflow as tf
-from vfw.core.graph.subgraph import SubgraphTrace
 from vfw.frontends.tensorflow import _tensor, _traced_shapes, nest
 from vfw.frontends.tensorflow._silenced_prints import silenced_prints
 from vfw.frontends.tensorflow.keras.src.engine import naming
@@ -301,18 +300,11 @@ def _probe(fn, flat, structure, size, shown=False):
     with StatelessScope(), SymbolicScope():
         if not shown:
             return fn(*args, **kwargs)
-        declared = [(c, x.shape) for c, x in zip(concrete, flat) if isinstance(x, KerasTensor)]
-        declared += [(c._keras_mask, x._keras_mask.shape) for c, x in zip(concrete, flat)
+        declared = [(c, tuple(x.shape)) for c, x in zip(concrete, flat) if isinstance(x, KerasTensor)]
+        declared += [(c._keras_mask, tuple(x._keras_mask.shape)) for c, x in zip(concrete, flat)
                      if isinstance(x, KerasTensor) and isinstance(getattr(x, "_keras_mask", None), KerasTensor)]
-        with SubgraphTrace("keras_symbolic_call", None) as trace:
-            retyped = _tensor.as_symbolic([t for t, _ in declared])
-            try:
-                for t, dims in declared:
-                    trace.add_input(t)
-                    _traced_shapes.declare_shape(t, tuple(dims))
-                result = fn(*args, **kwargs)
-            finally:
-                _tensor.as_eager(retyped)
+        with _traced_shapes.showing_static_shapes("keras_symbolic_call", declared):
+            result = fn(*args, **kwargs)
         _tensor.as_eager([t for t in nest.flatten(result) if t.__class__ is _tensor.SymbolicTensor])
         return result
 
