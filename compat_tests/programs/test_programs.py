@@ -25,11 +25,11 @@ PROGRAM_FOLDERS = {
     "torch": (
         "torch_programs", "torch_more", "torch_more2", "torch_more3", "torch_more4", "torch_more5", "torch_onnx",
         "torch_tutorials", "torch_notes", "torch_more6", "torch_more7", "torch_more8", "torch_more9", "torch_more10",
-        "torch_more11", "torch_more12", "torch_more13", "torch_more14", "torch_more15", "torch_more16",
+        "torch_more11", "torch_more12", "torch_more13", "torch_more14", "torch_more15", "torch_more16", "torch_more17",
     ),
     "tensorflow": (
         "tf_programs", "tf_more", "tf_graph", "tf_more2", "tf_more3", "keras_ops", "tf_more4", "tf_more5",
-        "tf_more6", "tf_more7", "tf_more8", "tf_more9", "tf_more10", "tf_more11", "tf_more12", "tf_more13",
+        "tf_more6", "tf_more7", "tf_more8", "tf_more9", "tf_more10", "tf_more11", "tf_more12", "tf_more13", "tf_more14",
         "tf_guides", "keras_guides", "keras_examples",
     ),
 }

@@ -74,14 +74,17 @@ def get_float32_matmul_precision():
 
 
 def get_default_device():
-    """torch.device: where factories put tensors (always the CPU)."""
-    return _device.CPU
+    """torch.device: where factories put tensors (the CPU, or ``meta`` as set or entered with ``torch.device``)."""
+    from vfw.frontends.torch import _meta
+    return _meta.default_device()
 
 
 def set_default_device(device):
-    """Accept the CPU (or None); other devices raise as ``device=`` arguments do."""
+    """Accept the CPU, ``meta`` (or None); other devices raise as ``device=`` arguments do."""
+    from vfw.frontends.torch import _meta
     if device is not None:
         _device.check(device)
+    _meta.set_default(device)
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001

@@ -7,7 +7,7 @@ import numpy as np
 from vfw.core import dtypes as dt
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout, _traced_sizes
+from vfw.frontends.torch import _device, _dispatch, _dtype, _memory_layout, _meta, _traced_sizes
 from vfw.frontends.torch._tensor import _memory_format_name
 
 _TRACED_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -28,6 +28,8 @@ def _made(array, requires_grad=False, out=None, device=None, name="op"):
     applied."""
     _device.check(device)
     t = array if isinstance(array, CoreTensor) else _dispatch.new_tensor(array)
+    if _meta.wanted(device):
+        _meta.mark(t)
     if requires_grad:
         factory_requires_grad(t)
     return _dispatch.finish(t, out, name) if out is not None else t
@@ -166,6 +168,8 @@ def _like(fill, input, dtype, requires_grad, device, name, memory_format):
         values = laid_out
     elif layout in ("channels_last", "channels_last_3d"):
         values = _memory_layout.cloned(values, layout)
+    if device is None and getattr(input, "_meta", False):  # (a *_like tensor lives where input does)
+        device = _meta.META
     return _made(values, requires_grad, device=device)
 
 
@@ -341,22 +345,29 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
                  device=device)
 
 
+def _new_device(self, device):
+    """A ``new_*`` method's device: ``self``'s unless given."""
+    return _meta.META if device is None and self._meta else device
+
+
 def _new_factory(fill):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         if not size:
             raise TypeError(f'new_{fill.__name__}() missing 1 required positional arguments: "size"')
-        return fill(*size, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+        return fill(*size, dtype=self.dtype if dtype is None else dtype, device=_new_device(self, device),
+                    requires_grad=requires_grad)
     return method
 
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, device=device,
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, device=_new_device(self, device),
                 requires_grad=requires_grad)
 
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=_new_device(self, device),
+                  requires_grad=requires_grad)
 
 
 def zero_(self):

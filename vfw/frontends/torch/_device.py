@@ -12,7 +12,8 @@ class device:  # noqa: N801  (torch's name)
     """
 
     __slots__ = ("type", "index")
-    _TYPES = ("cpu", "cuda", "mps", "meta", "xpu", "xla", "hip", "mtia", "privateuseone")
+    _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+              "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")  # (torch's order, as its error lists)
 
     def __init__(self, type, index=None):  # noqa: A002  (torch's argument name)
         if isinstance(type, device):
@@ -49,9 +50,15 @@ class device:  # noqa: N801  (torch's name)
         return (device, (self.type, self.index))
 
     def __enter__(self):
+        # ``with torch.device("meta"):``: factories given no device use this one (only meta changes anything in
+        # vfw, whose tensors otherwise live on the CPU)
+        from vfw.frontends.torch import _meta
+        _meta.enter(self)
         return self
 
     def __exit__(self, *exc):
+        from vfw.frontends.torch import _meta
+        _meta.leave()
         return False
 
 

@@ -28,7 +28,7 @@ from vfw.core.registry import make_op
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.core.workspace import current_workspace
 from vfw.frontends._warnings import warn_once
-from vfw.frontends.torch import _dtype, _inference, _inplace_history, _memory_layout, _saved_versions
+from vfw.frontends.torch import _dtype, _inference, _inplace_history, _memory_layout, _meta, _saved_versions
 from vfw.frontends.torch._nested_data import array_from, infer_dtype  # noqa: F401  (re-exported)
 
 _new = object.__new__
@@ -151,8 +151,9 @@ def call(op_or_type, *inputs, **attrs):
     # Outputs are new tensors: a node on one of them was recorded by this very call.
     if type(result) is tuple:
         result = tuple([as_torch(r) for r in result])
-        if _tracing:  # (also while inference mode is on)
+        if _tracing:  # (also while inference mode is on, or meta tensors exist)
             _inference.mark(result)
+            _meta.follow(inputs, result)
         for r in result:
             if r is not None and r.grad_node is not None:
                 _check_saved_inputs(r.grad_node)
@@ -160,8 +161,9 @@ def call(op_or_type, *inputs, **attrs):
         return result
     if type(result) is not Tensor:
         result = as_torch(result)
-    if _tracing:  # (also while inference mode is on)
+    if _tracing:  # (also while inference mode is on, or meta tensors exist)
         _inference.mark(result)
+        _meta.follow(inputs, result)
     if result.grad_node is not None:
         _check_saved_inputs(result.grad_node)
     return result
@@ -340,6 +342,8 @@ def view_of(base, view):
     view._version_counter = version_counter(root)
     add_alias(root, view)
     _inference.share_mark(root, view)
+    if _tracing:  # (meta tensors exist)
+        _meta.share(root, view)
     return view
 
 

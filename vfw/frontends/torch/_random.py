@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from vfw.core.tensor import Tensor as CoreTensor
-from vfw.frontends.torch import _dtype, _memory_layout
+from vfw.frontends.torch import _dtype, _memory_layout, _meta
 from vfw.frontends.torch._count_samplers import poisson_draws
 from vfw.frontends.torch._dispatch import check_inplace, finish, type_name, wrap
 from vfw.frontends.torch._random_draws import (
@@ -74,13 +74,21 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 
 
 # -- factories ---------------------------------------------------------------------------
+def _drawn(draw, shape, d, device):
+    """The sample ``draw()`` makes, or for a meta ``device`` a stand-in drawn from no generator (as torch's meta
+    factories: later draws must not move)."""
+    if _meta.wanted(device):
+        return wrap(np.zeros(shape, d))
+    return replayed(draw)
+
+
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     """Uniform samples from ``[0, 1)`` of shape ``size`` (default float dtype)."""
     shape = size_of(args, size, "rand")
     d = factory_dtype(dtype, out, "rand")
     gen = rng_of(generator, "rand")
-    return made(replayed(lambda: unit(gen, shape, d)), requires_grad, out, device, "rand")
+    return made(_drawn(lambda: unit(gen, shape, d), shape, d, device), requires_grad, out, device, "rand")
 
 
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -89,7 +97,8 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     shape = size_of(args, size, "randn")
     d = factory_dtype(dtype, out, "randn")
     gen = rng_of(generator, "randn")
-    return made(replayed(lambda: normal_fill(gen, shape, d, 0.0, 1.0)), requires_grad, out, device, "randn")
+    return made(_drawn(lambda: normal_fill(gen, shape, d, 0.0, 1.0), shape, d, device), requires_grad, out, device,
+                "randn")
 
 
 def _like_dtype(input, dtype, fn):
@@ -153,7 +162,8 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     d = factory_dtype(dtype, out, "randint", I64)
     check_int_range(low, high, d)
     gen = rng_of(generator, "randint")
-    return made(replayed(lambda: integers(gen, low, high, shape, d)), requires_grad, out, device, "randint")
+    return made(_drawn(lambda: integers(gen, low, high, shape, d), shape, d, device), requires_grad, out, device,
+                "randint")
 
 
 def randint_like(input, *args, low=None, high=None, dtype=None, layout=None, device=None, requires_grad=False,
@@ -182,7 +192,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if exact is None and n - 1 > hi:
         raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
     gen = rng_of(generator, "randperm")
-    return made(replayed(lambda: permutation(gen, n).astype(d, copy=False)), requires_grad, out, device, "randperm")
+    return made(_drawn(lambda: permutation(gen, n).astype(d, copy=False), (n,), d, device), requires_grad, out,
+                device, "randperm")
 
 
 # -- distributions with tensor parameters ------------------------------------------------
@@ -202,7 +213,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         shape = size_arg(size, "normal")
         d = factory_dtype(dtype, out, "normal")
         check_std(s)
-        return made(replayed(lambda: normal_fill(rng, shape, d, m, s)), requires_grad, out, device, "normal")
+        return made(_drawn(lambda: normal_fill(rng, shape, d, m, s), shape, d, device), requires_grad, out, device,
+                    "normal")
     if size is not None:
         raise TypeError("normal() received an invalid combination of arguments: 'size' goes with float mean and std")
     m = mean.array if mean_t else float_arg(mean, "mean", "normal")
@@ -348,6 +360,8 @@ def _continuous(what):
 def uniform_(self, *args, generator=None, **kwargs):
     """Fill with uniform samples from ``[from, to)`` (defaults 0 and 1)."""
     check_inplace(self, "uniform_")
+    if self._meta:  # no values to fill, and nothing drawn
+        return self
     d = self.array.dtype
     if d not in FLOATS and d not in REAL:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_name(d)}'")
@@ -391,6 +405,8 @@ def _uniform_range(args, kwargs, d):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples of mean ``mean`` and standard deviation ``std``."""
     check_inplace(self, "normal_")
+    if self._meta:  # no values to fill, and nothing drawn
+        return self
     d = self.array.dtype
     if d not in FLOATS and d not in REAL and self.array.size:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{type_name(d)}'")

@@ -27,7 +27,7 @@ from vfw.core import dtypes as dt
 from vfw.core.graph.trace import _active as _tracing
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _device, _dtype
+from vfw.frontends.torch import _device, _dtype, _meta
 from vfw.frontends.torch._creation import factory_requires_grad
 from vfw.frontends.torch._dispatch import assign, bump_version, dims_of, finish, snapshot, type_name
 from vfw.frontends.torch.random import Generator, default_generator
@@ -140,10 +140,12 @@ def factory_dtype(dtype, out, fn, default=None):
 
 def made(t, requires_grad, out, device, fn):
     """A factory's result: the sample ``t`` (a tensor), written into ``out`` and made to require grad as asked."""
-    if out is None and device is None and not requires_grad:
+    if out is None and device is None and not requires_grad and not _meta.wanted(None):
         return t
     if device is not None:
         _device.check(device)
+    if _meta.wanted(device):
+        _meta.mark(t)
     if out is not None:
         t = finish(t, out, fn)
     if requires_grad:

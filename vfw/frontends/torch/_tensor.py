@@ -14,8 +14,20 @@ import numpy as np
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _config, _device, _dispatch, _dtype, _export_guard, _inference, _memory_layout, _traced
+from vfw.frontends.torch import (
+    _config,
+    _device,
+    _dispatch,
+    _dtype,
+    _export_guard,
+    _inference,
+    _memory_layout,
+    _meta,
+    _tensor_to,
+    _traced,
+)
 from vfw.frontends.torch._grad_fn import grad_fn_of
+from vfw.frontends.torch._hook_handle import Handle as _Handle
 from vfw.frontends.torch._size import Size
 
 _new = object.__new__
@@ -50,6 +62,7 @@ class Tensor(CoreTensor):
         """Tensor: the same memory, detached from autograd (assigning replaces the values)."""
         out = _dispatch.wrap(self.array)
         _inference.share_mark(self, out)
+        _meta.share(self, out)
         return out
 
     @data.setter
@@ -76,15 +89,20 @@ class Tensor(CoreTensor):
 
     @property
     def device(self):
-        """torch.device: always the CPU."""
-        return _device.CPU
+        """torch.device: the CPU, or ``meta`` for a meta tensor (shape and dtype only)."""
+        return _meta.META if self._meta else _device.CPU
+
+    @property
+    def is_meta(self):
+        """bool: whether this is a meta tensor (made with ``device="meta"``: it has no values)."""
+        return bool(self._meta)
 
     __array_priority__ = 1000  # numpy defers binary operators to the tensor's (``np.float32(2) * t``)
     is_cuda = False
-    is_cpu = True
+    _meta = False  # meta tensors set it True in their __dict__ (see _meta.py)
+    is_cpu = property(lambda self: not self._meta, doc="bool: whether the tensor lives on the CPU (not meta).")
     is_sparse = False
     is_quantized = False
-    is_meta = False
     is_mps = False
     is_nested = False
     layout = _config.strided
@@ -191,7 +209,7 @@ class Tensor(CoreTensor):
     # -- Python protocol ---------------------------------------------------------------
     def __format__(self, format_spec):
         # As torch: a 0-d plain tensor formats as its number (f"{loss:.4f}"); anything else only without a spec.
-        if self.array.ndim == 0 and type(self) is Tensor:
+        if self.array.ndim == 0 and type(self) is Tensor and not self._meta:
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
@@ -225,6 +243,8 @@ class Tensor(CoreTensor):
         if self.array.size != 1:
             what = "no values" if self.array.size == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        if self._meta:
+            raise RuntimeError(_meta.NO_ITEM)
         if _export_guard.exporting:
             _export_guard.check(self, "bool")
         return bool(self.array.reshape(()))
@@ -232,6 +252,8 @@ class Tensor(CoreTensor):
     def _scalar(self, kind):
         if self.array.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._meta:
+            raise RuntimeError(_meta.NO_ITEM)
         if _export_guard.exporting:
             _export_guard.check(self, "number")
         return kind(self.array.reshape(()))
@@ -256,6 +278,8 @@ class Tensor(CoreTensor):
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
+        if self._meta:
+            raise NotImplementedError(_meta.NO_DATA)
         return CoreTensor.__array__(self, dtype, copy)
 
     def __deepcopy__(self, memo):
@@ -284,10 +308,14 @@ class Tensor(CoreTensor):
         """The value of a one-element tensor as a Python number."""
         if self.array.size != 1:
             raise RuntimeError(f"a Tensor with {self.array.size} elements cannot be converted to Scalar")
+        if self._meta:
+            raise RuntimeError(_meta.NO_ITEM)
         return self.array.reshape(()).item()
 
     def tolist(self):
         """The values as (nested) Python lists of numbers."""
+        if self._meta:
+            raise NotImplementedError(_meta.NO_DATA)
         return self.array.tolist()
 
     def numpy(self, *, force=False):
@@ -295,29 +323,19 @@ class Tensor(CoreTensor):
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
+        if self._meta:
+            raise TypeError(_meta.NO_NUMPY)
         return self.array.copy() if force and self.requires_grad else self.array
 
     def to(self, *args, **kwargs):
         """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype)``, ``to(other)``, ``to(device=...)``."""
-        dtype = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        memory_format = kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, _dtype.dtype):
-                dtype = a
-            elif isinstance(a, CoreTensor):
-                dtype = _dtype._FROM_NP[a.array.dtype]
-            elif isinstance(a, (str, _device.device, int)) and not isinstance(a, bool):
-                dev = a
-            elif isinstance(a, bool):
-                continue  # non_blocking given positionally
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        dev, dtype, copy, memory_format = _tensor_to.parse(args, kwargs)
         _device.check(dev)
+        if self._meta and dev is not None and not _meta.wanted(dev):
+            raise NotImplementedError(_meta.NO_DATA)
+        if dev is not None and not self._meta and _meta.wanted(dev):
+            return _meta.mark(_dispatch.wrap(self.array.copy() if dtype is None else
+                                             self.array.astype(_dtype.to_np(dtype))))
         layout = _memory_format_name(memory_format, "to")
         # As torch: a memory format asks for a copy unless it is the one the strides already suggest.
         relayout = layout != "preserve_format" and _memory_layout.suggested_format(self.array) != layout
@@ -344,7 +362,9 @@ class Tensor(CoreTensor):
         return self.to(other.dtype)
 
     def cpu(self, memory_format=None):
-        """This tensor (it already lives on the CPU)."""
+        """This tensor (it already lives on the CPU); a meta tensor has no values to copy and raises."""
+        if self._meta:
+            raise NotImplementedError(_meta.NO_DATA)
         return self
 
     def cuda(self, device=None, non_blocking=False):
@@ -465,6 +485,7 @@ class Tensor(CoreTensor):
         root = getattr(self, "_base", None)
         _dispatch.add_alias(self if root is None else root, out)
         _inference.share_mark(self, out)
+        _meta.share(self, out)
         return out
 
     def detach_(self):
@@ -566,20 +587,3 @@ def _dim(dim, ndim, fn):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
-
-
-class _Handle:
-    """What ``register_hook`` returns: ``remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()

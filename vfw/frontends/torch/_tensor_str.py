@@ -193,7 +193,11 @@ def tensor_repr(t, part_column=None):
     edge, linewidth = PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth
     indent = len(_PREFIX) + (part_column or 0)
     suffixes = []
-    if array.size == 0:
+    if getattr(t, "_meta", False):  # no values: torch shows the device and the size
+        body = "..."
+        suffixes += ["device='meta'", f"size={tuple(array.shape)}"]
+        show_dtype = dtype is not _dtype.get_default_dtype()
+    elif array.size == 0:
         body = "[]"
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")

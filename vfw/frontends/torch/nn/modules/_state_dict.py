@@ -107,6 +107,11 @@ class StateDictMixin:
                 with autograd.no_grad():
                     if assign:
                         self._assign_loaded(name, param, value)
+                    elif getattr(param, "_meta", False) and not getattr(value, "_meta", False):
+                        warn_for_user(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                                      "parameter in the current model, which is a no-op. (Did you mean to pass "
+                                      "`assign=True` to assign items in the state dictionary to their corresponding "
+                                      "key in the module instead of copying them in place?)", UserWarning)
                     else:
                         param.copy_(value)
             except Exception as ex:  # noqa: BLE001  (reported like torch, with the others)

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from vfw.core import autograd
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends._warnings import warn_for_user
-from vfw.frontends.torch import _config, _device, _dtype
+from vfw.frontends.torch import _config, _device, _dtype, _meta
 from vfw.frontends.torch.nn.modules import _hooks
 from vfw.frontends.torch.nn.modules._hooks import (  # noqa: F401  (torch.nn.modules.module's names)
     register_module_backward_hook,
@@ -412,6 +412,7 @@ class Module(StateDictMixin):
             with autograd.no_grad():
                 new = fn(param)
             param.array = new.array
+            _meta.carry(param, new)
             if param.grad is not None:
                 with autograd.no_grad():
                     param.grad.array = fn(param.grad).array
@@ -447,6 +448,8 @@ class Module(StateDictMixin):
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
+        if device is not None and _meta.moved(self, device, _meta.NO_DATA_MODULE):
+            self._apply(lambda t: t.to("meta"))
         if dtype is None and memory_format is None:
             return self
 
@@ -483,7 +486,8 @@ class Module(StateDictMixin):
         return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self):
-        """This module (everything lives on the CPU)."""
+        """This module (everything lives on the CPU; a meta module has no values to copy and raises)."""
+        _meta.moved(self, "cpu", _meta.NO_DATA)
         return self
 
     def cuda(self, device=None):
@@ -495,7 +499,7 @@ class Module(StateDictMixin):
         """Move parameters and buffers to ``device`` without copying values (fresh uninitialized memory)."""
         _device.check(device)
         from vfw.frontends.torch._creation import empty_like
-        return self._apply(lambda t: empty_like(t), recurse=recurse)
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self):
         """This module (vfw tensors live in ordinary process memory)."""
