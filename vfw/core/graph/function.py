@@ -41,7 +41,7 @@ from vfw.core.errors import DTypeError, OpInputError, ShapeError, TraceError
 from vfw.core.graph.assign import write
 from vfw.core.graph.executor import CompiledGraph
 from vfw.core.graph.memory import Liveness
-from vfw.core.graph.passes import optimize
+from vfw.core.graph.passes import optimize, prune
 from vfw.core.graph.trace import Trace, _active, current_trace
 from vfw.core.ir import tensor_to_proto
 from vfw.core.tensor import Tensor
@@ -166,6 +166,15 @@ def _results_to_copy(graph, keep, outputs, external):
             for name, out in zip(graph.output, outputs)]
 
 
+def _raise_needed_error(graph, keep, deferred):
+    """Raise the first error of ``deferred`` (``(value name, error)``) whose value the pruned graph still computes."""
+    live = prune(graph, keep)
+    needed = set(keep) | {name for op in live.op for name in op.input}
+    for name, error in deferred:
+        if name in needed:
+            raise error
+
+
 def _write_back(target, value):
     """Write a state update into a tensor (see :func:`write`) or, for a numpy argument, into its memory."""
     if isinstance(target, Tensor):
@@ -223,6 +232,7 @@ class ConcreteFunction:
         tensors = [x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in leaves]
         tensors = [tensors[j] for j in self._aliases]
         trace = Trace(name)
+        trace.defers_errors = True  # (checked below, once the graph is complete)
         with trace:
             self.input_names = [trace.add_input(tensors[i], paths[i]) for i in self._feed_index]
             call_args, call_kwargs = _unflatten(spec, tensors)
@@ -258,6 +268,8 @@ class ConcreteFunction:
         self.raw_graph = graph
         self.opt_level = opt_level = min(opt_level, trace.max_opt_level)
         update_values = [value for _, value in self.updates]
+        if trace.deferred_errors:
+            _raise_needed_error(graph, list(graph.output) + update_values, trace.deferred_errors)
         self.graph_def = optimize(graph, opt_level, keep=list(graph.output) + update_values)
         self.compiled = CompiledGraph(self.graph_def, extra_outputs=update_values)
         self._out_copy = _results_to_copy(self.graph_def, update_values, outputs,

@@ -88,6 +88,8 @@ class Trace:
         set when the trace ends.
     max_opt_level : int
         The highest optimization level the graph may get (see :meth:`relax_shape`).
+    defers_errors, deferred_errors : bool, list[tuple[str, Exception]]
+        Whether the tracer checks :meth:`defer_error`'s errors (``(value name, error)``) once the graph is complete.
     """
 
     def __init__(self, name="traced"):
@@ -98,6 +100,8 @@ class Trace:
         self.updates = {}
         self.input_updates = {}
         self.max_opt_level = 3
+        self.defers_errors = False
+        self.deferred_errors = []
         self._inputs = []  # (name, tensor, its array when it became an input)
         self._capture_arrays = {}  # capture name -> its array when captured
         self._arrays = {}  # id(ndarray) -> name of the value it holds
@@ -387,6 +391,11 @@ class Trace:
         """
         self._bind_array(array, self._converted(value, array.shape, array.dtype))
         self._announced.add(id(array))
+
+    def defer_error(self, value, error):
+        """Note that the op of ``value`` (a stand-in) failed with ``error`` on the traced values: raised if the
+        complete graph needs ``value`` (pruning keeps it), else forgotten, as TF prunes unused ops."""
+        self.deferred_errors.append((self.name_of(value), error))
 
     def refuse(self, reason):
         """Note that the graph cannot replay the traced run (the first reason is kept)."""

@@ -51,6 +51,11 @@ def register_callback(fn):
     return token
 
 
+def registered_callback(token):
+    """The function registered under ``token``, or None when none is alive."""
+    return _FUNCTIONS.get(token)
+
+
 def _registered(token):
     if token not in _FUNCTIONS:
         return ("no live Python function is registered under this token (PyFunc ops run only in the process "

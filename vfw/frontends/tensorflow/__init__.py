@@ -76,9 +76,9 @@ _type_names.install()  # TF's names for the classes (``type(x)`` prints as under
 
 
 def __getattr__(name):
-    # tf.keras, tf.data, tf.distribute, tf.experimental, tf.test and tf.compat load on first use: they import the
-    # ops above, and plain tf code needs none of them.
-    if name in ("keras", "data", "distribute", "experimental", "test", "compat", "profiler"):
+    # tf.keras, tf.data, tf.distribute, tf.experimental, tf.test, tf.compat and tf.raw_ops load on first use: they
+    # import the ops above, and plain tf code needs none of them.
+    if name in ("keras", "data", "distribute", "experimental", "test", "compat", "profiler", "raw_ops"):
         import importlib
         return importlib.import_module(f"vfw.frontends.tensorflow.{name}")
     if name in ("initializers", "losses", "metrics", "optimizers"):  # TF's lazy aliases of the tf.keras namespaces

@@ -37,7 +37,7 @@ from vfw.frontends.tensorflow._op_support import (
 )
 from vfw.frontends.tensorflow._sparse_gradients import ROW_GATHER
 from vfw.frontends.tensorflow._tensor import Tensor
-from vfw.frontends.tensorflow._traced_shapes import checked_at_run, pinned_to
+from vfw.frontends.tensorflow._traced_shapes import checked_at_run, deferrable_check, deferred, pinned_to
 
 _INDEX_TYPES = (np.dtype(np.int16), np.dtype(np.int32), I64)
 _TO_INT64 = op("Cast", to=I64)
@@ -62,10 +62,12 @@ def _first_bad(values, size):
     return position, int(values[position])
 
 
-def _check_range(t, size, what, tf_op, kernel=False, named=True):
+def _check_range(t, size, what, tf_op, kernel=False, named=True, deferrable=False):
     """TF's error for an entry of the integer tensor ``t`` outside ``[0, size)``: now, and at every run of the graph
     being traced where ``t`` varies.  ``kernel``: the message carries the prefix of TF's kernel errors (GatherV2);
-    ``named`` False: without the trailing " name: " (TF's eager fallback path, taken for Python-list inputs)."""
+    ``named`` False: without the trailing " name: " (TF's eager fallback path, taken for Python-list inputs).
+    ``deferrable``: while a tf.function traces, the error for a ``t`` that does not vary is returned, not raised
+    (see ``deferrable_check``)."""
     def check(values):
         bad = _first_bad(values, size)
         if bad is not None:
@@ -76,7 +78,10 @@ def _check_range(t, size, what, tf_op, kernel=False, named=True):
             if not named:
                 raise errors.InvalidArgumentError(None, None, f"{message} [Op:{tf_op}]")
             raise op_error(message, tf_op)
+    if deferrable:
+        return deferrable_check(check, t)
     checked_at_run(check, t)
+    return None
 
 
 # -- gather ------------------------------------------------------------------------------------------------------
@@ -115,7 +120,14 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if batch_dims > index_rank or batch_dims > axis:
         raise op_error(f"Shape must be at least rank {batch_dims + 1} but is rank {min(rank, index_rank)}",
                        "GatherV2")
-    _check_range(idx, x.array.shape[axis], "indices", range_op, kernel=True, named=type(indices) is not list)
+    failure = _check_range(idx, x.array.shape[axis], "indices", range_op, kernel=True,
+                           named=type(indices) is not list, deferrable=x.array.shape[axis] > 0)
+    if failure is not None:
+        # Out of range in a tf.function: TF prunes the gather if nothing uses it (the tf.function guide's
+        # `tf.gather(x, [1])` on a 1-element x), and fails only if the graph needs it.  A stand-in gather of
+        # indices clipped into range takes its place in the trace.
+        safe = wrap(np.clip(idx.array, 0, x.array.shape[axis] - 1))
+        return deferred(gather(x, safe, axis=axis, batch_dims=batch_dims), failure)
     if batch_dims == 0:
         if not recording(x, idx):
             return wrap(np.take(x.array, idx.array, axis))

@@ -2,10 +2,10 @@
 
 A checkpoint saves the variables reachable from its root: its keyword arguments and ``save_counter``, into
 ``tf.Module`` attributes (lists, tuples and dicts too), Keras objects (layers, models, optimizers, metrics: their
-``variables`` list, by position) and nested checkpoints.  A variable's key is the path of names that reaches it
-(``model/variables/3``); restoring walks the restoring program's objects the same way and assigns each variable the
-value saved under its path.  Values for optimizer variables that do not exist yet (slots are made on the first
-update) wait on the optimizer until it makes them, as TF defers them.
+``variables`` list, by position) and nested checkpoints; and the position of tf.data iterators.  A variable's key
+is the path of names that reaches it (``model/variables/3``); restoring walks the restoring program's objects the
+same way and assigns each variable the value saved under its path.  Values for optimizer variables that do not
+exist yet (slots are made on the first update) wait on the optimizer until it makes them, as TF defers them.
 
 Files, as TF names them: ``<prefix>.index`` (JSON: every key's shape and dtype) and ``<prefix>.data-00000-of-00001``
 (a numpy ``.npz`` archive of numeric arrays, loaded without pickles), and in the directory the text file
@@ -38,8 +38,30 @@ def _is_keras_object(obj):
     return type(obj).__module__.startswith(("vfw.frontends.tensorflow.keras", "keras.")) and hasattr(obj, "variables")
 
 
+def _is_iterator(obj):
+    return hasattr(obj, "_restore_position") and hasattr(obj, "_produced")
+
+
+class _IteratorPosition:
+    """A tf.data iterator's saved state, as a checkpoint value: how many elements it has produced (TF saves its
+    whole state; restoring pulls that many elements from the start of the restoring iterator's pipeline)."""
+
+    shape = ()
+    name = "iterator"
+
+    def __init__(self, iterator):
+        self.iterator = iterator
+
+    def numpy(self):
+        return np.asarray(self.iterator._produced, np.int64)
+
+    def assign(self, value):
+        self.iterator._restore_position(int(np.asarray(value)))
+
+
 def _is_trackable(obj):
-    return (_is_variable(obj) or isinstance(obj, (Module, Checkpoint, list, tuple, dict)) or _is_keras_object(obj))
+    return (_is_variable(obj) or isinstance(obj, (Module, Checkpoint, list, tuple, dict)) or _is_keras_object(obj)
+            or _is_iterator(obj))
 
 
 def _children(obj):
@@ -67,6 +89,9 @@ def _variables_by_path(root):
     def walk(obj, path, active):
         if _is_variable(obj):
             found[path] = obj
+            return
+        if _is_iterator(obj):
+            found[path] = _IteratorPosition(obj)
             return
         if id(obj) in active:
             return
@@ -125,7 +150,12 @@ def restore_deferred(owner, index, variable):
     existed (Keras optimizers call this as they make their slots)."""
     waiting = owner.__dict__.get("_deferred_checkpoint_values")
     if waiting and index in waiting:
-        _assign(variable, waiting.pop(index))
+        from vfw.frontends.tensorflow._context_ops import init_scope
+
+        # Made while a tf.function traces (apply_gradients in a tf.function train step): the restored value is
+        # the variable's initial value, set once now, not an assignment the graph would replay at every call.
+        with init_scope():
+            _assign(variable, waiting.pop(index))
 
 
 class CheckpointLoadStatus:
@@ -358,9 +388,14 @@ class CheckpointManager:
         taken over.
     max_to_keep : int or None
         How many checkpoints to keep (None: all).
-    keep_checkpoint_every_n_hours, step_counter, checkpoint_interval, init_fn
-        ``init_fn`` is called by ``restore_or_initialize`` when there is no checkpoint; interval saving is not
-        supported.
+    step_counter : Variable, optional
+        The training step, read by interval saving (required with ``checkpoint_interval``).
+    checkpoint_interval : int, optional
+        Save only when ``step_counter`` has advanced by at least this much since the last save (``save`` returns
+        None otherwise).
+    keep_checkpoint_every_n_hours, init_fn
+        ``init_fn`` is called by ``restore_or_initialize`` when there is no checkpoint; keeping checkpoints by age
+        is not supported.
     checkpoint_name : str
         The file prefix, default "ckpt".
     """
@@ -369,9 +404,13 @@ class CheckpointManager:
                  checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None):
         if directory is None:
             raise ValueError("Directory should not be None. Please provide a valid directory path.")
-        if checkpoint_interval is not None or keep_checkpoint_every_n_hours is not None:
-            raise NotImplementedError("vfw's CheckpointManager does not support checkpoint_interval or "
-                                      "keep_checkpoint_every_n_hours")
+        if keep_checkpoint_every_n_hours is not None:
+            raise NotImplementedError("vfw's CheckpointManager does not support keep_checkpoint_every_n_hours")
+        if checkpoint_interval is not None and step_counter is None:
+            raise ValueError("`step_counter` should be passed if `checkpoint_interval` is not None.")
+        self._step_counter = step_counter
+        self._checkpoint_interval = checkpoint_interval
+        self._last_checkpoint_step = None
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
@@ -400,9 +439,27 @@ class CheckpointManager:
         """str or None: the newest kept checkpoint."""
         return self._checkpoints[-1] if self._checkpoints else None
 
+    @property
+    def checkpoint_interval(self):
+        """int or None: the steps between interval saves."""
+        return self._checkpoint_interval
+
+    def _step(self):
+        return int(np.asarray(self._step_counter.numpy() if hasattr(self._step_counter, "numpy")
+                              else self._step_counter))
+
     def save(self, checkpoint_number=None, check_interval=True, options=None):
         """Save ``<directory>/<checkpoint_name>-<n>`` (``n``: ``checkpoint_number``, else the checkpoint's
-        incremented ``save_counter``), forget the oldest beyond ``max_to_keep``; returns the path."""
+        incremented ``save_counter``), forget the oldest beyond ``max_to_keep``; returns the path.
+
+        With a ``checkpoint_interval`` (and ``check_interval``), nothing is saved and None returned until the step
+        counter is ``checkpoint_interval`` steps past the last save."""
+        if self._checkpoint_interval is not None and check_interval:
+            step = self._step()
+            if self._last_checkpoint_step is not None and step < self._last_checkpoint_step + \
+                    self._checkpoint_interval:
+                return None
+            self._last_checkpoint_step = step
         counter = self._checkpoint.save_counter.assign_add(1)
         number = int(counter.numpy()) if checkpoint_number is None else int(np.asarray(
             checkpoint_number.numpy() if hasattr(checkpoint_number, "numpy") else checkpoint_number))
@@ -421,6 +478,8 @@ class CheckpointManager:
         """Restore the latest checkpoint (returning its path), else call ``init_fn`` (returning None)."""
         if self.latest_checkpoint is not None:
             self._checkpoint.restore(self.latest_checkpoint)
+            if self._checkpoint_interval is not None:
+                self._last_checkpoint_step = self._step()  # (the restored step: the next save waits an interval)
             return self.latest_checkpoint
         if self._init_fn is not None:
             self._init_fn()

@@ -99,7 +99,8 @@ class _RestoredConcrete:
         if graph_mode:
             reads = [v._as_tensor() for v in self.captures]
             results = run_graph(self._graph_for(sizes), list(leaves) + reads)
-            results = [_dispatch.as_tf(r) for r in results]
+            results = [_dispatch.as_tf(r) if r.array.dtype != object else _dispatch.wrap(_tf_strings(r.array))
+                       for r in results]
         else:
             compiled = self._compiled.get(sizes)
             if compiled is None:
@@ -110,10 +111,18 @@ class _RestoredConcrete:
             except VfwError as e:
                 raise _dispatch.translate(e, f"__inference_{self.name}") from None
             # A result may be a feed itself (a returned argument or variable): give it memory of its own.
-            results = [_dispatch.wrap(np.array(a) if any(a is f for f in feeds) else a) for a in arrays]
+            results = [_dispatch.wrap(np.array(a) if any(a is f for f in feeds) else _tf_strings(a)) for a in arrays]
         for variable, value in zip(self.updates, results[self.n_outputs:]):
             variable.assign(value)
         return results[:self.n_outputs]
+
+
+def _tf_strings(array):
+    """``array``, its strings as TF's bytes: a saved graph's string constants load as Python str (the engine's
+    TensorProto reading), which TF tensors never hold."""
+    if array.dtype != object or not any(isinstance(v, str) for v in array.flat):
+        return array
+    return np.array([v.encode() if isinstance(v, str) else v for v in array.flat], dtype=object).reshape(array.shape)
 
 
 def proto_dtype(proto):

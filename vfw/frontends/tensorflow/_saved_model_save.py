@@ -29,6 +29,7 @@ from vfw.core.errors import VfwError
 from vfw.core.graph.function import _unflatten
 from vfw.core.graph.serialize import save_graph
 from vfw.core.ir import proto_to_tensor, tensor_to_proto
+from vfw.core.ops.callback import registered_callback
 from vfw.core.proto import GraphDef
 from vfw.frontends.tensorflow import _dispatch, _dtypes, nest
 from vfw.frontends.tensorflow import _saved_model_format as fmt
@@ -166,7 +167,7 @@ class _Writer:
         path = f"{fmt.GRAPHS_DIR}/{self.graphs}.pb"
         self.graphs += 1
         try:
-            save_graph(graph, os.path.join(self.export_dir, path))
+            save_graph(_without_checks(graph), os.path.join(self.export_dir, path))
         except VfwError as e:
             raise ValueError(f"tf.saved_model.save: {what}: {e}") from None
         n_outputs = len(graph.output) - len(concrete.updates)
@@ -289,7 +290,9 @@ def _output_spec(name, infos):
 
 
 def _structure(graph):
-    """What must agree between the traces of a shape-generic graph: everything but the constants' values."""
+    """What must agree between the traces of a shape-generic graph: everything but the constants' values (and the
+    checks left out of saved graphs, whose PyFunc tokens differ between traces)."""
+    graph = _without_checks(graph)
     return (list(graph.op), list(graph.input), list(graph.output), [(t.name, t.data_type) for t in graph.initializer])
 
 
@@ -438,3 +441,41 @@ def save(obj, export_dir, signatures=None, options=None):
         for i, variable in writer.variables.items():  # traces may have written them
             variable.assign(saved_values[i])
     writer.write(signature_map, saved_values)
+
+
+def _without_checks(graph):
+    """``graph`` without the PyFunc ops that only check values (TF's errors for indices out of range... that vfw
+    raises from Python: ``_traced_shapes.checked_at_run``) and whose outputs nothing reads, in its control-flow
+    subgraphs too: their Python functions live in this process only, and the saved graph's kernels still refuse
+    what they cannot compute."""
+    read = set()
+
+    def collect(g):
+        read.update(g.output)
+        for op in g.op:
+            read.update(op.input)
+            for arg in op.arg:
+                if arg.WhichOneof("value") == "g":
+                    collect(arg.g)
+
+    def strip(g):
+        kept = []
+        for op in g.op:
+            token = next((arg.s.decode() if isinstance(arg.s, bytes) else arg.s
+                          for arg in op.arg if arg.name == "token"), None) if op.type == "PyFunc" else None
+            fn = registered_callback(token) if token else None
+            if getattr(fn, "check_only", False) and not any(name in read for name in op.output if name):
+                continue
+            for arg in op.arg:
+                if arg.WhichOneof("value") == "g":
+                    strip(arg.g)
+            kept.append(op)
+        if len(kept) != len(g.op):
+            del g.op[:]
+            g.op.extend(kept)
+
+    collect(graph)
+    out = GraphDef()
+    out.CopyFrom(graph)
+    strip(out)
+    return out

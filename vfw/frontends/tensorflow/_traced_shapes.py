@@ -219,7 +219,35 @@ def checked_at_run(check, *tensors):
     def run_check(*arrays):
         check(*arrays)
         return np.zeros(0, np.bool_)  # (a PyFunc gives an output; nothing reads it)
+    run_check.check_only = True  # (a SavedModel leaves it out: see _saved_model_save)
     host(run_check, *tensors)
+
+
+def deferrable_check(check, *tensors):
+    """``checked_at_run`` for an op that TF would prune when nothing uses its result (the error only shows if the
+    result is needed).  While a tf.function traces, for tensors that do not vary between calls, the error
+    ``check`` raises on their values is returned (None when they pass) instead of raised: the op then records a
+    stand-in result and passes both to :func:`deferred`."""
+    if _tracing and not varies(*tensors):
+        trace = current_trace()
+        if trace is not None and trace.defers_errors:
+            try:
+                check(*[getattr(t, "array", t) for t in tensors])
+            except errors.OpError as e:
+                return e
+            return None
+    checked_at_run(check, *tensors)
+    return None
+
+
+def deferred(result, error):
+    """``result`` (a stand-in tensor computed instead of an op that failed with ``error`` while a tf.function
+    traced), with the error noted: the trace raises it if the finished graph needs ``result``, as TF raises
+    when the graph runs an op it kept."""
+    from vfw.frontends.tensorflow._function import graph_error  # (it imports the ops)
+
+    current_trace().defer_error(result, graph_error(error))
+    return result
 
 
 def pinned(t, values, what, tf_op):

@@ -39,12 +39,32 @@ class OwnedIterator(Iterator):
         # datasets drew when it was created (see _seeds)
         self._kernels = {}
         _seeds.draw_at_creation(dataset, self._kernels)
+        # (copies of the seeds drawn: a checkpoint restore rewinding the iterator starts its pipeline anew)
+        self._seeds_at_creation = {generator: list(seeds) for generator, seeds in self._kernels.items()}
+        self._produced = 0  # elements pulled so far: the position a tf.train.Checkpoint saves
+        self._start()
+        self._pack = dataset._pack
+
+    def _start(self):
         previous = _randomness.enter_iteration(self._kernels)
         try:
-            self._elements = dataset._elements()
+            self._elements = self._dataset._elements()
         finally:
             _randomness.leave_iteration(previous)
-        self._pack = dataset._pack
+
+    def _restore_position(self, position):
+        """Move to just after the first ``position`` elements (a ``tf.train.Checkpoint`` restoring this iterator):
+        from the start of a new pass when it is already past them, drawing the seeds it was created with, so a
+        deterministic pipeline (seeded shuffles included) continues as the saved one did."""
+        if position < self._produced:
+            self._kernels = {generator: list(seeds) for generator, seeds in self._seeds_at_creation.items()}
+            self._produced = 0
+            self._start()
+        while self._produced < position:
+            try:
+                self._pull()
+            except StopIteration:
+                break
 
     @property
     def element_spec(self):
@@ -69,9 +89,11 @@ class OwnedIterator(Iterator):
         """The next element, read now (StopIteration at the end)."""
         previous = _randomness.enter_iteration(self._kernels)
         try:
-            return self._pack(next(self._elements))
+            element = self._pack(next(self._elements))
         finally:
             _randomness.leave_iteration(previous)
+        self._produced += 1
+        return element
 
     def get_next(self):
         """The next element (``tf.errors.OutOfRangeError`` "End of sequence" after the last)."""
