@@ -165,7 +165,6 @@ def test_numpy_values_of_traced_tensors_raise_tfs_errors(convert):
 # Arguments vfw reads once per trace: (function of an argument, the traced value, another value).
 PINNED = {
     "sorted_segments": (lambda tf, n: tf.math.segment_sum(tf.constant(X), tf.stack([0, 0, 1, n])), 1, 2),
-    "bincount": (lambda tf, n: tf.math.bincount(tf.stack([0, n])), 1, 2),
     "num_samples": (lambda tf, n: tf.random.stateless_categorical(tf.zeros([1, 3]), n, [1, 2]), 1, 2),
     "band_part": (lambda tf, n: tf.linalg.band_part(tf.constant(X), tf.cast(n, tf.int64), -1), 0, 1),
     "tensordot_axes": (lambda tf, n: tf.tensordot(tf.constant(X), tf.constant(X), tf.stack([[n], [n]])), 0, 1),

@@ -3,7 +3,8 @@
 
 A table keeps its keys sorted (with their values) and looks keys up with one ``searchsorted`` over the whole input,
 on the host (``host``: a ``tf.function`` graph or a ``tf.data`` map looks the keys of each call up anew).  Ragged
-inputs are looked up through their flat values, as TF dispatches lookups over ragged tensors.
+inputs are looked up through their flat values and sparse ones through their values, as TF dispatches lookups over
+ragged and sparse tensors.
 ``StaticVocabularyTable`` sends keys missing from the vocabulary to ``num_oov_buckets`` extra ids:
 ``vocab_size + Fingerprint64(key) % num_oov_buckets`` (int64 keys hashed through their decimal text, as TF).
 """
@@ -14,6 +15,7 @@ from vfw.frontends.tensorflow import _dtypes, errors
 from vfw.frontends.tensorflow._dispatch import convert_to_tensor, host, wrap
 from vfw.frontends.tensorflow._farmhash import fingerprint64
 from vfw.frontends.tensorflow._ragged import RaggedTensor
+from vfw.frontends.tensorflow._sparse_tensor import SparseTensor
 
 
 class TableInitializerBase:
@@ -101,7 +103,8 @@ class _StaticTable:
         return self._initializer.value_dtype
 
     def lookup(self, keys, name=None):
-        """The value of every key of ``keys`` (a tensor or ragged tensor of ``key_dtype``), in ``keys``' shape.
+        """The value of every key of ``keys`` (a tensor, ragged or sparse tensor of ``key_dtype``), in ``keys``'
+        shape (a ragged / sparse result for ragged / sparse keys, at the same positions).
 
         Raises
         ------
@@ -110,6 +113,8 @@ class _StaticTable:
         """
         if isinstance(keys, RaggedTensor):
             return keys.with_flat_values(self.lookup(keys.flat_values, name))
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, self.lookup(keys.values, name), keys.dense_shape)
         if keys.dtype != self._lookup_key_dtype():
             raise TypeError(f"Dtype of argument `keys` must be {self._lookup_key_dtype()}, received: {keys.dtype}")
         keys = convert_to_tensor(keys)
@@ -153,6 +158,14 @@ class StaticHashTable(_StaticTable):
     def size(self, name=None):
         """The number of keys (an int64 scalar tensor)."""
         return wrap(np.array(self._table.keys.size, np.int64))
+
+    def export(self, name=None):
+        """All keys and their values, as two 1-D tensors.
+
+        TF lists them in its hash map's order, which is unspecified; here they come sorted by key.
+        """
+        return (wrap(self._table.keys.astype(self._initializer._keys.array.dtype, copy=True)),
+                wrap(self._table.values.copy()))
 
     def _looked_up(self, flat):
         positions, found = self._table.find(flat)

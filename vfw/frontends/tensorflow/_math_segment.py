@@ -237,6 +237,26 @@ def _no_gradient(g, *inputs):
     raise LookupError("gradient registry has no entry for: DenseBincount")
 
 
+def _non_negative(arr):
+    if arr.size and arr.min() < 0:
+        raise op_error("Input arr must be non-negative!", "DenseBincount")
+
+
+def _traced_bin_count(values, bounds, has_min, has_max):
+    """The number of bins as an int64 scalar computed when the graph runs: ``max(arr) + 1`` (0 for an empty
+    ``arr``), raised to ``minlength`` and capped at ``maxlength`` (``bounds`` holds those given, in that order)."""
+    flat = call("Reshape", call("Cast", values, to=_INT64), np.array([-1], _INT64))
+    # a -1 appended makes an empty arr give 0 bins, as eagerly, where ReduceMax of nothing would fail
+    largest = call("ReduceMax", call("Concat", flat, np.array([-1], _INT64), axis=0), keepdims=0, tf_op="Max")
+    length = call("Add", largest, np.ones((), _INT64))
+    scalars = [call("Reshape", call("Cast", b, to=_INT64), np.zeros(0, _INT64)) for b in bounds]
+    if has_min:
+        length = call("Max", length, scalars.pop(0))
+    if has_max:
+        length = call("Min", length, scalars[0])
+    return length
+
+
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.int32, name=None, axis=None,
              binary_output=False):
     """Counts (or summed ``weights``) of each value of the non-negative integers ``arr``.
@@ -274,7 +294,12 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
         return length
 
     length = bins(values.array, *[b.array for b in bounds])
-    pinned_to((values, *bounds), lambda *arrays: (bins(*arrays),), (length,), "the number of bins", "DenseBincount")
+    # In a trace over varying values (a tf.data map, a tf.function argument) the number of bins follows each
+    # run's values, as in TF, whose static shape leaves that dim unknown: compute it with engine ops.
+    follows_values = varies(values, *bounds)
+    if follows_values:
+        checked_at_run(_non_negative, values)
+        length = _traced_bin_count(values, bounds, minlength is not None, maxlength is not None)
     out_dtype = _dtypes.as_dtype(dtype).np
     if weights is not None:
         weights = convert_to_tensor(weights)
@@ -295,20 +320,29 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     def count(w):
         updates = ones if w is None or binary_output else w
         index = call("Cast", values, to=_INT64)
-        index = call("Where", call("Less", index, np.asarray(length, _INT64)), index, np.asarray(length, _INT64))
+        limit = length if follows_values else np.asarray(length, _INT64)
+        index = call("Where", call("Less", index, limit), index, limit)
+        rows = (values.array.shape[0],) if per_row else ()
         if per_row:
-            rows = np.broadcast_to(np.arange(values.array.shape[0], dtype=_INT64)[:, None], values.array.shape)
-            index = call("Concat", call("Unsqueeze", rows.copy(), np.array([-1], _INT64)),
+            rows_at = np.broadcast_to(np.arange(values.array.shape[0], dtype=_INT64)[:, None], values.array.shape)
+            index = call("Concat", call("Unsqueeze", rows_at.copy(), np.array([-1], _INT64)),
                         call("Unsqueeze", index, np.array([-1], _INT64)), axis=-1)
-            start = np.zeros((values.array.shape[0], length + 1), out_dtype)
         else:
             index = call("Unsqueeze", index, np.array([-1], _INT64))
-            start = np.zeros(length + 1, out_dtype)
+        if follows_values:
+            dims = call("Concat", np.array(rows, _INT64), call("Reshape", call("Add", length, np.ones((), _INT64)),
+                                                              np.array([1], _INT64)), axis=0)
+            start = call("Expand", np.zeros((), out_dtype), dims, tf_op="DenseBincount")
+        else:
+            start = np.zeros(rows + (length + 1,), out_dtype)
         totals = call("ScatterND", start, index, updates, reduction="add", tf_op="DenseBincount")
         if binary_output:
             totals = call("Cast", call("Greater", totals, np.zeros((), out_dtype)), to=out_dtype)
         zero = np.zeros(1, _INT64)
-        return call("Slice", totals, zero, np.array([length], _INT64), np.array([-1], _INT64))
+        if not follows_values:
+            return call("Slice", totals, zero, np.array([length], _INT64), np.array([-1], _INT64))
+        end = call("Reshape", length, np.array([1], _INT64))
+        return value_shaped(call("Slice", totals, zero, end, np.array([-1], _INT64)), [0] * len(rows) + [None])
 
     if weights is None:
         return count(None)
