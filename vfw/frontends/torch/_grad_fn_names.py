@@ -9,6 +9,7 @@ with :func:`names_grad_fn` record torch's name for the nodes they create; printe
 """
 
 import functools
+import math
 import weakref
 
 from vfw.core.tensor import Tensor
@@ -233,12 +234,36 @@ _UPSAMPLE_MODES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNeare
                    "area": "AdaptiveAvgPool"}
 
 
+def _pooled_name(nd, sizes):
+    """torch's node for adaptive average pooling of ``nd`` spatial dims to output ``sizes`` (ints): 1-d pooling
+    squeezes the 2-d pooling of an unsqueezed input, an all-ones output is a mean."""
+    if nd == 1:
+        return "SqueezeBackward1"
+    return "MeanBackward1" if all(s == 1 for s in sizes) else f"AdaptiveAvgPool{nd}DBackward0"
+
+
+def adaptive_avg_pool_name(nd):
+    """The namer of ``F.adaptive_avg_pool{nd}d`` (see :func:`_pooled_name`)."""
+    def name(*args, **kwargs):
+        input, size = _argument(args, kwargs, 0, "input"), _argument(args, kwargs, 1, "output_size")
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * nd
+        return _pooled_name(nd, [input.shape[input.ndim - nd + i] if s is None else s for i, s in enumerate(sizes)])
+    return name
+
+
 def interpolate_name(*args, **kwargs):
     """``F.interpolate``: torch's upsampling kernel for the mode and the number of spatial dims."""
     mode = _argument(args, kwargs, 3, "mode")
     mode = "nearest" if mode is _MISSING else mode
     if mode not in _UPSAMPLE_MODES:
         return None
+    if mode == "area":
+        size, scale = _argument(args, kwargs, 1, "size"), _argument(args, kwargs, 2, "scale_factor")
+        nd = args[0].ndim - 2
+        if size is _MISSING or size is None:
+            scales = scale if isinstance(scale, (list, tuple)) else [scale] * nd
+            size = [math.floor(n * float(f)) for n, f in zip(args[0].shape[2:], scales)]
+        return _pooled_name(nd, size if isinstance(size, (list, tuple)) else [size] * nd)
     antialias = _argument(args, kwargs, 6, "antialias")
     suffix = "Aa" if antialias is not _MISSING and antialias else ""
     return f"{_UPSAMPLE_MODES[mode]}{args[0].ndim - 2}D{suffix}Backward0"

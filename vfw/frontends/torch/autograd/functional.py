@@ -232,7 +232,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     vectorize : bool
         Accepted for compatibility; vfw computes the same values either way.
     strategy : {"reverse-mode", "forward-mode"}
-        Only reverse mode is available in vfw.
+        Forward mode (``vectorize=True`` only, as torch) gives the same Jacobian, nested in lists where
+        ``inputs`` is a tuple.
 
     Returns
     -------
@@ -244,8 +245,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                              'function has more outputs than inputs, "forward-mode" tends to be more performant. '
                              'Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
-        raise NotImplementedError("jacobian(strategy='forward-mode') is not supported by vfw.torch (it has no "
-                                  "forward-mode AD); use the default strategy='reverse-mode'.")
+        return _forward_mode_jacobian(func, inputs, create_graph, strict, vectorize)
     with autograd.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, True)
@@ -255,6 +255,27 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         result = tuple(_finish(_jacobian_rows(out, inputs, i, strict, create_graph), create_graph)
                        for i, out in enumerate(outputs))
     return _unpack(result, (out_tuple, in_tuple))
+
+
+def _forward_mode_jacobian(func, inputs, create_graph, strict, vectorize):
+    """``jacobian(strategy="forward-mode")``: torch's argument checks, then the same Jacobian (vfw builds it row
+    by row in reverse mode), nested in lists where the inputs were a tuple, as torch's forward-mode result is."""
+    if create_graph:
+        raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-'
+                                  'mode"` are not supported together (yet). Please either set `create_graph=False` '
+                                  'or `strategy="reverse-mode"`.')
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+                           'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")
+    result = jacobian(func, inputs, vectorize=True)
+    if not isinstance(inputs, tuple):
+        return result
+    if isinstance(result, tuple) and result and isinstance(result[0], tuple):  # (outputs, inputs) nesting
+        return [list(row) for row in result]
+    return list(result)
 
 
 def _single_scalar_output(func, inputs, fn_name):

@@ -31,6 +31,14 @@ def _swapped(module, tensors, tie_weights, strict):
             raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + "\n\t".join(lines))
     replacements = dict(tensors)
     if tie_weights:
+        groups = {}  # the names of one tensor tied under several names, in the module's order
+        for name, original in known.items():
+            groups.setdefault(id(original), []).append(name)
+        for names in groups.values():
+            given = [name for name in names if name in tensors]
+            if len({id(tensors[name]) for name in given}) > 1:  # tied names may only repeat the same tensor
+                raise ValueError(f"functional_call got multiple values for keys {sorted(given)}, which are tied. "
+                                 "Consider using tie_weights=False")
         by_identity = {id(known[name]): value for name, value in tensors.items() if name in known}
         for name, original in known.items():
             if name not in replacements and id(original) in by_identity:

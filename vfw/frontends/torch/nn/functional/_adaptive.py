@@ -1,13 +1,14 @@
 """Adaptive average / max pooling, fractional max pooling and max unpooling (listed in ``_pooling.__all__``).
 
-Adaptive windows that tile the input evenly are plain AveragePool / MaxPool windows; other
-sizes average by one small matrix product per spatial dim (the averaging is separable) and
-take maxima with the engine's AdaptiveMaxPool.  Max unpooling scatters each value to its
+Adaptive averages sum each window's gathered elements in torch's order (bit-identical to torch's
+kernel); adaptive windows that tile the input evenly take maxima as plain MaxPool windows, other
+sizes with the engine's AdaptiveMaxPool.  Max unpooling scatters each value to its
 index within the output plane (the engine's MaxUnpool, whose gradient gathers them back).
 Fractional max pooling draws torch's per-plane samples (``torch.rand``, so a seeded program gets
 torch's windows) and runs the engine's FractionalMaxPool.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -17,7 +18,8 @@ from vfw.core.dtypes import FLOATS
 from vfw.core.ops.vision import adaptive_windows
 from vfw.core.tensor import Tensor as CoreTensor
 from vfw.frontends.torch import _random, _shape
-from vfw.frontends.torch._dispatch import call, op, type_name
+from vfw.frontends.torch._dispatch import call, cast, op, type_name
+from vfw.frontends.torch._grad_fn_names import adaptive_avg_pool_name, names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
 from vfw.frontends.torch.nn.functional._conv_layout import keep_layout
 from vfw.frontends.torch.nn.functional._spatial import batched, ints, is_int, unbatched
@@ -78,6 +80,27 @@ def _adaptive_input(fn, nd, input):
     return batched(input, nd, fn)
 
 
+@functools.lru_cache(maxsize=64)
+def _window_table(in_sizes, out_sizes):
+    """``(index, counts)`` for torch's adaptive averaging of spatial ``in_sizes`` to ``out_sizes``.
+
+    ``index`` is ``(K, P)``: column ``p`` lists output position ``p``'s window's flat input positions in
+    row-major order, padded with ``prod(in_sizes)`` (a zero appended to the input) up to the largest window's
+    ``K`` elements; ``counts`` holds one ``(P,)`` float64 array of window lengths per spatial dim.
+    """
+    windows = [adaptive_windows(n, o) for n, o in zip(in_sizes, out_sizes)]
+    lengths = [ends - starts for starts, ends in windows]
+    grids = np.meshgrid(*[np.arange(o) for o in out_sizes], indexing="ij")  # output coordinates, (P,) each
+    grids = [g.ravel() for g in grids]
+    offsets = np.meshgrid(*[np.arange(int(n.max(initial=0))) for n in lengths], indexing="ij")
+    offsets = [o.ravel()[:, None] for o in offsets]  # (K, 1) each, row-major over the window
+    coords = [windows[d][0][grids[d]] + offsets[d] for d in range(len(in_sizes))]
+    inside = np.logical_and.reduce([offsets[d] < lengths[d][grids[d]] for d in range(len(in_sizes))])
+    flat = np.ravel_multi_index([np.where(inside, c, 0) for c in coords], in_sizes)
+    index = np.where(inside, flat, math.prod(in_sizes)).astype(np.int64)
+    return index, tuple(lengths[d][grids[d]].astype(np.float64) for d in range(len(in_sizes)))
+
+
 def _averaging_matrix(n_in, n_out, dtype):
     """``(n_out, n_in)``: row ``i`` averages the inputs of adaptive window ``i``."""
     starts, ends = adaptive_windows(n_in, n_out)
@@ -86,24 +109,65 @@ def _averaging_matrix(n_in, n_out, dtype):
     return (inside / (ends - starts)[:, None]).astype(dtype)
 
 
-def adaptive_avg_pool(input, sizes, nd, fn):
-    """Adaptive average pooling of a batched or unbatched ``input`` to spatial ``sizes`` (validated)."""
-    x4, added = _adaptive_input(fn, nd, input)
+def _exported_avg_pool(x4, sizes, nd):
+    """Adaptive average pooling as torch.onnx.export writes it: windows that tile the input evenly are an
+    AveragePool (GlobalAveragePool for a 1x1 output), others one averaging matrix product per spatial dim."""
     shape = x4.array.shape
     in_sp = shape[2:]
-    if all(s and n % s == 0 for n, s in zip(in_sp, sizes)):  # even windows
+    if all(s and n % s == 0 for n, s in zip(in_sp, sizes)):
         kernel = tuple(n // s for n, s in zip(in_sp, sizes))
-        y = call(op("AveragePool", kernel_shape=kernel, strides=kernel), x4)
-        return unbatched(y, added)
-    # one averaging matrix per spatial dim, last dim first: (..., n) @ (n, m) moves the last dim
+        return call(op("AveragePool", kernel_shape=kernel, strides=kernel), x4)
     y = x4
     lead = shape[:2]
-    for axis in range(nd - 1, -1, -1):
+    for axis in range(nd - 1, -1, -1):  # last dim first: (..., n) @ (n, m) moves the last dim
         done = y.array.shape[3 + axis:]  # dims already pooled, after this one
         rows = _shape.reshape_to(y, lead + y.array.shape[2:2 + axis] + (in_sp[axis], math.prod(done)))
         matrix = _averaging_matrix(in_sp[axis], sizes[axis], y.array.dtype)
         y = _shape.reshape_to(call(op("MatMul"), matrix, rows), lead + shape[2:2 + axis] + (sizes[axis],) + done)
-    return unbatched(y, added)
+    return y
+
+
+def adaptive_avg_pool(input, sizes, nd, fn):
+    """Adaptive average pooling of a batched or unbatched ``input`` to spatial ``sizes`` (validated).
+
+    As torch's CPU kernel, so that the numbers agree to the bit: a 1x..x1 output is the mean over the spatial
+    dims; otherwise each window is summed in row-major order, one element after another, and divided by its
+    length along each dim in turn (``sum / kh / kw``).  Summing the gathered windows over their leading axis
+    accumulates them in that order; half precision sums in float32 and rounds once.
+    """
+    x4, added = _adaptive_input(fn, nd, input)
+    from vfw.frontends.torch.onnx import is_in_onnx_export  # the onnx module imports nn: only when called
+
+    if is_in_onnx_export():
+        return unbatched(_exported_avg_pool(x4, sizes, nd), added)
+    shape = x4.array.shape
+    lead, in_sp = shape[:2], tuple(shape[2:])
+    axes = np.arange(2, 2 + nd, dtype=np.int64)
+    if all(s == 1 for s in sizes):
+        return unbatched(call(op("ReduceMean", keepdims=1), x4, axes), added)
+    dtype = x4.array.dtype
+    work = np.float32 if dtype.itemsize < 4 else dtype
+    x = cast(x4, work) if work != dtype else x4
+    if all(s and n % s == 0 for n, s in zip(in_sp, sizes)):  # even windows: a reshape lines them up, no gather
+        kernel = [n // s for n, s in zip(in_sp, sizes)]
+        split = _shape.reshape_to(x, lead + tuple(d for pair in zip(sizes, kernel) for d in pair))
+        perm = tuple(3 + 2 * i for i in range(nd)) + (0, 1) + tuple(2 + 2 * i for i in range(nd))
+        total = call(op("ReduceSum", keepdims=0), _shape.reshape_to(call(op("Transpose", perm=perm), split),
+                                                                   (math.prod(kernel),) + lead + tuple(sizes)),
+                     np.array([0], np.int64))
+        for k in kernel:
+            total = call(op("Div"), total, np.asarray(k, work))
+        return unbatched(cast(total, dtype) if work != dtype else total, added)
+    index, counts = _window_table(in_sp, tuple(sizes))
+    # spatial positions first, (n, c) planes as rows: the gather's gradient then scatters whole rows
+    planes = math.prod(lead)
+    rows = call(op("Transpose", perm=(1, 0)), _shape.reshape_to(x, (planes, math.prod(in_sp))))
+    rows = call(op("Concat", axis=0), rows, np.zeros((1, planes), work))  # the padding's zero
+    total = call(op("ReduceSum", keepdims=0), call(op("Gather", axis=0), rows, index), np.array([0], np.int64))
+    for count in counts:
+        total = call(op("Div"), total, count.astype(work)[:, None])
+    y = _shape.reshape_to(call(op("Transpose", perm=(1, 0)), total), lead + tuple(sizes))
+    return unbatched(cast(y, dtype) if work != dtype else y, added)
 
 
 def _adaptive_avg(fn, nd, input, output_size):
@@ -112,18 +176,21 @@ def _adaptive_avg(fn, nd, input, output_size):
     return keep_layout(input, adaptive_avg_pool(input, sizes, nd, fn))
 
 
+@names_grad_fn(adaptive_avg_pool_name(1))
 def adaptive_avg_pool1d(input, output_size):
     """Average pooling of ``(N, C, L)`` or ``(C, L)`` to ``output_size`` positions, over PyTorch's adaptive
     windows (position ``i`` averages inputs ``floor(i L / out)`` to ``ceil((i + 1) L / out)``)."""
     return _adaptive_avg("adaptive_avg_pool1d", 1, input, output_size)
 
 
+@names_grad_fn(adaptive_avg_pool_name(2))
 def adaptive_avg_pool2d(input, output_size):
     """Adaptive average pooling of ``(N, C, H, W)`` or ``(C, H, W)``; ``output_size`` is an int or a pair (None
     keeps that dim's size).  See :func:`adaptive_avg_pool1d`."""
     return _adaptive_avg("adaptive_avg_pool2d", 2, input, output_size)
 
 
+@names_grad_fn(adaptive_avg_pool_name(3))
 def adaptive_avg_pool3d(input, output_size):
     """Adaptive average pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)``; see :func:`adaptive_avg_pool2d`."""
     return _adaptive_avg("adaptive_avg_pool3d", 3, input, output_size)

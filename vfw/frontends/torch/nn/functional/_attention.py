@@ -14,8 +14,9 @@ from vfw.core import dtypes as dt
 from vfw.frontends._warnings import warn_for_user
 from vfw.frontends.torch import _creation, _joining, _linalg
 from vfw.frontends.torch._dispatch import call, cast, op, wrap
+from vfw.frontends.torch._grad_fn_names import names_grad_fn
 from vfw.frontends.torch._pointwise import tensor_arg
-from vfw.frontends.torch.backends.cuda import check_sdp_backend
+from vfw.frontends.torch.backends.cuda import check_sdp_backend, sdp_flags
 from vfw.frontends.torch.nn.functional import _activation_softmax, _dropout, _linear, _vision
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -103,6 +104,35 @@ def _two_byte_attention(query, key, value, scale, bias):
     return cast(call(op("Div"), weighted, total), half)
 
 
+def _flash_applies(query, key, value, attn_mask=None, dropout_p=0.0, *_, **__):
+    """Whether torch's CPU flash kernel runs this call (else its math fallback does): 4-d inputs with one last
+    dimension, each laid out with unit stride along it, no dropout, and a 2-d or 4-d mask that broadcasts to the
+    scores.  The kernel also takes a mask together with ``is_causal``, which the fallback refuses."""
+    if not sdp_flags["flash"] or not all(hasattr(t, "array") for t in (query, key, value)):
+        return False
+    if (query.dim(), key.dim(), value.dim()) != (4, 4, 4) or not dropout_p <= 0:
+        return False
+    if not query.shape[-1] == key.shape[-1] == value.shape[-1]:
+        return False
+    if any(t.shape[-1] > 1 and t.stride(-1) != 1 for t in (query, key, value)):
+        return False
+    if attn_mask is None or not hasattr(attn_mask, "array"):
+        return True
+    if attn_mask.dim() not in (2, 4):
+        return False
+    wanted = query.shape[:2] + (query.shape[-2], key.shape[-2]) if attn_mask.dim() == 4 else \
+        (query.shape[-2], key.shape[-2])
+    return all(m in (1, n) for m, n in zip(attn_mask.shape, wanted))
+
+
+def _attention_name(*args, **kwargs):
+    """torch's node for scaled_dot_product_attention: its CPU flash kernel's, where that runs."""
+    names = ("query", "key", "value", "attn_mask", "dropout_p")
+    bound = dict(zip(names, args), **{k: v for k, v in kwargs.items() if k in names})
+    return "ScaledDotProductFlashAttentionForCpuBackward0" if _flash_applies(**bound) else None
+
+
+@names_grad_fn(_attention_name)
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """``softmax(Q K^T * scale + mask) V`` with optional dropout on the weights.
@@ -120,7 +150,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     dropout_p : float
         Dropout probability on the attention weights (applied whenever positive, as torch does).
     is_causal : bool
-        Query ``i`` attends to keys ``j <= i`` (no ``attn_mask`` allowed).
+        Query ``i`` attends to keys ``j <= i``; with an ``attn_mask`` too only where torch's CPU flash kernel
+        runs (see ``_flash_applies``), which applies both.
     scale : float, optional
         Defaults to ``1 / sqrt(E)``.
     enable_gqa : bool
@@ -143,7 +174,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if min(q.ndim, k.ndim, v.ndim) < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
                            f"{q.ndim} key.dim: {k.ndim} and value.dim: {v.ndim} instead.")
-    if is_causal and attn_mask is not None:
+    if is_causal and attn_mask is not None and not _flash_applies(query, key, value, attn_mask, dropout_p):
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     # torch's CPU flash kernel takes 4-d 2-byte inputs without dropout (see _two_byte_attention); its other
     # kernels compute 2-byte attention in float32 (masks included) and round the output once
@@ -163,13 +194,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         shared = wrap(np.repeat(np.arange(k.shape[-3]), groups))
         key, value = (t.index_select(-3, shared) for t in (key, value))
     bias = None
-    if is_causal:
-        bias = _causal_bias(query, key)
-    elif attn_mask is not None:
+    if attn_mask is not None:
         mask = tensor_arg(attn_mask, "scaled_dot_product_attention", "attn_mask", 4)
         bias = _mask_bias(mask, q.dtype, query=query)
         if two_byte and mask.array.dtype == np.float32:
             bias = mask  # torch's 2-byte kernel adds a float32 mask to float32 scores unrounded
+    if is_causal:
+        causal = _causal_bias(query, key)
+        bias = causal if bias is None else call(op("Add"), bias, causal.astype(bias.array.dtype)
+                                                if isinstance(causal, np.ndarray) else cast(causal, bias.array.dtype))
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     if two_byte:
         return _two_byte_attention(query, key, value, scale, bias)

@@ -57,7 +57,7 @@ def _size_args(input, size, scale_factor, dim):
         if len(scale_factor) != dim:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
                              f"with spatial dimensions of {list(input.array.shape[2:])} and scale_factor of shape "
-                             f"{list(scale_factor)}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                              f"scale_factor in (s1, s2, ...,sK) format.")
         return None, [float(s) for s in scale_factor]
     return None, [float(scale_factor)] * dim
