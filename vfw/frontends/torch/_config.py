@@ -20,7 +20,19 @@ __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads", "get
 
 inf, nan, pi, e, newaxis = math.inf, math.nan, math.pi, math.e, None
 
-_settings = {"threads": os.cpu_count() or 1, "interop_threads": os.cpu_count() or 1, "deterministic": False,
+
+def _default_threads():
+    """torch's intra-op thread count at start: ``MKL_NUM_THREADS``, else ``OMP_NUM_THREADS`` (a positive integer),
+    at most the CPU count; the CPU count when neither is set."""
+    cpus = os.cpu_count() or 1
+    for name in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return min(int(value), cpus)
+    return cpus
+
+
+_settings = {"threads": _default_threads(), "interop_threads": os.cpu_count() or 1, "deterministic": False,
              "warn_only": False, "matmul_precision": "highest"}
 
 
