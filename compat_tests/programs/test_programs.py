@@ -26,10 +26,12 @@ PROGRAM_FOLDERS = {
         "torch_programs", "torch_more", "torch_more2", "torch_more3", "torch_more4", "torch_more5", "torch_onnx",
         "torch_tutorials", "torch_notes", "torch_more6", "torch_more7", "torch_more8", "torch_more9", "torch_more10",
         "torch_more11", "torch_more12", "torch_more13", "torch_more14", "torch_more15", "torch_more16", "torch_more17",
+        "torch_more18",
     ),
     "tensorflow": (
         "tf_programs", "tf_more", "tf_graph", "tf_more2", "tf_more3", "keras_ops", "tf_more4", "tf_more5",
         "tf_more6", "tf_more7", "tf_more8", "tf_more9", "tf_more10", "tf_more11", "tf_more12", "tf_more13", "tf_more14",
+        "tf_more15",
         "tf_guides", "keras_guides", "keras_examples",
     ),
 }
@@ -45,6 +47,22 @@ program can depend on what ran before it in its process, e.g. Keras' layer-name 
 several times slower than vfw, so their parts keep both cores busy once the vfw runs are done."""
 
 
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "TF_NUM_INTRAOP_THREADS": "1"}
+"""Real TF's environment: kernels on one thread.  The ``2 * 2 * PARTS`` runs already share the cores, and a thread
+pool per process only adds spin-waiting and switching.  vfw's runs get ``OPENBLAS_NUM_THREADS=1`` alone (numpy's
+BLAS is its only pool; OMP_NUM_THREADS would change what vfw's ``torch.get_num_threads()`` reports, as in torch).
+Real torch keeps its default threads: its float32 round-off depends on them (torch_more7/byol_swav.py moved by
+1.8e-4 on one thread), and its numbers are the oracle."""
+
+
+def _environment(framework, real):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")
+    if not real:
+        return dict(env, OPENBLAS_NUM_THREADS="1")
+    return env if framework == "torch" else dict(env, **ONE_THREAD)
+
+
 def _command(framework, real, part):
     paths = [str(p) for p in PROGRAMS[framework]][part::PARTS]
     driver = str(HERE / "driver.py")
@@ -55,8 +73,8 @@ def _command(framework, real, part):
 @pytest.fixture(scope="module")
 def results():
     """``{(framework, real): {program: losses}}`` for every framework installed (the real ones are test oracles)."""
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")
-    runs = {(framework, real, part): subprocess.Popen(_command(framework, real, part), cwd=ROOT, env=env, text=True,
+    runs = {(framework, real, part): subprocess.Popen(_command(framework, real, part), cwd=ROOT,
+                                                      env=_environment(framework, real), text=True,
                                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for framework in PROGRAMS for real in (False, True) for part in range(PARTS)
             if not real or importlib.util.find_spec(framework) is not None}
