@@ -78,7 +78,8 @@ def main():
                  D.Dirichlet(torch.tensor([1.0, 2.0, 0.5]))]:
         sample = dist.sample((4,))
         out += sample.flatten().tolist() + dist.log_prob(sample).flatten().tolist()
-        out += dist.entropy().flatten().tolist() + dist.mean.flatten().tolist() + [repr(dist)]
+        means = [m if math.isfinite(m) else f"mean {m}" for m in dist.mean.flatten().tolist()]  # Categorical's: nan
+        out += dist.entropy().flatten().tolist() + means + [repr(dist)]
     out.append(D.kl_divergence(D.Beta(2.0, 3.0), D.Beta(1.5, 1.5)).item())
     out.append(D.kl_divergence(D.Dirichlet(torch.tensor([1.0, 2.0])), D.Dirichlet(torch.tensor([2.0, 2.0]))).item())
 
