@@ -8,6 +8,8 @@ containers. When real torch raises, vfw.torch must raise an exception of the sam
 built-in type. ``check_grad`` also compares the gradients of the inputs.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,19 @@ def arrays(*shapes, dtype="float32", seed=0, low=-2.0, high=2.0):
         else:
             out.append(rng.integers(int(low) if low < 0 else 0, max(int(high), 1) + 1, s).astype(dtype))
     return out if len(out) != 1 else out[0]
+
+
+def outcome(fn, lib):
+    """``fn(lib)``'s result as text (reprs of tensors, devices...), or the type and text of what it raised."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            result = fn(lib)
+    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
+        return type(e).__name__, str(e)
+    return "ok", repr(result)
+
+
+def check_outcome(fn):
+    """Assert ``fn`` returns the same repr, or raises the same type with the same text, in vfw.torch as in torch."""
+    assert outcome(fn, vt) == outcome(fn, real)

@@ -9,20 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import vfw.torch as vt  # noqa: E402
 
-
-def _outcome(fn, lib):
-    """``fn(lib)``'s result as text (reprs of tensors, devices...), or the type and text of what it raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            result = fn(lib)
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e)
-    return "ok", repr(result)
-
-
-def _same(fn):
-    assert _outcome(fn, vt) == _outcome(fn, torch)
+from compat_tests.torch.harness import check_outcome, outcome  # noqa: E402
 
 
 # -- Tensor.to -------------------------------------------------------------------------------
@@ -44,7 +31,7 @@ def _same(fn):
         "float_device", "unknown_keyword", "tensor_and_dtype", "list", "two_dtypes", "string_flag",
         "string_non_blocking", "dtype_name_as_device"])
 def test_to_refuses_what_fits_no_signature(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 @pytest.mark.parametrize("fn", [
@@ -61,7 +48,7 @@ def test_to_refuses_what_fits_no_signature(fn):
     lambda lib: lib.ones(1, 2, 2, 2).to(memory_format=lib.channels_last).stride(),
 ])
 def test_to_accepts_its_signatures(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 # -- meta tensors ----------------------------------------------------------------------------
@@ -93,7 +80,7 @@ def test_to_accepts_its_signatures(fn):
         "full", "zeros_like", "zeros_like_cpu", "new_zeros", "to_meta", "view", "ops", "with_cpu_scalar",
         "to_dtype", "device", "is_meta", "iterate", "format", "cat_detach"])
 def test_meta_tensors_print_and_compute_without_values(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 @pytest.mark.parametrize("fn", [
@@ -113,7 +100,7 @@ def test_meta_tensors_print_and_compute_without_values(fn):
 ], ids=["item_many", "item", "bool", "float", "tolist", "numpy", "cpu", "to_cpu", "format_spec", "mixed_add",
         "mixed_linear", "module_to", "module_cpu"])
 def test_meta_tensors_refuse_reading_values(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 def _meta_model_then_draws(lib):
@@ -144,7 +131,7 @@ def _meta_model_materialised(lib):
 
 @pytest.mark.parametrize("fn", [_meta_model_then_draws, _meta_model_materialised])
 def test_meta_modules_draw_nothing_until_materialised(fn):
-    assert _outcome(fn, vt) == _outcome(fn, torch)
+    assert outcome(fn, vt) == outcome(fn, torch)
 
 
 def _load_into_meta(lib):
@@ -156,4 +143,4 @@ def _load_into_meta(lib):
 
 
 def test_loading_into_meta_parameters_is_a_no_op_with_a_warning():
-    assert _outcome(_load_into_meta, vt) == _outcome(_load_into_meta, torch)
+    assert outcome(_load_into_meta, vt) == outcome(_load_into_meta, torch)

@@ -3,28 +3,13 @@
 forward-mode strategy, and scaled_dot_product_attention taking a mask with ``is_causal`` where torch's CPU flash
 kernel runs; each against real torch 2.13."""
 
-import warnings
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 import vfw.torch as vt  # noqa: E402
 
-
-def _outcome(fn, lib):
-    """``fn(lib)``'s result as text, or the type and text of what it raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            result = fn(lib)
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e)
-    return "ok", repr(result)
-
-
-def _same(fn):
-    assert _outcome(fn, vt) == _outcome(fn, torch)
+from compat_tests.torch.harness import check_outcome  # noqa: E402
 
 
 # -- adaptive average pooling ------------------------------------------------------------------------------
@@ -64,7 +49,7 @@ def test_adaptive_avg_pool_other_float_dtypes(dtype):
     lambda lib: lib.nn.functional.adaptive_avg_pool2d(lib.ones(2, 3, 5, 5, dtype=lib.int64), 2),
 ], ids=["area_halving", "area_1d", "module_uneven", "zero_size", "integer_input"])
 def test_adaptive_avg_pool_reprs(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 @pytest.mark.parametrize("fn", [
@@ -101,7 +86,7 @@ def test_area_interpolation_exports_to_onnx_as_before():
     lambda lib: lib.nn.functional.interpolate(lib.ones(2, 3, 4, 4), size=(3, 3, 3)),
 ], ids=["tuple", "list", "size"])
 def test_interpolate_dimension_mismatch_messages(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 # -- jacobian(strategy="forward-mode") ---------------------------------------------------------------------
@@ -113,8 +98,8 @@ def _f(lib):
                                     dict(strict=True, vectorize=True, create_graph=True),
                                     dict(strict=True, vectorize=True)], ids=str)
 def test_forward_mode_jacobian_refusals(kwargs):
-    _same(lambda lib: lib.autograd.functional.jacobian(_f(lib), lib.tensor([0.3, -0.7, 1.1]), strategy="forward-mode",
-                                                       **kwargs))
+    check_outcome(lambda lib: lib.autograd.functional.jacobian(_f(lib), lib.tensor([0.3, -0.7, 1.1]),
+                                                               strategy="forward-mode", **kwargs))
 
 
 def _structure(tree):
@@ -201,7 +186,7 @@ def test_mask_with_is_causal_on_the_flash_kernel(mask, kwargs):
                                                                is_causal=True),
 ], ids=["3d_inputs", "3d_mask", "mask_shape", "dropout", "integer_mask"])
 def test_mask_with_is_causal_refused_off_the_flash_kernel(fn):
-    _same(fn)
+    check_outcome(fn)
 
 
 @pytest.mark.parametrize("make", [
@@ -245,4 +230,5 @@ def _tied(lib):
     (lambda lib, e: {"b.weight": e * 3}, {}),
 ], ids=["same_tensor", "two_tensors", "one_of_two_groups", "buffers", "untied", "one_name"])
 def test_functional_call_refuses_two_values_for_tied_names(values, kwargs):
-    _same(lambda lib: lib.func.functional_call(_tied(lib), values(lib, lib.eye(2)), (lib.ones(1, 2),), **kwargs))
+    check_outcome(lambda lib: lib.func.functional_call(_tied(lib), values(lib, lib.eye(2)), (lib.ones(1, 2),),
+                                                       **kwargs))
